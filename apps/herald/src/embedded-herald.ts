@@ -1,0 +1,97 @@
+import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { allTopics } from '@herald/contracts';
+import { EmbeddedPostgres } from '@herald/database';
+import { channelDispatchers } from '@herald/channel-dispatchers';
+import { ingestApi } from '@herald/ingest-api';
+import { managementApi } from '@herald/management-api';
+import { preferenceService } from '@herald/preference-service';
+import {
+  HeraldConfig,
+  ProcessLifecycle,
+  ServiceDefinition,
+  createHttpApp,
+  createPlatformContext,
+  loadHeraldConfig,
+} from '@herald/runtime';
+import { workflowEngine } from '@herald/workflow-engine';
+import { loadOrCreateSecretsKey, lockDataDir } from './data-dir';
+
+const SERVICES: readonly ServiceDefinition[] = [ingestApi, preferenceService, workflowEngine, channelDispatchers, managementApi];
+
+export interface EmbeddedHerald {
+  readonly baseUrl: string;
+  readonly managementUrl: string;
+  readonly config: HeraldConfig;
+  /** Graceful stop; resolves with the exit code it would use. */
+  stop(): Promise<number>;
+  readonly lifecycle: ProcessLifecycle;
+}
+
+/**
+ * All five services in one process: `{base_url}` (the public services, plus the
+ * health and metrics of the internal ones) and `{management_url}` as two Nest
+ * applications over one bus and one database. The bus is in-process unless
+ * HERALD_KAFKA_BROKERS is set; the database is PGlite under HERALD_DATA_DIR unless
+ * HERALD_DATABASE_URL is set.
+ */
+export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env): Promise<EmbeddedHerald> {
+  const loaded = loadHeraldConfig(env);
+  const unlock = lockDataDir(loaded.dataDir);
+  const config: HeraldConfig = { ...loaded, secretsKey: loaded.secretsKey ?? loadOrCreateSecretsKey(loaded.dataDir) };
+
+  const embeddedPostgres = config.databaseUrl
+    ? undefined
+    : await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') });
+  const databaseUrl = config.databaseUrl ?? (embeddedPostgres as EmbeddedPostgres).url;
+  const context = createPlatformContext('embedded', config, databaseUrl);
+  const lifecycle = new ProcessLifecycle(context.logger, context.health, config.shutdownTimeoutMs);
+
+  const apps: NestFastifyApplication[] = [];
+  lifecycle.onShutdown('stop consumers and HTTP', async () => {
+    for (const app of apps.reverse()) await app.close();
+  });
+  lifecycle.onShutdown('flush and close the bus', () => context.bus.close());
+  if (embeddedPostgres) lifecycle.onShutdown('close embedded Postgres', () => embeddedPostgres.stop());
+  lifecycle.onShutdown('release data folder', async () => unlock());
+
+  try {
+    await context.bus.ensureTopics(allTopics().map((t) => ({ name: t.name, partitions: config.topicPartitions })));
+    const publicApp = await createHttpApp(
+      'public',
+      context,
+      SERVICES.filter((s) => s.api !== 'management').map((s) => s.module()),
+    );
+    apps.push(publicApp);
+    const managementApp = await createHttpApp(
+      'management',
+      context,
+      SERVICES.filter((s) => s.api === 'management').map((s) => s.module()),
+    );
+    apps.push(managementApp);
+    await publicApp.listen({ port: config.port, host: config.host });
+    await managementApp.listen({ port: config.managementPort, host: config.host });
+
+    const baseUrl = urlOf(publicApp);
+    const managementUrl = urlOf(managementApp);
+    context.logger.info('Herald is up (embedded mode)', {
+      base_url: baseUrl,
+      management_url: managementUrl,
+      bus: config.kafka ? 'kafka' : 'in-process',
+      database: config.databaseUrl ? 'postgres' : 'embedded PGlite',
+      data_dir: config.dataDir,
+    });
+    return { baseUrl, managementUrl, config, lifecycle, stop: () => lifecycle.shutdown('stop requested') };
+  } catch (error) {
+    context.logger.error('Herald failed to start', error instanceof Error ? error : { error });
+    await lifecycle.shutdown('startup failure');
+    throw error;
+  }
+}
+
+function urlOf(app: NestFastifyApplication): string {
+  const address = app.getHttpServer().address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}/`;
+}

@@ -1,0 +1,36 @@
+import { FieldError } from './envelope';
+
+/**
+ * Failures with a stable code. Domain and service code throws these and never an
+ * HTTP exception; each transport maps the code to its own outcome (an HTTP status
+ * and the extended error body, a dead letter, a retry).
+ */
+export type ErrorCode =
+  | 'validation_error'
+  | 'authentication_failed'
+  | 'permission_denied'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'rate_limited';
+
+export class HeraldError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fieldErrors: readonly FieldError[] = [],
+    /** Short-shape errors of interface section 7 (code + message only). */
+    readonly shape: 'extended' | 'short' = 'extended',
+  ) {
+    super(message);
+    this.name = 'HeraldError';
+  }
+
+  static validation(fieldErrors: readonly FieldError[]): HeraldError {
+    return new HeraldError('validation_error', 'invalid request', fieldErrors);
+  }
+
+  static notFound(message: string, shape: 'extended' | 'short' = 'extended'): HeraldError {
+    return new HeraldError('not_found', message, [], shape);
+  }
+}

@@ -1,0 +1,4 @@
+export * from './channels';
+export * from './topics';
+export * from './envelope';
+export * from './errors';

@@ -1,0 +1,114 @@
+import { CHANNELS, Channel } from './channels';
+
+/**
+ * The topic map. Names carry their version (`notify.<entity>.<event>.v1`); a
+ * breaking change of a message is a new topic, consumed side by side until the old
+ * one drains. Keys: `workspace:recipient` for everything about a recipient, so one
+ * engine consumer sees all inputs of a recipient in order.
+ */
+export interface TopicDefinition {
+  readonly name: string;
+  readonly key: string;
+  readonly producers: readonly string[];
+  readonly consumers: readonly string[];
+  readonly purpose: string;
+}
+
+const topic = (definition: TopicDefinition): TopicDefinition => definition;
+
+export const TOPICS = {
+  ingressTrigger: topic({
+    name: 'notify.ingress.trigger.v1',
+    key: 'any (re-keyed on acceptance)',
+    producers: ['client backends (public)'],
+    consumers: ['ingest-api'],
+    purpose: 'Workflow trigger payloads published straight to Kafka by client backends',
+  }),
+  ingressEvent: topic({
+    name: 'notify.ingress.event.v1',
+    key: 'any (re-keyed on acceptance)',
+    producers: ['client backends (public)'],
+    consumers: ['ingest-api'],
+    purpose: 'Events published straight to Kafka by client backends',
+  }),
+  triggerAccepted: topic({
+    name: 'notify.trigger.accepted.v1',
+    key: 'workspace:recipient',
+    producers: ['ingest-api'],
+    consumers: ['workflow-engine'],
+    purpose: 'One validated trigger per recipient; starts a run',
+  }),
+  eventAccepted: topic({
+    name: 'notify.event.accepted.v1',
+    key: 'workspace:distinct_id',
+    producers: ['ingest-api'],
+    consumers: ['workflow-engine'],
+    purpose: 'Validated events: start event-triggered workflows, resume wait-until nodes',
+  }),
+  runCancelRequested: topic({
+    name: 'notify.run.cancel_requested.v1',
+    key: 'workspace:recipient',
+    producers: ['ingest-api'],
+    consumers: ['workflow-engine'],
+    purpose: 'Cancellation of workflow runs',
+  }),
+  timerFired: topic({
+    name: 'notify.timer.fired.v1',
+    key: 'workspace:recipient',
+    producers: ['workflow-engine (timer poller)'],
+    consumers: ['workflow-engine'],
+    purpose: 'Due durable timers (delay, batch and digest windows, wait-until timeouts)',
+  }),
+  deliveryOutcome: topic({
+    name: 'notify.delivery.outcome.v1',
+    key: 'workspace:recipient',
+    producers: ['channel-dispatchers'],
+    consumers: ['workflow-engine'],
+    purpose: 'sent_by_vendor, delivered, delivery_failure, seen, clicked',
+  }),
+  audienceChanged: topic({
+    name: 'notify.audience.changed.v1',
+    key: 'workspace:recipient',
+    producers: ['preference-service', 'ingest-api'],
+    consumers: ['workflow-engine', 'preference-service'],
+    purpose: 'Users, objects, lists, tenants and preferences changed (feeds read models)',
+  }),
+  definitionChanged: topic({
+    name: 'notify.definition.changed.v1',
+    key: 'workspace',
+    producers: ['management-api'],
+    consumers: ['workflow-engine', 'ingest-api', 'channel-dispatchers', 'preference-service'],
+    purpose: 'Workflows, templates, categories and vendors changed (feeds read models)',
+  }),
+  credentialsChanged: topic({
+    name: 'notify.credentials.changed.v1',
+    key: 'workspace',
+    producers: ['management-api'],
+    consumers: ['ingest-api', 'preference-service'],
+    purpose: 'API keys and workspace keys created, rotated or deleted (feeds authentication)',
+  }),
+  deadLetter: topic({
+    name: 'notify.deadletter.v1',
+    key: 'original key',
+    producers: ['every consumer'],
+    consumers: ['operators'],
+    purpose: 'Messages that failed validation, with the reason and where they came from',
+  }),
+} as const;
+
+export type TopicKey = keyof typeof TOPICS;
+
+/** Each channel has its own delivery topic, so ops can scale the channel that lags. */
+export function deliveryTopic(channel: Channel): TopicDefinition {
+  return {
+    name: `notify.delivery.${channel}.requested.v1`,
+    key: 'workspace:recipient',
+    producers: ['workflow-engine (outbox relay)'],
+    consumers: [`channel-dispatchers (group herald.dispatch.${channel})`],
+    purpose: `Delivery commands for the ${channel} channel`,
+  };
+}
+
+export function allTopics(): TopicDefinition[] {
+  return [...Object.values(TOPICS), ...CHANNELS.map(deliveryTopic)];
+}

@@ -1,0 +1,248 @@
+import {
+  Admin,
+  Consumer,
+  EachBatchPayload,
+  IHeaders,
+  Kafka,
+  KafkaMessage,
+  Producer,
+  logLevel as KafkaLogLevel,
+  LogEntry,
+} from 'kafkajs';
+import {
+  DEFAULT_RETRY_POLICY,
+  IncomingMessage,
+  MessageBus,
+  OutgoingMessage,
+  RetryPolicy,
+  SubscribeOptions,
+  Subscription,
+  TopicSpec,
+  retryDelayMs,
+} from '../message-bus.port';
+import { sleep } from '../sleep';
+
+export interface KafkaBusLogger {
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface KafkaBusOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly logger?: KafkaBusLogger;
+  /** Partitions of one member consumed concurrently (each still in order). */
+  readonly partitionsConsumedConcurrently?: number;
+  /**
+   * Longest a fetch waits for data. It also bounds how fast a member notices a
+   * rebalance (kafkajs checks between fetches), so it is kept short.
+   */
+  readonly maxWaitTimeMs?: number;
+  readonly onHandlerError?: (error: unknown, message: IncomingMessage) => void;
+}
+
+/**
+ * The distributed bus on kafkajs. Producer: idempotent, acks from all in-sync
+ * replicas. Consumers: one kafkajs consumer per subscription; offsets are resolved
+ * only after the handler resolves, and a failing handler is retried in place with
+ * backoff (heartbeating meanwhile) until it succeeds or the partition is revoked,
+ * after which the new owner gets the message again.
+ */
+export class KafkaBus implements MessageBus {
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly admin: Admin;
+  private connected?: Promise<void>;
+  private readonly subscriptions = new Set<Subscription>();
+  private closed = false;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      connectionTimeout: 3_000,
+      requestTimeout: 30_000,
+      retry: { initialRetryTime: 200, retries: 8 },
+      logLevel: KafkaLogLevel.WARN,
+      logCreator: () => (entry: LogEntry) => this.forwardLog(entry),
+    });
+    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 5, allowAutoTopicCreation: false });
+    this.admin = this.kafka.admin();
+  }
+
+  async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    await this.connect();
+    const existing = new Set(await this.admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t.name));
+    if (missing.length > 0) {
+      await this.admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: -1 })),
+      });
+    }
+    const present = topics.filter((t) => existing.has(t.name));
+    if (present.length === 0) return;
+    const metadata = await this.admin.fetchTopicMetadata({ topics: present.map((t) => t.name) });
+    for (const topic of metadata.topics) {
+      const wanted = present.find((t) => t.name === topic.name)?.partitions ?? 0;
+      if (topic.partitions.length < wanted) {
+        // Adding partitions moves keys to other partitions and breaks per-key order
+        // for in-flight runs, so it is an operator's decision, never automatic.
+        this.options.logger?.log('warn', 'topic has fewer partitions than configured', {
+          topic: topic.name,
+          partitions: topic.partitions.length,
+          configured: wanted,
+        });
+      }
+    }
+  }
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.connect();
+    await this.producer.send({
+      topic,
+      acks: -1,
+      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ? { ...m.headers } : undefined })),
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    await this.connect();
+    const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: 30_000,
+      rebalanceTimeout: 60_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 500,
+      retry: { initialRetryTime: 300, retries: 10 },
+    });
+    let assignment: string[] = [];
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      assignment = Object.entries(event.payload.memberAssignment)
+        .flatMap(([topic, partitions]) => partitions.map((p) => `${topic}:${p}`))
+        .sort();
+    });
+    await consumer.connect();
+    for (const topic of options.topics) {
+      await consumer.subscribe({ topic, fromBeginning: (options.startFrom ?? 'earliest') === 'earliest' });
+    }
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 1_000,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 4,
+      eachBatch: (payload) => this.consumeBatch(payload, options.handler, retry),
+    });
+
+    let stopped: Promise<void> | undefined;
+    const subscription: Subscription = {
+      groupId: options.groupId,
+      assignment: () => assignment,
+      stop: () => {
+        stopped ??= this.stopConsumer(consumer).finally(() => {
+          assignment = [];
+          this.subscriptions.delete(subscription);
+        });
+        return stopped;
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async checkHealth(): Promise<void> {
+    if (this.closed) throw new Error('the Kafka bus is closed');
+    await this.connect();
+    await this.admin.describeCluster();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    if (this.connected) {
+      await this.producer.disconnect();
+      await this.admin.disconnect();
+    }
+  }
+
+  private connect(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the Kafka bus is closed'));
+    this.connected ??= Promise.all([this.producer.connect(), this.admin.connect()]).then(
+      () => undefined,
+      (error: unknown) => {
+        this.connected = undefined;
+        throw error;
+      },
+    );
+    return this.connected;
+  }
+
+  private async consumeBatch(
+    { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload,
+    handler: SubscribeOptions['handler'],
+    retry: RetryPolicy,
+  ): Promise<void> {
+    for (const raw of batch.messages) {
+      if (!isRunning() || isStale()) return;
+      for (let attempt = 1; ; attempt++) {
+        const message = toIncoming(batch.topic, batch.partition, raw, attempt);
+        try {
+          await handler(message);
+          break;
+        } catch (error) {
+          this.options.onHandlerError?.(error, message);
+          const deadline = Date.now() + retryDelayMs(retry, attempt);
+          // Heartbeat while backing off so a long retry does not cost the partition.
+          while (Date.now() < deadline) {
+            if (!isRunning() || isStale()) return;
+            await sleep(Math.min(1_000, deadline - Date.now()));
+            await heartbeat();
+          }
+        }
+      }
+      resolveOffset(raw.offset);
+      await commitOffsetsIfNecessary();
+      await heartbeat();
+    }
+  }
+
+  private async stopConsumer(consumer: Consumer): Promise<void> {
+    await consumer.stop();
+    await consumer.disconnect();
+  }
+
+  private forwardLog(entry: LogEntry): void {
+    const logger = this.options.logger;
+    if (!logger) return;
+    const { message, ...fields } = entry.log;
+    const level =
+      entry.level === KafkaLogLevel.ERROR ? 'error' : entry.level === KafkaLogLevel.WARN ? 'warn' : 'debug';
+    logger.log(level, `kafka: ${message}`, { namespace: entry.namespace, ...fields });
+  }
+}
+
+function toIncoming(topic: string, partition: number, raw: KafkaMessage, attempt: number): IncomingMessage {
+  return {
+    topic,
+    partition,
+    offset: raw.offset,
+    key: raw.key?.toString('utf8') ?? '',
+    value: raw.value ?? Buffer.alloc(0),
+    headers: decodeHeaders(raw.headers),
+    timestamp: Number(raw.timestamp),
+    attempt,
+  };
+}
+
+function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    decoded[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
+  }
+  return decoded;
+}

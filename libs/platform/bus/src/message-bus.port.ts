@@ -1,0 +1,84 @@
+/**
+ * The message bus port. Services publish and consume through this interface only;
+ * the Kafka adapter serves the distributed mode and the in-process adapter the
+ * embedded one. Both pass the contract suite in `contract/`.
+ *
+ * Semantics both adapters guarantee:
+ * - a message goes to partition `partitionFor(key)` of its topic (Kafka's murmur2);
+ * - within a consumer group each partition has one owner at a time, and the owner
+ *   hands messages of a partition to the handler one by one, in offset order;
+ * - a message counts as consumed only when its handler resolves (at-least-once):
+ *   a handler that throws gets the same message again after a backoff;
+ * - members of one group split the partitions; when a member stops, the others
+ *   take over its partitions from the last committed offset.
+ */
+export interface TopicSpec {
+  readonly name: string;
+  readonly partitions: number;
+}
+
+export type MessageHeaders = Readonly<Record<string, string>>;
+
+export interface OutgoingMessage {
+  readonly key: string;
+  readonly value: string | Buffer;
+  readonly headers?: MessageHeaders;
+}
+
+export interface IncomingMessage {
+  readonly topic: string;
+  readonly partition: number;
+  /** Kafka offsets are 64-bit; kept as a decimal string like kafkajs does. */
+  readonly offset: string;
+  readonly key: string;
+  readonly value: Buffer;
+  readonly headers: MessageHeaders;
+  /** Producer timestamp, epoch milliseconds. */
+  readonly timestamp: number;
+  /** 1 on first delivery to this consumer, more after handler failures. */
+  readonly attempt: number;
+}
+
+export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+
+export interface RetryPolicy {
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface SubscribeOptions {
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly handler: MessageHandler;
+  /** Where a group with no committed offset starts. Default: earliest. */
+  readonly startFrom?: 'earliest' | 'latest';
+  readonly retry?: RetryPolicy;
+}
+
+export interface Subscription {
+  readonly groupId: string;
+  /** Partitions this member owns now, as `topic:partition`. */
+  assignment(): readonly string[];
+  /** Stops fetching, waits for in-flight handlers, commits, leaves the group. */
+  stop(): Promise<void>;
+}
+
+export interface MessageBus {
+  /** Creates missing topics with their partition counts; existing topics are left as they are. */
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+  /** Resolves once every message is durably accepted by the bus (acks=all for Kafka). */
+  publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Throws when the bus cannot serve requests now; used by readiness probes. */
+  checkHealth(): Promise<void>;
+  /** Stops every subscription, flushes the producer and disconnects. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { initialDelayMs: 100, maxDelayMs: 30_000 };
+
+/** Exponential backoff with full jitter, capped. */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}

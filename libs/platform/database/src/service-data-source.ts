@@ -1,0 +1,38 @@
+import { DataSource, MixedList, EntitySchema } from 'typeorm';
+
+export type MigrationClass = new () => import('typeorm').MigrationInterface;
+
+export interface ServiceDataSourceOptions {
+  readonly url: string;
+  /** The service's own schema; no service reads another's. */
+  readonly schema: string;
+  readonly migrations: MigrationClass[];
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  readonly entities?: MixedList<Function | string | EntitySchema>;
+  readonly poolSize?: number;
+  readonly applicationName: string;
+}
+
+/**
+ * A TypeORM DataSource confined to one schema. Tables are only ever created by the
+ * service's migrations (never `synchronize`); queries name their schema explicitly
+ * so no session setting such as search_path matters (the embedded multiplexer
+ * shares one backend between connections).
+ */
+export function createServiceDataSource(options: ServiceDataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    applicationName: options.applicationName,
+    entities: options.entities ?? [],
+    migrations: options.migrations,
+    migrationsTableName: 'schema_migrations',
+    migrationsRun: false,
+    synchronize: false,
+    installExtensions: false,
+    poolSize: options.poolSize ?? 10,
+    extra: { connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 },
+    logging: ['error'],
+  });
+}

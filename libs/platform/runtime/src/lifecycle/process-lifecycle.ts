@@ -1,0 +1,83 @@
+import { HealthRegistry } from '../health/health-registry';
+import { HeraldLogger } from '../logging/logger';
+
+interface ShutdownStep {
+  readonly name: string;
+  readonly run: () => Promise<void>;
+}
+
+/**
+ * Graceful shutdown of one process. On SIGTERM or SIGINT: readiness turns false
+ * (load balancers stop sending), then the steps run in the order added (consumers
+ * and HTTP servers stop and finish in-flight work, then the producer flushes, then
+ * the database closes), bounded by the configured timeout. A second signal or the
+ * timeout forces the exit.
+ */
+export class ProcessLifecycle {
+  private readonly steps: ShutdownStep[] = [];
+  private shuttingDown?: Promise<number>;
+
+  constructor(
+    private readonly logger: HeraldLogger,
+    private readonly health: HealthRegistry,
+    private readonly timeoutMs: number,
+    private readonly exit: (code: number) => void = (code) => process.exit(code),
+  ) {}
+
+  onShutdown(name: string, run: () => Promise<void>): void {
+    this.steps.push({ name, run });
+  }
+
+  installSignalHandlers(): void {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.on(signal, () => {
+        if (this.shuttingDown) {
+          this.logger.warn('second signal: exiting now', { signal });
+          this.exit(1);
+          return;
+        }
+        void this.shutdown(signal).then((code) => this.exit(code));
+      });
+    }
+  }
+
+  shutdown(reason: string): Promise<number> {
+    this.shuttingDown ??= this.runSteps(reason);
+    return this.shuttingDown;
+  }
+
+  private async runSteps(reason: string): Promise<number> {
+    const started = Date.now();
+    this.logger.info('shutting down', { reason, steps: this.steps.map((s) => s.name) });
+    this.health.startDraining();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+      timer.unref();
+    });
+    let failed = false;
+    for (const step of this.steps) {
+      const stepStarted = Date.now();
+      const outcome = await Promise.race([
+        step.run().then(
+          () => 'done' as const,
+          (error: unknown) => {
+            failed = true;
+            this.logger.error(`shutdown step failed: ${step.name}`, error instanceof Error ? error : { error });
+            return 'failed' as const;
+          },
+        ),
+        timedOut,
+      ]);
+      if (outcome === 'timeout') {
+        clearTimeout(timer);
+        this.logger.error('shutdown timed out', { step: step.name, timeout_ms: this.timeoutMs });
+        return 1;
+      }
+      this.logger.info('shutdown step finished', { step: step.name, outcome, ms: Date.now() - stepStarted });
+    }
+    clearTimeout(timer);
+    this.logger.info('shutdown complete', { ms: Date.now() - started });
+    return failed ? 1 : 0;
+  }
+}

@@ -1,0 +1,102 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { IncomingMessage, MessageBus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from '@herald/bus';
+
+/** One registry per process, labelled with the process's role (a service name, or `embedded`). */
+export function createMetricsRegistry(processRole: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ herald_process: processRole });
+  collectDefaultMetrics({ register: registry, prefix: 'herald_' });
+  return registry;
+}
+
+export interface HttpMetrics {
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createHttpMetrics(registry: Registry, api: string): HttpMetrics {
+  const name = 'herald_http_request_duration_seconds';
+  const histogram =
+    (registry.getSingleMetric(name) as Histogram<'api' | 'method' | 'route' | 'status'> | undefined) ??
+    new Histogram({
+      name,
+      help: 'HTTP requests by API, route and status',
+      labelNames: ['api', 'method', 'route', 'status'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+  return {
+    observe: (method, route, status, seconds) =>
+      histogram.observe({ api, method, route, status: String(status) }, seconds),
+  };
+}
+
+/**
+ * Decorates a MessageBus with per-topic counters and handler timings, so both
+ * adapters report the same metrics.
+ */
+export class InstrumentedBus implements MessageBus {
+  private readonly published: Counter<'topic'>;
+  private readonly consumed: Counter<'topic' | 'group' | 'outcome'>;
+  private readonly handlerSeconds: Histogram<'topic' | 'group'>;
+
+  constructor(
+    private readonly inner: MessageBus,
+    registry: Registry,
+  ) {
+    this.published = new Counter({
+      name: 'herald_bus_messages_published_total',
+      help: 'Messages published, by topic',
+      labelNames: ['topic'],
+      registers: [registry],
+    });
+    this.consumed = new Counter({
+      name: 'herald_bus_messages_consumed_total',
+      help: 'Handler invocations, by topic, group and outcome (ok, error)',
+      labelNames: ['topic', 'group', 'outcome'],
+      registers: [registry],
+    });
+    this.handlerSeconds = new Histogram({
+      name: 'herald_bus_handler_duration_seconds',
+      help: 'Time a handler took per message',
+      labelNames: ['topic', 'group'],
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    });
+  }
+
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    return this.inner.ensureTopics(topics);
+  }
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    await this.inner.publish(topic, messages);
+    this.published.inc({ topic }, messages.length);
+  }
+
+  subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const { groupId } = options;
+    return this.inner.subscribe({
+      ...options,
+      handler: async (message: IncomingMessage) => {
+        const end = this.handlerSeconds.startTimer({ topic: message.topic, group: groupId });
+        try {
+          await options.handler(message);
+          this.consumed.inc({ topic: message.topic, group: groupId, outcome: 'ok' });
+        } catch (error) {
+          this.consumed.inc({ topic: message.topic, group: groupId, outcome: 'error' });
+          throw error;
+        } finally {
+          end();
+        }
+      },
+    });
+  }
+
+  checkHealth(): Promise<void> {
+    return this.inner.checkHealth();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

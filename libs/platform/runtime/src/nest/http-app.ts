@@ -1,0 +1,50 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiExceptionFilter } from '../http/api-exception.filter';
+import { createHttpMetrics } from '../metrics/metrics';
+import { PlatformContext } from './platform-context';
+import { PlatformModule } from './platform.module';
+
+/** Bodies above this size are refused with 413 before they are parsed (bulk triggers stop at 800 KB). */
+export const HTTP_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * One Nest application on Fastify serving one HTTP port: the given service modules
+ * plus the platform (health, metrics). Each API (`{base_url}`, `{management_url}`)
+ * is one such application; the embedded mode runs two of them in one process.
+ */
+export async function createHttpApp(
+  api: string,
+  context: PlatformContext,
+  serviceModules: readonly DynamicModule[],
+): Promise<NestFastifyApplication> {
+  @Module({})
+  class HttpAppRoot {}
+
+  const root: DynamicModule = {
+    module: HttpAppRoot,
+    imports: [PlatformModule.forRoot(context), ...serviceModules],
+  };
+  const adapter = new FastifyAdapter({
+    // Every path of the interface ends in a slash; accept both spellings.
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: HTTP_BODY_LIMIT_BYTES,
+    trustProxy: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
+    logger: context.logger,
+    abortOnError: false,
+    rawBody: true,
+  });
+  app.useGlobalFilters(new ApiExceptionFilter(context.logger));
+  const httpMetrics = createHttpMetrics(context.metrics, api);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onResponse', (request, reply, done) => {
+      httpMetrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  return app;
+}

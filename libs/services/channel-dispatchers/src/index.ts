@@ -1,0 +1,1 @@
+export { ChannelDispatchersModule, channelDispatchers } from './channel-dispatchers.module';

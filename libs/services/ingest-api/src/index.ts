@@ -1,0 +1,1 @@
+export { IngestApiModule, ingestApi } from './ingest-api.module';

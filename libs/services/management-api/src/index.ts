@@ -1,0 +1,1 @@
+export { ManagementApiModule, managementApi } from './management-api.module';

@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { HERALD_CONFIG, HeraldConfig, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account';
+import { SECRETS_KEY } from './accounts/secrets-key';
+import { ServiceTokenGuard } from './auth/service-token.guard';
+import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
+import { WorkspacesController } from './workspaces/workspaces.controller';
+
+/** `{management_url}`: accounts, workspaces, keys, and (later) workflow and template definitions. */
+@Module({})
+export class ManagementApiModule {
+  static register(): DynamicModule {
+    return {
+      module: ManagementApiModule,
+      imports: [
+        ServiceDatabaseModule.forService({ service: 'management-api', schema: 'management', migrations: MANAGEMENT_MIGRATIONS }),
+      ],
+      controllers: [WorkspacesController],
+      providers: [
+        ServiceTokenGuard,
+        BootstrapAccount,
+        { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
+        {
+          provide: SECRETS_KEY,
+          inject: [HERALD_CONFIG],
+          useFactory: (config: HeraldConfig): Buffer => {
+            if (!config.secretsKey) throw new Error('HERALD_SECRETS_KEY is required by management-api');
+            return config.secretsKey;
+          },
+        },
+      ],
+    };
+  }
+}
+
+export const managementApi: ServiceDefinition = {
+  name: 'management-api',
+  api: 'management',
+  module: () => ManagementApiModule.register(),
+};

@@ -1,0 +1,1 @@
+export { PreferenceServiceModule, preferenceService } from './preference-service.module';

@@ -1,0 +1,1 @@
+export { WorkflowEngineModule, workflowEngine } from './workflow-engine.module';

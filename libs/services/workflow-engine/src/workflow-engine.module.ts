@@ -1,0 +1,20 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { ENGINE_MIGRATIONS } from './persistence/migrations';
+
+/** Workflow runs: the append-only run log, durable timers, delivery commands. */
+@Module({})
+export class WorkflowEngineModule {
+  static register(): DynamicModule {
+    return {
+      module: WorkflowEngineModule,
+      imports: [ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS })],
+    };
+  }
+}
+
+export const workflowEngine: ServiceDefinition = {
+  name: 'workflow-engine',
+  api: 'internal',
+  module: () => WorkflowEngineModule.register(),
+};

@@ -1,0 +1,2 @@
+export * from './expect-eventually';
+export * from './test-infrastructure';
