@@ -51,7 +51,7 @@ export default [
               sourceTag: 'type:launcher',
               onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:domain', 'type:testing'],
             },
-            { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: ['*'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:domain', 'type:platform'] },
           ],
         },
       ],

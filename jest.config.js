@@ -30,7 +30,7 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper,
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/k8s', '<rootDir>/tools'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/e2e', '<rootDir>/k8s', '<rootDir>/tools', '<rootDir>/bench'],
 };
 
 module.exports = {

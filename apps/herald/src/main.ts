@@ -1,10 +1,12 @@
-import { ConfigError } from '@herald/runtime';
+import { ConfigError, HeraldLogger } from '@herald/runtime';
 import { startEmbeddedHerald } from './embedded-herald';
 
 // `npm start`: the embedded default, all five services in this process.
 startEmbeddedHerald()
   .then((herald) => herald.lifecycle.installSignalHandlers())
   .catch((error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    // Failures after the logger exists are logged inside; this covers the ones before
+    // (configuration, a data folder in use), in the same JSON shape.
+    new HeraldLogger('embedded').error('cannot start', error instanceof ConfigError ? { problems: error.problems } : error);
     process.exit(error instanceof ConfigError ? 2 : 1);
   });

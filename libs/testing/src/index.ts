@@ -1,2 +1,4 @@
 export * from './expect-eventually';
 export * from './test-infrastructure';
+export * from './processes';
+export * from './tcp-proxy';

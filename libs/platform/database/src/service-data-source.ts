@@ -33,6 +33,8 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     installExtensions: false,
     poolSize: options.poolSize ?? 10,
     extra: { connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 },
-    logging: ['error'],
+    // Failures surface as thrown errors, logged by the caller as JSON; TypeORM's own
+    // console logging would break the structured log stream.
+    logging: false,
   });
 }

@@ -14,3 +14,4 @@ export * from './launch/service-definition';
 export * from './launch/platform-factory';
 export * from './launch/run-service';
 export * from './security/secret-box';
+export * from './messaging/dead-letter';

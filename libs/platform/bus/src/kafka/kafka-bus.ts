@@ -152,10 +152,18 @@ export class KafkaBus implements MessageBus {
     return subscription;
   }
 
-  async checkHealth(): Promise<void> {
+  async checkHealth(timeoutMs = 5_000): Promise<void> {
     if (this.closed) throw new Error('the Kafka bus is closed');
-    await this.connect();
-    await this.admin.describeCluster();
+    // kafkajs retries connections for a long time; a probe wants a prompt answer.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Kafka did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.connect().then(() => this.admin.describeCluster()), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

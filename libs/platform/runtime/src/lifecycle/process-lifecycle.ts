@@ -16,6 +16,7 @@ interface ShutdownStep {
 export class ProcessLifecycle {
   private readonly steps: ShutdownStep[] = [];
   private shuttingDown?: Promise<number>;
+  private firstSignalAt = 0;
 
   constructor(
     private readonly logger: HeraldLogger,
@@ -32,10 +33,14 @@ export class ProcessLifecycle {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.on(signal, () => {
         if (this.shuttingDown) {
+          // A terminal's Ctrl-C reaches `npm` and this process together, and npm may
+          // forward it once more: only a later, deliberate second signal forces the exit.
+          if (Date.now() - this.firstSignalAt < 1_000) return;
           this.logger.warn('second signal: exiting now', { signal });
           this.exit(1);
           return;
         }
+        this.firstSignalAt = Date.now();
         void this.shutdown(signal).then((code) => this.exit(code));
       });
     }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { MessageBus, SubscribeOptions, Subscription } from '@herald/bus';
 import { HeraldLogger } from '../logging/logger';
+import { EnvelopeConsumer, deadLetteringHandler } from '../messaging/dead-letter';
 import { HERALD_LOGGER, MESSAGE_BUS } from './tokens';
 
 /**
@@ -22,6 +23,15 @@ export class ConsumerRegistry implements OnModuleDestroy {
     this.subscriptions.push(subscription);
     this.logger.info('consumer started', { group: options.groupId, topics: options.topics });
     return subscription;
+  }
+
+  /** Subscribes a typed consumer whose invalid messages go to the dead-letter topic. */
+  consume<T>(topics: readonly string[], consumer: EnvelopeConsumer<T>): Promise<Subscription> {
+    return this.subscribe({
+      groupId: consumer.groupId,
+      topics,
+      handler: deadLetteringHandler(this.bus, this.logger, consumer),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {

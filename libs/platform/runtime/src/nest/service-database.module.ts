@@ -29,7 +29,8 @@ export class ServiceDatabaseModule {
         TypeOrmModule.forRootAsync({
           name: options.schema,
           inject: [DATABASE_URL, HEALTH_REGISTRY, HERALD_LOGGER],
-          useFactory: (url: string) => ({ type: 'postgres' as const, url, retryAttempts: 20, retryDelay: 3_000 }),
+          // The name must be in the options too: @nestjs/typeorm looks the DataSource up by it on shutdown.
+          useFactory: (url: string) => ({ name: options.schema, type: 'postgres' as const, url, retryAttempts: 20, retryDelay: 3_000 }),
           dataSourceFactory: async (typeOrmOptions) => {
             const url = (typeOrmOptions as { url: string }).url;
             const dataSource = createServiceDataSource({

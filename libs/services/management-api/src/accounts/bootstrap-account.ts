@@ -82,12 +82,12 @@ export class BootstrapAccount implements OnApplicationBootstrap {
       [
         '',
         '=== Herald first start: keep these, they are shown only once ===',
-        `Service token (management API, Authorization: ServiceToken ...): ${created.serviceToken}`,
-        `Workspace: ${created.workspace}`,
-        `API key (Authorization: Bearer ...):                             ${created.apiKey}`,
-        `Workspace key:                                                   ${created.workspaceKey}`,
-        `Workspace secret:                                                ${created.workspaceSecret}`,
-        '================================================================',
+        `workspace:        ${created.workspace}`,
+        `service token:    ${created.serviceToken}    (management API: Authorization: ServiceToken <token>)`,
+        `api key:          ${created.apiKey}    (notification API: Authorization: Bearer <key>)`,
+        `workspace key:    ${created.workspaceKey}    (SDKs: key and secret)`,
+        `workspace secret: ${created.workspaceSecret}`,
+        '=================================================================',
         '',
       ].join('\n'),
     );

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import {
+  RunningProcess,
+  fetchJson,
+  freePort,
+  heraldEnv,
+  startNodeEntrypoint,
+  testInfrastructure,
+  uniqueName,
+  waitUntilReady,
+} from '@herald/testing';
+
+const SERVICES = [
+  { name: 'ingest-api', schema: 'ingest' },
+  { name: 'workflow-engine', schema: 'engine' },
+  { name: 'preference-service', schema: 'audience' },
+  { name: 'management-api', schema: 'management' },
+  { name: 'channel-dispatchers', schema: 'dispatch' },
+] as const;
+
+const infra = testInfrastructure();
+const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
+
+describe('a service started on its own', () => {
+  it('refuses to start without Kafka and Postgres, naming what is missing', async () => {
+    const service = startNodeEntrypoint('ingest-api', 'apps/ingest-api/src/main.ts', heraldEnv({}));
+    expect(await service.exited).toBe(2);
+    expect(service.output()).toContain('HERALD_KAFKA_BROKERS is required to run ingest-api on its own');
+    expect(service.output()).toContain('HERALD_DATABASE_URL is required to run ingest-api on its own');
+  });
+});
+
+/**
+ * The distributed mode as it runs in Kubernetes: each service its own process, all
+ * against the real Kafka broker and the real Postgres server of the test
+ * configuration (a fresh database for this file).
+ */
+distributed(`distributed mode: five processes on Kafka ${infra.kafkaBrokers?.join(',')} and Postgres`, () => {
+  const databaseName = uniqueName('herald_e2e');
+  const serviceToken = `hst_${randomBytes(24).toString('base64url')}`;
+  const running = new Map<string, { process: RunningProcess; url: string }>();
+  let databaseUrl: string;
+
+  async function admin<T>(url: string, run: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await run(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  beforeAll(async () => {
+    const configured = new URL(infra.databaseUrl as string);
+    await admin(configured.toString(), (c) => c.query(`CREATE DATABASE ${databaseName}`));
+    configured.pathname = `/${databaseName}`;
+    databaseUrl = configured.toString();
+
+    const secretsKey = randomBytes(32).toString('base64');
+    for (const service of SERVICES) {
+      const port = await freePort();
+      const env = heraldEnv({
+        HERALD_KAFKA_BROKERS: (infra.kafkaBrokers as readonly string[]).join(','),
+        HERALD_DATABASE_URL: databaseUrl,
+        HERALD_SECRETS_KEY: secretsKey,
+        HERALD_PORT: String(port),
+        HERALD_MANAGEMENT_PORT: String(port),
+        HERALD_BOOTSTRAP_SERVICE_TOKEN: serviceToken,
+        HERALD_KAFKA_CLIENT_ID: databaseName,
+      });
+      running.set(service.name, {
+        process: startNodeEntrypoint(service.name, `apps/${service.name}/src/main.ts`, env),
+        url: `http://127.0.0.1:${port}/`,
+      });
+    }
+    await Promise.all([...running.values()].map(({ process, url }) => waitUntilReady(process, url)));
+  });
+
+  afterAll(async () => {
+    await Promise.all([...running.values()].map(({ process }) => process.stop('SIGKILL')));
+    await admin(infra.databaseUrl as string, (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
+  });
+
+  it.each(SERVICES)('$name is ready, having checked the broker and its own schema', async ({ name, schema }) => {
+    const { url } = running.get(name) as { url: string };
+    const { status, body } = await fetchJson(`${url}health/ready`);
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      ready: true,
+      status: 'ok',
+      checks: { bus: { status: 'ok' }, [`database:${schema}`]: { status: 'ok' } },
+    });
+    const metrics = await fetchJson(`${url}metrics`);
+    expect(String(metrics.body)).toContain(`herald_process="${name}"`);
+  });
+
+  it('gave each service its own schema, migrated', async () => {
+    const schemas = await admin(databaseUrl, async (c) => {
+      const result = await c.query<{ table_schema: string }>(
+        `SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name = 'schema_migrations' ORDER BY 1`,
+      );
+      return result.rows.map((r) => r.table_schema);
+    });
+    expect(schemas).toEqual(SERVICES.map((s) => s.schema).sort());
+  });
+
+  it('serves the management API with the configured bootstrap token', async () => {
+    const { url } = running.get('management-api') as { url: string };
+    const { status, body } = await fetchJson(`${url}v1/workspace/`, { headers: { authorization: `ServiceToken ${serviceToken}` } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ meta: { count: 1 }, results: [{ slug: 'staging' }] });
+  });
+
+  it('stops every service gracefully on SIGTERM', async () => {
+    const codes = await Promise.all([...running.values()].map(({ process }) => process.stop('SIGTERM')));
+    expect(codes).toEqual(SERVICES.map(() => 0));
+    for (const { process } of running.values()) {
+      expect(process.logLines().map((l) => l.msg)).toContain('shutdown complete');
+      expect(process.logLines().filter((l) => l.level === 'error')).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { EventStoreTables, eventStoreTables } from './event-store-tables';
+import { AppendRequest, AppendResult, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
+import { STREAM_POSITION_CONSTRAINT } from './migrations/stream-events.migration';
+import { isUniqueViolation } from './postgres-errors';
+import { StreamConflictError } from './stream-conflict.error';
+
+interface StreamEventRow {
+  readonly stream_id: string;
+  readonly position: number;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: Record<string, unknown>;
+  readonly recorded_at: Date;
+}
+
+/**
+ * Streams of events in one schema, with optimistic concurrency on the stream
+ * position. An append writes its events, outbox messages and timer changes in one
+ * transaction, so what a run decided and what it sends or schedules never part.
+ * Each table gets one statement whatever the batch size (arrays through unnest).
+ */
+export class EventStore {
+  private readonly tables: EventStoreTables;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    schema: string,
+  ) {
+    this.tables = eventStoreTables(schema);
+  }
+
+  async readStream(streamId: string, afterPosition = 0): Promise<RecordedEvent[]> {
+    const rows = await this.dataSource.query<StreamEventRow[]>(
+      `SELECT stream_id, position, type, data, metadata, recorded_at
+         FROM ${this.tables.streamEvents}
+        WHERE stream_id = $1 AND position > $2
+        ORDER BY position`,
+      [streamId, afterPosition],
+    );
+    return rows.map((row) => ({
+      streamId: row.stream_id,
+      position: row.position,
+      type: row.type,
+      data: row.data,
+      metadata: row.metadata,
+      recordedAt: row.recorded_at,
+    }));
+  }
+
+  /** Throws StreamConflictError when the stream is not at `expectedPosition`; then nothing is written. */
+  async append(request: AppendRequest): Promise<AppendResult> {
+    const { streamId, expectedPosition, events } = request;
+    if (!Number.isInteger(expectedPosition) || expectedPosition < 0) {
+      throw new Error(`expectedPosition must be a non-negative integer, got ${expectedPosition}`);
+    }
+    if (events.length === 0) throw new Error('an append records at least one event');
+    try {
+      return await this.dataSource.transaction(async (tx) => {
+        await this.insertEvents(tx, request);
+        // Cancel before scheduling, so one append can move a timer by reusing its id.
+        if (request.cancelTimerIds?.length) await this.deleteTimers(tx, streamId, request.cancelTimerIds);
+        if (request.outbox?.length) await this.insertOutbox(tx, request.outbox);
+        if (request.timers?.length) await this.insertTimers(tx, streamId, request.timers);
+        return { position: expectedPosition + events.length };
+      });
+    } catch (error) {
+      // A concurrent writer committed the same positions first.
+      if (isUniqueViolation(error, STREAM_POSITION_CONSTRAINT)) throw new StreamConflictError(streamId, expectedPosition);
+      throw error;
+    }
+  }
+
+  /**
+   * Inserts only if the stream ends exactly at the expected position, which keeps
+   * the stream gapless when a caller's expectation is ahead of it. Two writers
+   * that both see the expected end collide on UNIQUE (stream_id, position).
+   */
+  private async insertEvents(tx: EntityManager, { streamId, expectedPosition, events }: AppendRequest): Promise<void> {
+    const inserted = await tx.query<Array<{ position: number }>>(
+      `INSERT INTO ${this.tables.streamEvents} (stream_id, position, type, data, metadata)
+       SELECT $1, $2::integer + e.ord::integer, e.type, e.data, e.metadata
+         FROM unnest($3::text[], $4::jsonb[], $5::jsonb[]) WITH ORDINALITY AS e(type, data, metadata, ord)
+        WHERE (SELECT coalesce(max(position), 0) FROM ${this.tables.streamEvents} WHERE stream_id = $1) = $2::integer
+       RETURNING position`,
+      [
+        streamId,
+        expectedPosition,
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data ?? null)),
+        events.map((e) => JSON.stringify(e.metadata ?? {})),
+      ],
+    );
+    if (inserted.length !== events.length) throw new StreamConflictError(streamId, expectedPosition);
+  }
+
+  private async insertOutbox(tx: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${this.tables.outbox} (message_id, topic, key, value, headers)
+       SELECT m.message_id, m.topic, m.key, m.value, m.headers
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY
+              AS m(message_id, topic, key, value, headers, ord)
+        ORDER BY m.ord`,
+      [
+        messages.map((m) => m.messageId),
+        messages.map((m) => m.topic),
+        messages.map((m) => m.key),
+        messages.map((m) => m.value),
+        messages.map((m) => JSON.stringify(m.headers ?? {})),
+      ],
+    );
+  }
+
+  private async insertTimers(tx: EntityManager, streamId: string, timers: readonly TimerSchedule[]): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${this.tables.timers} (timer_id, stream_id, due_at, topic, key, value)
+       SELECT t.timer_id, $1, t.due_at, t.topic, t.key, t.value
+         FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS t(timer_id, due_at, topic, key, value)`,
+      [
+        streamId,
+        timers.map((t) => t.timerId),
+        // ISO strings carry the zone, so no session TimeZone setting can shift them.
+        timers.map((t) => t.dueAt.toISOString()),
+        timers.map((t) => t.topic),
+        timers.map((t) => t.key),
+        timers.map((t) => t.value),
+      ],
+    );
+  }
+
+  /** Scoped to the stream: a run can cancel only the timers it scheduled. */
+  private async deleteTimers(tx: EntityManager, streamId: string, timerIds: readonly string[]): Promise<void> {
+    await tx.query(`DELETE FROM ${this.tables.timers} WHERE stream_id = $1 AND timer_id = ANY($2::text[])`, [
+      streamId,
+      [...timerIds],
+    ]);
+  }
+}

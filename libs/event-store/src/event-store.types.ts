@@ -1,0 +1,52 @@
+/** An event to append; `data` and `metadata` are stored as jsonb. */
+export interface NewEvent {
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface RecordedEvent {
+  readonly streamId: string;
+  /** 1-based, gapless within the stream. */
+  readonly position: number;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly recordedAt: Date;
+}
+
+/** A message the outbox relay publishes after the append commits. */
+export interface OutboxMessage {
+  /** Unique among pending rows; published as the `message-id` header, which consumers dedupe by. */
+  readonly messageId: string;
+  readonly topic: string;
+  readonly key: string;
+  /** The JSON envelope. */
+  readonly value: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A durable timer: at `dueAt` (database clock) the poller publishes the message. */
+export interface TimerSchedule {
+  readonly timerId: string;
+  readonly dueAt: Date;
+  readonly topic: string;
+  readonly key: string;
+  readonly value: string;
+}
+
+export interface AppendRequest {
+  readonly streamId: string;
+  /** The position of the last event the caller has seen; 0 for a new stream. */
+  readonly expectedPosition: number;
+  readonly events: readonly NewEvent[];
+  readonly outbox?: readonly OutboxMessage[];
+  readonly timers?: readonly TimerSchedule[];
+  /** Timers of this stream to delete (unknown or already fired ids are ignored). */
+  readonly cancelTimerIds?: readonly string[];
+}
+
+export interface AppendResult {
+  /** The position of the last appended event: the next append's `expectedPosition`. */
+  readonly position: number;
+}

@@ -1,0 +1,17 @@
+export { EventStore } from './event-store';
+export type {
+  AppendRequest,
+  AppendResult,
+  NewEvent,
+  OutboxMessage,
+  RecordedEvent,
+  TimerSchedule,
+} from './event-store.types';
+export { StreamConflictError } from './stream-conflict.error';
+export { eventStoreMigrations } from './migrations/event-store-migrations';
+export type { EventStoreLogger } from './event-store-logger';
+export type { PollingOptions } from './polling/polling-options';
+export { OutboxRelay } from './relay/outbox-relay';
+export type { OutboxRelayOptions } from './relay/outbox-relay';
+export { TimerPoller } from './timers/timer-poller';
+export type { TimerPollerOptions } from './timers/timer-poller';

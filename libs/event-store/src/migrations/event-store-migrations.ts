@@ -1,0 +1,14 @@
+import { MigrationClass } from '@herald/database';
+import { eventStoreTables } from '../event-store-tables';
+import { outboxMigration } from './outbox.migration';
+import { streamEventsMigration } from './stream-events.migration';
+import { timersMigration } from './timers.migration';
+
+/**
+ * The event store's migrations for one schema, oldest first. A service lists them
+ * among its own migrations (names are unique and carry the timestamp TypeORM orders by).
+ */
+export function eventStoreMigrations(schema: string): MigrationClass[] {
+  const tables = eventStoreTables(schema);
+  return [streamEventsMigration(tables), outboxMigration(tables), timersMigration(tables)];
+}

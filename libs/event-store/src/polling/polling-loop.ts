@@ -1,0 +1,42 @@
+import { sleep } from './sleep';
+
+/**
+ * Runs `tick` until stopped. `tick` returns how long to wait before the next one
+ * (0: go again at once, the last round was a full batch) and must not throw.
+ * `stop()` interrupts the wait but never a tick: it resolves once the tick in
+ * flight has finished.
+ */
+export class PollingLoop {
+  private abort?: AbortController;
+  private running?: Promise<void>;
+
+  constructor(private readonly tick: () => Promise<number>) {}
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  start(): void {
+    if (this.running) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.running = this.run(abort.signal);
+  }
+
+  async stop(): Promise<void> {
+    this.abort?.abort();
+    await this.running;
+    this.abort = undefined;
+    this.running = undefined;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const delayMs = await this.tick();
+      if (signal.aborted) return;
+      if (delayMs > 0) await sleep(delayMs, signal);
+      // A busy loop still yields, so timers and I/O of the process get their turn.
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+}

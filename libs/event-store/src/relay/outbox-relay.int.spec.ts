@@ -1,0 +1,237 @@
+import { InProcessBus, KafkaBus, MessageBus, OutgoingMessage } from '@herald/bus';
+import { BusTarget, busTargets, databaseTargets, describeTarget, expectEventually, uniqueName } from '@herald/testing';
+import { Client } from 'pg';
+import { EventStoreLogger } from '../event-store-logger';
+import { EventStore } from '../event-store';
+import { OutboxMessage } from '../event-store.types';
+import { collectMessages, Collector } from '../testing/collect-messages';
+import { EventStoreTestDatabase } from '../testing/event-store-test-database';
+import { OutboxRelay } from './outbox-relay';
+
+const FAST = { idleDelayMs: 10, retry: { initialDelayMs: 10, maxDelayMs: 50 } };
+const quietLog: EventStoreLogger = () => undefined;
+
+/** A bus whose publish fails the first `failures` times, then behaves. */
+class FlakyBus implements MessageBus {
+  publishCalls = 0;
+
+  constructor(
+    private readonly inner: MessageBus,
+    private failures: number,
+  ) {}
+
+  ensureTopics: MessageBus['ensureTopics'] = (topics) => this.inner.ensureTopics(topics);
+  subscribe: MessageBus['subscribe'] = (options) => this.inner.subscribe(options);
+  checkHealth: MessageBus['checkHealth'] = () => this.inner.checkHealth();
+  close: MessageBus['close'] = () => this.inner.close();
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    this.publishCalls += 1;
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw new Error('broker unavailable');
+    }
+    await this.inner.publish(topic, messages);
+  }
+}
+
+async function openBus(target: BusTarget): Promise<MessageBus> {
+  switch (target.kind) {
+    case 'in-process':
+      return new InProcessBus();
+    case 'kafka': {
+      const bus = new KafkaBus({ brokers: target.brokers, clientId: 'herald-event-store-test' });
+      await bus.checkHealth();
+      return bus;
+    }
+  }
+}
+
+function outbox(topic: string, key: string, seqs: readonly number[]): OutboxMessage[] {
+  return seqs.map((seq) => ({
+    messageId: uniqueName(`msg-${key}-${seq}`),
+    topic,
+    key,
+    value: JSON.stringify({ key, seq }),
+    headers: { 'x-seq': String(seq) },
+  }));
+}
+
+function seqsOf(collector: Collector, key: string): number[] {
+  return collector.received
+    .filter((m) => m.key === key)
+    .map((m) => (JSON.parse(m.value.toString('utf8')) as { seq: number }).seq);
+}
+
+describe.each(databaseTargets())('OutboxRelay on $kind', (dbTarget) => {
+  let db: EventStoreTestDatabase;
+  let store: EventStore;
+
+  beforeAll(async () => {
+    db = await EventStoreTestDatabase.open(dbTarget);
+    store = new EventStore(db.dataSource, db.schema);
+  });
+  afterAll(async () => {
+    await db?.dispose();
+  });
+  afterEach(async () => {
+    await db.clearOutboxAndTimers();
+  });
+
+  describe.each(busTargets())('publishing to $kind', (busTarget) => {
+    const waitOpts = { timeoutMs: busTarget.kind === 'kafka' ? 60_000 : 10_000 };
+    let bus: MessageBus;
+    let topic: string;
+    let otherTopic: string;
+    const relays: OutboxRelay[] = [];
+    const collectors: Collector[] = [];
+
+    beforeEach(async () => {
+      bus = await openBus(busTarget);
+      topic = uniqueName('es.outbox');
+      otherTopic = uniqueName('es.outbox.other');
+      await bus.ensureTopics([
+        { name: topic, partitions: 3 },
+        { name: otherTopic, partitions: 1 },
+      ]);
+    });
+    afterEach(async () => {
+      await Promise.all(relays.splice(0).map((r) => r.stop()));
+      await Promise.all(collectors.splice(0).map((c) => c.subscription.stop()));
+      await bus.close();
+    });
+
+    async function collect(...topics: string[]): Promise<Collector> {
+      const collector = await collectMessages(bus, topics);
+      collectors.push(collector);
+      return collector;
+    }
+
+    it(`publishes each outbox message once, in order per key, then deletes it (${describeTarget(dbTarget)} → ${describeTarget(busTarget)})`, async () => {
+      const collector = await collect(topic, otherTopic);
+      const keys = ['ws:alice', 'ws:bob', 'ws:carol'];
+      const runs = uniqueName('run');
+      // Several runs, each appending in turns, as an engine would.
+      for (let turn = 0; turn < 4; turn++) {
+        for (const key of keys) {
+          await store.append({
+            streamId: `${runs}:${key}`,
+            expectedPosition: turn,
+            events: [{ type: 'decided', data: { turn } }],
+            outbox: [...outbox(topic, key, [turn * 3, turn * 3 + 1, turn * 3 + 2]), ...outbox(otherTopic, key, [turn])],
+          });
+        }
+      }
+      // A batch smaller than the backlog makes the relay go round several times.
+      const relay = new OutboxRelay(db.dataSource, db.schema, bus, quietLog, { ...FAST, batchSize: 7 });
+      relays.push(relay);
+
+      relay.start();
+
+      await expectEventually(() => expect(collector.received).toHaveLength(keys.length * 16), waitOpts);
+      await expectEventually(async () => expect(await db.count('outbox')).toBe(0));
+      for (const key of keys) {
+        expect(seqsOf(collector, key)).toHaveLength(16);
+        const onTopic = collector.received.filter((m) => m.key === key && m.topic === topic);
+        expect(onTopic.map((m) => Number(m.headers['x-seq']))).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        const onOther = collector.received.filter((m) => m.key === key && m.topic === otherTopic);
+        expect(onOther.map((m) => Number(m.headers['x-seq']))).toEqual([0, 1, 2, 3]);
+      }
+      const ids = collector.received.map((m) => m.headers['message-id']);
+      expect(ids.every((id) => typeof id === 'string' && id.startsWith('msg-'))).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it('keeps the messages of a failed publish for the next round', async () => {
+      const collector = await collect(topic);
+      const flaky = new FlakyBus(bus, 1);
+      const log = jest.fn<void, Parameters<EventStoreLogger>>();
+      const relay = new OutboxRelay(db.dataSource, db.schema, flaky, log, FAST);
+      relays.push(relay);
+      await store.append({
+        streamId: uniqueName('run'),
+        expectedPosition: 0,
+        events: [{ type: 'decided', data: {} }],
+        outbox: outbox(topic, 'ws:dave', [1, 2, 3]),
+      });
+
+      await expect(relay.pollOnce()).rejects.toThrow('broker unavailable');
+      expect(await db.count('outbox')).toBe(3);
+
+      // The running relay retries after a backoff and gets through.
+      const flakyAgain = new FlakyBus(bus, 2);
+      const retrying = new OutboxRelay(db.dataSource, db.schema, flakyAgain, log, FAST);
+      relays.push(retrying);
+      retrying.start();
+
+      await expectEventually(() => expect(seqsOf(collector, 'ws:dave')).toEqual([1, 2, 3]), waitOpts);
+      await expectEventually(async () => expect(await db.count('outbox')).toBe(0));
+      expect(flakyAgain.publishCalls).toBe(3);
+      expect(log).toHaveBeenCalledWith(
+        'warn',
+        'outbox relay round failed; its messages stay in the outbox',
+        expect.objectContaining({ attempt: 2, error: 'broker unavailable' }),
+      );
+    });
+  });
+
+  // Advisory locks belong to a session, and the embedded multiplexer (PGlite) runs
+  // every connection in one session, so there both relays would get the lock. The
+  // embedded mode runs one process with one relay per schema and needs no exclusion.
+  const itOnPostgres = dbTarget.kind === 'postgres' ? it : it.skip;
+  itOnPostgres('[Postgres only] keeps one relay per schema active; a standby takes over when it stops', async () => {
+    if (dbTarget.kind !== 'postgres') return;
+    const bus = new InProcessBus();
+    const topic = uniqueName('es.outbox.failover');
+    await bus.ensureTopics([{ name: topic, partitions: 2 }]);
+    const collector = await collectMessages(bus, [topic]);
+    const options = { ...FAST, lockRetryMs: 20 };
+    const relays = [
+      new OutboxRelay(await db.connect(), db.schema, bus, quietLog, options),
+      new OutboxRelay(await db.connect(), db.schema, bus, quietLog, options),
+    ];
+    const lockFree = async (): Promise<boolean> => {
+      const client = new Client({ connectionString: dbTarget.url });
+      await client.connect();
+      try {
+        const lockSql = `hashtext('herald:outbox-relay:' || $1::text)`;
+        const [row] = (await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${lockSql}) AS locked`, [db.schema])).rows;
+        if (row.locked) await client.query(`SELECT pg_advisory_unlock(${lockSql})`, [db.schema]);
+        return row.locked;
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      relays.forEach((r) => r.start());
+
+      await expectEventually(() => expect(relays.filter((r) => r.isActive())).toHaveLength(1));
+      // Standbys retry every 20 ms; over many of their attempts the lock stays with one.
+      for (let check = 0; check < 10; check++) {
+        expect(relays.filter((r) => r.isActive())).toHaveLength(1);
+        expect(await lockFree()).toBe(false);
+      }
+      const active = relays.find((r) => r.isActive()) as OutboxRelay;
+      const standby = relays.find((r) => r !== active) as OutboxRelay;
+
+      await active.stop();
+
+      await expectEventually(() => expect(standby.isActive()).toBe(true));
+      expect(active.isActive()).toBe(false);
+      await store.append({
+        streamId: uniqueName('run'),
+        expectedPosition: 0,
+        events: [{ type: 'decided', data: {} }],
+        outbox: outbox(topic, 'ws:erin', [1, 2]),
+      });
+      await expectEventually(() => expect(seqsOf(collector, 'ws:erin')).toEqual([1, 2]));
+
+      await standby.stop();
+      expect(await lockFree()).toBe(true);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+      await collector.subscription.stop();
+      await bus.close();
+    }
+  });
+});

@@ -1,0 +1,127 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const REPO_ROOT = join(__dirname, '..', '..', '..');
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface RunningProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** Structured log lines (JSON objects) written so far. */
+  logLines(): Array<Record<string, unknown>>;
+  /** Resolves with the exit code (or the signal name) once the process and its children have ended. */
+  readonly exited: Promise<number | string>;
+  /** Sends a signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/**
+ * Starts a Herald process the way an operator would (a real OS process), capturing
+ * its output. Children are killed when the test process exits, so a failing test
+ * leaves nothing behind.
+ */
+export function startProcess(name: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv): RunningProcess {
+  // Its own process group, so a signal reaches `npm` and the node process under it alike.
+  const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const signalGroup = (signal: NodeJS.Signals): void => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | string>((resolve) => {
+    // 'close' waits for the stdio pipes, which every process of the group holds:
+    // `npm start` has ended only when the node process under it has.
+    child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  const killOnExit = (): void => signalGroup('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
+  return {
+    name,
+    child,
+    output: () => output,
+    logLines: () =>
+      output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        }),
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) signalGroup(signal);
+      const code = await exited;
+      signalGroup('SIGKILL'); // anything the process left behind in its group
+      return code;
+    },
+  };
+}
+
+/** Node with the TypeScript register hook, as `npm start` and the Dockerfile run it. */
+export function startNodeEntrypoint(name: string, entrypoint: string, env: NodeJS.ProcessEnv): RunningProcess {
+  return startProcess(name, process.execPath, ['-r', './tools/register.js', entrypoint], env);
+}
+
+/** The environment of this test process without any Herald setting, plus `extra`. */
+export function heraldEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('HERALD_') && !name.startsWith('JEST_') && name !== 'NODE_OPTIONS') env[name] = value;
+  }
+  return { ...env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...extra };
+}
+
+export async function fetchJson(url: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON (e.g. /metrics)
+  }
+  return { status: response.status, body };
+}
+
+/** Polls `{url}health/ready` until it answers 200; fails at once if the process dies. */
+export async function waitUntilReady(processUnderTest: RunningProcess, baseUrl: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (processUnderTest.child.exitCode !== null || processUnderTest.child.signalCode !== null) {
+      throw new Error(`${processUnderTest.name} exited before it was ready:\n${processUnderTest.output().slice(-4000)}`);
+    }
+    try {
+      const { status, body } = await fetchJson(`${baseUrl}health/ready`);
+      if (status === 200) return;
+      last = `${status} ${JSON.stringify(body)}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${processUnderTest.name} not ready at ${baseUrl} (${last}):\n${processUnderTest.output().slice(-4000)}`);
+}
