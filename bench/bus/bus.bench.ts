@@ -13,6 +13,7 @@
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { randomBytes } from 'node:crypto';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
@@ -143,6 +144,9 @@ function parseOptions(argv: readonly string[]): Options {
 
 class UsageError extends Error {}
 
+/** A failure explained in its message; printed without a stack. */
+class BenchError extends Error {}
+
 // ---------------------------------------------------------------------------------
 // Output
 
@@ -195,7 +199,7 @@ function cpuMeter(): () => number {
 // ---------------------------------------------------------------------------------
 // Time limits
 
-class TimeoutError extends Error {}
+class TimeoutError extends BenchError {}
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -209,6 +213,19 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
+/**
+ * Runs a loop with a time limit. The loop gets a signal that aborts when the limit
+ * passes (or the loop fails), so it stops instead of running on in the background.
+ */
+async function bounded<T>(ms: number, what: string, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  try {
+    return await withTimeout(body(abort.signal), ms, what);
+  } finally {
+    abort.abort();
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -217,13 +234,9 @@ function sleep(ms: number): Promise<void> {
 async function waitFor(condition: () => boolean, ms: number, what: string, render: () => string): Promise<void> {
   const stop = ticker((s) => `${what}: ${fixed(s, 0)} s, ${render()}`);
   try {
-    await withTimeout(
-      (async () => {
-        while (!condition()) await sleep(10);
-      })(),
-      ms,
-      what,
-    );
+    await bounded(ms, what, async (signal) => {
+      while (!signal.aborted && !condition()) await sleep(10);
+    });
   } finally {
     stop();
   }
@@ -355,18 +368,16 @@ async function producePhase(target: Target, topic: string, workload: Workload, p
   const cpu = cpuMeter();
   const started = performance.now();
   try {
-    const worker = async (): Promise<void> => {
-      while (next < workload.batches.length) {
+    const worker = async (signal: AbortSignal): Promise<void> => {
+      while (next < workload.batches.length && !signal.aborted) {
         const batch = workload.batches[next++];
         await bus.publish(topic, batch);
         published += batch.length;
       }
     };
-    await withTimeout(
-      Promise.all(Array.from({ length: options.inFlight }, worker)),
-      options.phaseTimeoutS * 1000,
-      `${target.adapter} ${phase}`,
-    );
+    await bounded(options.phaseTimeoutS * 1000, `${target.adapter} ${phase}`, async (signal) => {
+      await Promise.all(Array.from({ length: options.inFlight }, () => worker(signal)));
+    });
   } finally {
     stopTicker();
   }
@@ -590,23 +601,19 @@ async function latencyPhase(target: Target, phase: string): Promise<Row> {
       `(${WARMUP_BYTES_PER_PARTITION / 1024} KB per partition), not measured`,
   );
   const warmupStarted = performance.now();
-  await withTimeout(
-    (async () => {
-      for (let start = 0; start < warmupTotal; start += 100) {
-        const batch: OutgoingMessage[] = [];
-        for (let seq = start; seq < Math.min(warmupTotal, start + 100); seq++) {
-          const recipient = recipientOf(seq, options.recipients);
-          batch.push({
-            key: `ws-1:user-${recipient}`,
-            value: makeValue(seq, recipient, nowMs(), options.valueBytes, true),
-          });
-        }
-        await bus.publish(topic, batch);
+  await bounded(timeoutMs, `${target.adapter} ${phase} warm-up`, async (signal) => {
+    for (let start = 0; start < warmupTotal && !signal.aborted; start += 100) {
+      const batch: OutgoingMessage[] = [];
+      for (let seq = start; seq < Math.min(warmupTotal, start + 100); seq++) {
+        const recipient = recipientOf(seq, options.recipients);
+        batch.push({
+          key: `ws-1:user-${recipient}`,
+          value: makeValue(seq, recipient, nowMs(), options.valueBytes, true),
+        });
       }
-    })(),
-    timeoutMs,
-    `${target.adapter} ${phase} warm-up`,
-  );
+      await bus.publish(topic, batch);
+    }
+  });
   await waitFor(
     () => warmReceived >= warmupTotal,
     timeoutMs,
@@ -636,40 +643,37 @@ async function latencyPhase(target: Target, phase: string): Promise<Row> {
   });
   const started = performance.now();
   try {
-    await withTimeout(
-      (async () => {
-        while (sent < total) {
-          if (publishError) throw publishError;
-          const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate));
-          if (due > sent && inFlight >= maxInFlight) {
-            heldBack++;
-          } else if (due > sent) {
-            const sentAt = nowMs();
-            const batch: OutgoingMessage[] = [];
-            for (let seq = sent; seq < due; seq++) {
-              const recipient = recipientOf(seq, options.recipients);
-              batch.push({ key: `ws-1:user-${recipient}`, value: makeValue(seq, recipient, sentAt, options.valueBytes) });
-            }
-            sent = due;
-            inFlight++;
-            bus.publish(topic, batch).then(
-              () => {
-                inFlight--;
-                acks.push(nowMs() - sentAt);
-              },
-              (error: unknown) => void (publishError ??= error),
-            );
+    await bounded(timeoutMs, `${target.adapter} ${phase}`, async (signal) => {
+      while (sent < total && !signal.aborted) {
+        if (publishError) throw publishError;
+        const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate));
+        if (due > sent && inFlight >= maxInFlight) {
+          heldBack++;
+        } else if (due > sent) {
+          const sentAt = nowMs();
+          const batch: OutgoingMessage[] = [];
+          for (let seq = sent; seq < due; seq++) {
+            const recipient = recipientOf(seq, options.recipients);
+            const value = makeValue(seq, recipient, sentAt, options.valueBytes);
+            batch.push({ key: `ws-1:user-${recipient}`, value });
           }
-          await sleep(tickMs);
+          sent = due;
+          inFlight++;
+          bus.publish(topic, batch).then(
+            () => {
+              inFlight--;
+              acks.push(nowMs() - sentAt);
+            },
+            (error: unknown) => void (publishError ??= error),
+          );
         }
-        while (received < total || inFlight > 0) {
-          if (publishError) throw publishError;
-          await sleep(5);
-        }
-      })(),
-      timeoutMs,
-      `${target.adapter} ${phase}`,
-    );
+        await sleep(tickMs);
+      }
+      while ((received < total || inFlight > 0) && !signal.aborted) {
+        if (publishError) throw publishError;
+        await sleep(5);
+      }
+    });
   } finally {
     stopTicker();
   }
@@ -711,6 +715,10 @@ async function latencyPhase(target: Target, phase: string): Promise<Row> {
 /** Runs every phase on one adapter, appending to `rows` as phases finish (kept if a later one fails). */
 async function runAdapter(adapter: AdapterName, options: Options, runId: string, rows: Row[]): Promise<void> {
   const messages = options.messages ?? DEFAULT_MESSAGES[adapter];
+  if (adapter === 'kafka') {
+    progress(`kafka: connecting to ${options.brokers.join(',')}`);
+    await probeBrokers(options.brokers);
+  }
   let kafkaWarnings = 0;
   const bus: MessageBus =
     adapter === 'in-process'
@@ -730,13 +738,14 @@ async function runAdapter(adapter: AdapterName, options: Options, runId: string,
   const target: Target = { adapter, bus, runId, options, topics: [], groups: [], subscriptions: [] };
   try {
     if (adapter === 'kafka') {
-      progress(`kafka: connecting to ${options.brokers.join(',')}`);
-      await withTimeout(bus.checkHealth(), 60_000, 'kafka health check').catch((error: unknown) => {
-        throw new Error(
-          `Kafka at ${options.brokers.join(',')} is not reachable (${String(error)}); start it with ` +
-            '`npm run kafka:start`, set HERALD_BENCH_KAFKA_BROKERS, or pass --adapter in-process',
-        );
-      });
+      const stopTicker = ticker((s) => `kafka: waiting for the cluster to answer (${fixed(s, 0)} s)`);
+      try {
+        await withTimeout(bus.checkHealth(), 30_000, 'kafka health check');
+      } catch (error) {
+        throw new BenchError(`Kafka at ${options.brokers.join(',')} does not answer: ${String(error)}`);
+      } finally {
+        stopTicker();
+      }
     }
     progress(`${adapter}: building ${int(messages)} messages of ~${options.valueBytes} bytes`);
     const workload = buildWorkload(messages, options);
@@ -767,6 +776,32 @@ async function runAdapter(adapter: AdapterName, options: Options, runId: string,
     );
     if (adapter === 'kafka' && !options.keepTopics) await deleteKafkaArtifacts(target);
   }
+}
+
+/** Fails fast, before kafkajs starts its retry loops, when no broker accepts a TCP connection. */
+async function probeBrokers(brokers: readonly string[]): Promise<void> {
+  const errors: string[] = [];
+  for (const broker of brokers) {
+    const at = broker.lastIndexOf(':');
+    const host = broker.slice(0, at);
+    const port = Number(broker.slice(at + 1));
+    const reachable = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host, port, timeout: 3_000 });
+      const done = (ok: boolean, why?: string): void => {
+        if (why) errors.push(`${broker}: ${why}`);
+        socket.destroy();
+        resolve(ok);
+      };
+      socket.once('connect', () => done(true));
+      socket.once('timeout', () => done(false, 'connect timed out'));
+      socket.once('error', (error) => done(false, error.message));
+    });
+    if (reachable) return;
+  }
+  throw new BenchError(
+    `no Kafka broker reachable (${errors.join('; ')}); start one with \`npm run kafka:start\`, ` +
+      'point HERALD_BENCH_KAFKA_BROKERS at one, or pass --adapter in-process to skip Kafka',
+  );
 }
 
 /** Bench topics and groups are throwaway; the MessageBus port has no delete, so use the admin client. */
@@ -859,7 +894,13 @@ main().then(
     setTimeout(() => process.exit(code), 5_000).unref();
   },
   (error: unknown) => {
-    process.stderr.write(`bench:bus failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const detail =
+      error instanceof BenchError
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
+    process.stderr.write(`bench:bus failed: ${detail}\n`);
     process.exitCode = 1;
     setTimeout(() => process.exit(1), 5_000).unref();
   },
