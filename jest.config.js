@@ -35,6 +35,7 @@ const common = {
 
 module.exports = {
   verbose: true,
+  reporters: ['default', '<rootDir>/tools/jest/summary-reporter.js'],
   // Integration tests wait on rebalances of a real broker; unit tests finish in ms anyway.
   testTimeout: 120_000,
   projects: [
