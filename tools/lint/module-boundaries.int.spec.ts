@@ -31,6 +31,11 @@ describe('module boundaries enforced by lint', () => {
     expect(errors).toEqual([expect.stringContaining(`not allowed to import "${framework}"`)]);
   });
 
+  it.each(['@nestjs/core', 'pg'])('refuses %s in the workflow interpreter', async (framework) => {
+    const errors = await boundaryErrors('libs/workflow/src/violation.ts', `import * as x from '${framework}';\nexport const y = x;\n`);
+    expect(errors).toHaveLength(1);
+  });
+
   it('refuses a platform library in a domain library', async () => {
     const errors = await boundaryErrors('libs/contracts/src/violation.ts', `import { InProcessBus } from '@herald/bus';\nexport const y = InProcessBus;\n`);
     expect(errors).toHaveLength(1);

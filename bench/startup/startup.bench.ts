@@ -1,0 +1,73 @@
+/**
+ * Time from `npm start` to `/health/ready` answering 200 on both ports, on a fresh
+ * data folder (first start: PGlite initdb, migrations, bootstrap) and on an existing one.
+ *
+ *   npm run bench:startup [-- --runs 3]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 3;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function ready(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function timeToReady(dataDir: string): Promise<number> {
+  const [port, managementPort] = [await freePort(), await freePort()];
+  const env = { ...process.env, HERALD_DATA_DIR: dataDir, HERALD_PORT: String(port), HERALD_MANAGEMENT_PORT: String(managementPort) };
+  const started = performance.now();
+  const child = spawn('npm', ['start', '--silent'], { cwd: root, env, stdio: 'ignore', detached: true });
+  try {
+    for (;;) {
+      if (performance.now() - started > 120_000) throw new Error('not ready within 120 s');
+      if ((await ready(`http://127.0.0.1:${port}/health/ready`)) && (await ready(`http://127.0.0.1:${managementPort}/health/ready`))) {
+        return performance.now() - started;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    process.kill(-(child.pid as number), 'SIGTERM');
+    await new Promise((resolve) => child.once('close', resolve));
+  }
+}
+
+async function main(): Promise<void> {
+  const rows: Array<[string, number]> = [];
+  for (let i = 1; i <= runs; i++) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'herald-startup-'));
+    try {
+      const first = await timeToReady(dataDir);
+      process.stdout.write(`run ${i}/${runs}: first start ${(first / 1000).toFixed(2)} s`);
+      const again = await timeToReady(dataDir);
+      process.stdout.write(`, restart ${(again / 1000).toFixed(2)} s\n`);
+      rows.push(['first start (empty data folder)', first], ['restart (existing data)', again]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write('\n| case | runs | median | max |\n|---|---|---|---|\n');
+  for (const label of ['first start (empty data folder)', 'restart (existing data)']) {
+    const times = rows.filter(([l]) => l === label).map(([, t]) => t).sort((a, b) => a - b);
+    const median = times[Math.floor(times.length / 2)];
+    process.stdout.write(`| ${label} | ${times.length} | ${(median / 1000).toFixed(2)} s | ${(times[times.length - 1] / 1000).toFixed(2)} s |\n`);
+  }
+}
+
+void main();
