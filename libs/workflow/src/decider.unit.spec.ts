@@ -10,7 +10,7 @@ type State = { status: 'idle' } | { status: 'waiting'; dueAt: string } | { statu
 
 const reminder: Decider<Input, Event, State> = {
   initialState: () => ({ status: 'idle' }),
-  evolve: (state, event) => {
+  evolve: (_state, event) => {
     switch (event.type) {
       case 'scheduled':
         return { status: 'waiting', dueAt: event.dueAt };
