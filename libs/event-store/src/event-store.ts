@@ -1,7 +1,8 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreTables, eventStoreTables } from './event-store-tables';
-import { AppendRequest, AppendResult, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
+import { AppendRequest, AppendResult, RecordedEvent, TimerSchedule } from './event-store.types';
 import { STREAM_POSITION_CONSTRAINT } from './migrations/stream-events.migration';
+import { writeOutbox } from './outbox-writer';
 import { isUniqueViolation } from './postgres-errors';
 import { StreamConflictError } from './stream-conflict.error';
 
@@ -60,7 +61,7 @@ export class EventStore {
         await this.insertEvents(tx, request);
         // Cancel before scheduling, so one append can move a timer by reusing its id.
         if (request.cancelTimerIds?.length) await this.deleteTimers(tx, streamId, request.cancelTimerIds);
-        if (request.outbox?.length) await this.insertOutbox(tx, request.outbox);
+        if (request.outbox?.length) await writeOutbox(tx, this.tables.outbox, request.outbox);
         if (request.timers?.length) await this.insertTimers(tx, streamId, request.timers);
         return { position: expectedPosition + events.length };
       });
@@ -92,23 +93,6 @@ export class EventStore {
       ],
     );
     if (inserted.length !== events.length) throw new StreamConflictError(streamId, expectedPosition);
-  }
-
-  private async insertOutbox(tx: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
-    await tx.query(
-      `INSERT INTO ${this.tables.outbox} (message_id, topic, key, value, headers)
-       SELECT m.message_id, m.topic, m.key, m.value, m.headers
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY
-              AS m(message_id, topic, key, value, headers, ord)
-        ORDER BY m.ord`,
-      [
-        messages.map((m) => m.messageId),
-        messages.map((m) => m.topic),
-        messages.map((m) => m.key),
-        messages.map((m) => m.value),
-        messages.map((m) => JSON.stringify(m.headers ?? {})),
-      ],
-    );
   }
 
   private async insertTimers(tx: EntityManager, streamId: string, timers: readonly TimerSchedule[]): Promise<void> {

@@ -8,7 +8,9 @@ export type {
   TimerSchedule,
 } from './event-store.types';
 export { StreamConflictError } from './stream-conflict.error';
-export { eventStoreMigrations } from './migrations/event-store-migrations';
+export { eventStoreMigrations, outboxMigrations } from './migrations/event-store-migrations';
+export { writeOutbox } from './outbox-writer';
+export { eventStoreTables } from './event-store-tables';
 export type { EventStoreLogger } from './event-store-logger';
 export type { PollingOptions } from './polling/polling-options';
 export { OutboxRelay } from './relay/outbox-relay';

@@ -2,3 +2,4 @@ export * from './expect-eventually';
 export * from './test-infrastructure';
 export * from './processes';
 export * from './tcp-proxy';
+export * from './temporary-database';

@@ -12,3 +12,8 @@ export function eventStoreMigrations(schema: string): MigrationClass[] {
   const tables = eventStoreTables(schema);
   return [streamEventsMigration(tables), outboxMigration(tables), timersMigration(tables)];
 }
+
+/** Only the outbox, for a service that publishes its changes but keeps no event streams. */
+export function outboxMigrations(schema: string): MigrationClass[] {
+  return [outboxMigration(eventStoreTables(schema))];
+}

@@ -15,3 +15,5 @@ export * from './launch/platform-factory';
 export * from './launch/run-service';
 export * from './security/secret-box';
 export * from './messaging/dead-letter';
+export * from './http/validation';
+export * from './testing/test-http-app';

@@ -4,6 +4,10 @@ import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account
 import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
+import { ApiKeysController } from './api-keys/api-keys.controller';
+import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
+import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
+import { WorkspaceScope } from './workspaces/workspace-scope';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
 /** `{management_url}`: accounts, workspaces, keys, and (later) workflow and template definitions. */
@@ -15,9 +19,11 @@ export class ManagementApiModule {
       imports: [
         ServiceDatabaseModule.forService({ service: 'management-api', schema: 'management', migrations: MANAGEMENT_MIGRATIONS }),
       ],
-      controllers: [WorkspacesController],
+      controllers: [WorkspacesController, WorkspaceKeysController, ApiKeysController],
       providers: [
         ServiceTokenGuard,
+        WorkspaceScope,
+        ManagementOutboxRelay,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

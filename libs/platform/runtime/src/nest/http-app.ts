@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiExceptionFilter } from '../http/api-exception.filter';
+import { createValidationPipe } from '../http/validation';
 import { createHttpMetrics } from '../metrics/metrics';
 import { PlatformContext } from './platform-context';
 import { PlatformModule } from './platform.module';
@@ -38,6 +39,7 @@ export async function createHttpApp(
     rawBody: true,
   });
   app.useGlobalFilters(new ApiExceptionFilter(context.logger));
+  app.useGlobalPipes(createValidationPipe());
   const httpMetrics = createHttpMetrics(context.metrics, api);
   app
     .getHttpAdapter()

@@ -11,6 +11,9 @@ import {
   generateCredential,
   hashToken,
 } from '@herald/runtime';
+import { writeOutbox } from '@herald/event-store';
+import { maskedKey } from '../api-keys/api-keys.controller';
+import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../credentials/credential-events';
 import { SECRETS_KEY } from './secrets-key';
 
 export interface BootstrapOutput {
@@ -60,9 +63,11 @@ export class BootstrapAccount implements OnApplicationBootstrap {
         `INSERT INTO management.workspaces (id, account_id, slug, name, mode) VALUES ($1, $2, $3, $3, 'test')`,
         [workspaceId, accountId, credentials.workspace],
       );
+      const apiKeyId = randomUUID();
+      const apiKeyHash = hashToken(credentials.apiKey);
       await tx.query(
         `INSERT INTO management.api_keys (id, workspace_id, name, key_hash, key_hint) VALUES ($1, $2, 'bootstrap', $3, $4)`,
-        [randomUUID(), workspaceId, hashToken(credentials.apiKey), hint(credentials.apiKey)],
+        [apiKeyId, workspaceId, apiKeyHash, maskedKey(credentials.apiKey)],
       );
       const sealed = new SecretBox(this.secretsKey).seal(credentials.workspaceSecret, `workspace_key:${workspaceKeyId}`);
       await tx.query(
@@ -70,6 +75,26 @@ export class BootstrapAccount implements OnApplicationBootstrap {
          VALUES ($1, $2, 'default', $3, $4, true)`,
         [workspaceKeyId, workspaceId, credentials.workspaceKey, sealed],
       );
+      // The services that authenticate requests learn the credentials from these.
+      const now = new Date();
+      const workspace = { workspace_id: workspaceId, workspace_slug: credentials.workspace };
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
+        credentialsChangedMessage(
+          { kind: 'api_key', change: 'created', api_key_id: apiKeyId, key_hash: apiKeyHash.toString('hex'), ...workspace },
+          now,
+        ),
+        credentialsChangedMessage(
+          {
+            kind: 'workspace_key',
+            change: 'created',
+            workspace_key_id: workspaceKeyId,
+            key: credentials.workspaceKey,
+            secret_sealed: sealed.toString('base64'),
+            ...workspace,
+          },
+          now,
+        ),
+      ]);
       return credentials;
     });
 

@@ -29,3 +29,9 @@ export class ServiceTokenGuard implements CanActivate {
     return true;
   }
 }
+
+/** The account a guarded request authenticated as. */
+export function accountOf(request: ManagementRequest): string {
+  if (!request.account) throw new HeraldError('authentication_failed', 'not authenticated');
+  return request.account.accountId;
+}

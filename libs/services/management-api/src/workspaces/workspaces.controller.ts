@@ -1,16 +1,21 @@
-import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
-import { ManagementRequest, ServiceTokenGuard } from '../auth/service-token.guard';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { OffsetList, offsetPage } from '../http/offset-page';
+import { CreateWorkspaceDto, slugOf } from './create-workspace.dto';
 
-interface WorkspaceRow {
-  uid: string;
-  slug: string;
-  name: string;
-  description: string;
-  mode: string;
-  data_center: Record<string, unknown>;
+export interface WorkspaceView {
+  readonly uid: string;
+  readonly slug: string;
+  readonly data_center: Record<string, unknown>;
+  readonly is_expired: boolean;
+  readonly has_limit_reached: boolean;
+  readonly name: string;
+  readonly description: string;
+  readonly mode: string;
 }
 
 /** Interface 2.10 / 4.6: the workspaces of the token's account, offset-paginated. */
@@ -20,35 +25,38 @@ export class WorkspacesController {
   constructor(@InjectDataSource('management') private readonly db: DataSource) {}
 
   @Get()
-  async list(
-    @Req() request: ManagementRequest,
-    @Query('limit') limitParam?: string,
-    @Query('offset') offsetParam?: string,
-  ): Promise<{ meta: { count: number; limit: number; offset: number }; results: unknown[] }> {
-    const limit = parseBoundedInteger('limit', limitParam, 20, 1, 1000);
-    const offset = parseBoundedInteger('offset', offsetParam, 0, 0, Number.MAX_SAFE_INTEGER);
-    const accountId = request.account?.accountId;
-    const [{ count }] = (await this.db.query(
-      `SELECT count(*)::int AS count FROM management.workspaces WHERE account_id = $1`,
-      [accountId],
-    )) as Array<{ count: number }>;
+  list(@Req() request: ManagementRequest, @Query('limit') limit?: string, @Query('offset') offset?: string): Promise<OffsetList<WorkspaceView>> {
+    return this.page(accountOf(request), offsetPage(limit, offset));
+  }
+
+  /** As in the reference, the answer is the updated list. */
+  @Post()
+  @HttpCode(200)
+  async create(@Req() request: ManagementRequest, @Body() body: CreateWorkspaceDto): Promise<OffsetList<WorkspaceView>> {
+    const accountId = accountOf(request);
+    const slug = body.slug ?? slugOf(body.name);
+    if (!slug) throw HeraldError.validation([{ path: 'name', message: 'must contain a letter or a digit' }]);
+    const inserted = (await this.db.query(
+      `INSERT INTO management.workspaces (id, account_id, slug, name, description, mode)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account_id, slug) DO NOTHING RETURNING id`,
+      [randomUUID(), accountId, slug, body.name, body.description ?? '', body.mode ?? 'sandbox'],
+    )) as unknown[];
+    if (inserted.length === 0) throw new HeraldError('conflict', `workspace '${slug}' already exists`);
+    return this.page(accountId, { limit: 20, offset: 0 });
+  }
+
+  private async page(accountId: string, { limit, offset }: { limit: number; offset: number }): Promise<OffsetList<WorkspaceView>> {
+    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM management.workspaces WHERE account_id = $1`, [
+      accountId,
+    ])) as Array<{ count: number }>;
     const rows = (await this.db.query(
       `SELECT id AS uid, slug, name, description, mode, data_center
          FROM management.workspaces WHERE account_id = $1 ORDER BY created_at, slug LIMIT $2 OFFSET $3`,
       [accountId, limit, offset],
-    )) as WorkspaceRow[];
+    )) as Array<Omit<WorkspaceView, 'is_expired' | 'has_limit_reached'>>;
     return {
       meta: { count, limit, offset },
       results: rows.map((row) => ({ ...row, is_expired: false, has_limit_reached: false })),
     };
   }
-}
-
-function parseBoundedInteger(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw HeraldError.validation([{ path: name, message: `must be an integer from ${min} to ${max}` }]);
-  }
-  return value;
 }

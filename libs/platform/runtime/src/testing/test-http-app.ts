@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { AddressInfo } from 'node:net';
+import { InProcessBus, MessageBus } from '@herald/bus';
+import { allTopics } from '@herald/contracts';
+import { HeraldConfig, loadHeraldConfig } from '../config/herald-config';
+import { HealthRegistry } from '../health/health-registry';
+import { HeraldLogger } from '../logging/logger';
+import { createMetricsRegistry } from '../metrics/metrics';
+import { createHttpApp } from '../nest/http-app';
+import { PlatformContext } from '../nest/platform-context';
+import { ServiceDefinition } from '../launch/service-definition';
+
+export interface TestHttpApp {
+  /** Base URL with a trailing slash. */
+  readonly url: string;
+  readonly bus: MessageBus;
+  readonly config: HeraldConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * One service's HTTP application in the test process, on a given database and bus
+ * (the in-process bus unless one is passed), on a free port. Logs go nowhere unless
+ * HERALD_TEST_LOGS is set.
+ */
+export async function startTestHttpApp(
+  service: ServiceDefinition,
+  databaseUrl: string,
+  options: { bus?: MessageBus; env?: Record<string, string> } = {},
+): Promise<TestHttpApp> {
+  const config: HeraldConfig = {
+    ...loadHeraldConfig({ HERALD_PORT: '0', HERALD_MANAGEMENT_PORT: '0', ...options.env }),
+    secretsKey: randomBytes(32),
+  };
+  const logger = new HeraldLogger(service.name, 'debug', process.env.HERALD_TEST_LOGS ? process.stdout : { write: () => undefined });
+  const bus = options.bus ?? new InProcessBus();
+  await bus.ensureTopics(allTopics().map((t) => ({ name: t.name, partitions: 3 })));
+  const context: PlatformContext = {
+    config,
+    logger,
+    bus,
+    metrics: createMetricsRegistry(service.name),
+    health: new HealthRegistry(),
+    databaseUrl,
+  };
+  const app = await createHttpApp(service.api, context, [service.module()]);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    bus,
+    config,
+    close: async () => {
+      await app.close();
+      if (!options.bus) await bus.close();
+    },
+  };
+}

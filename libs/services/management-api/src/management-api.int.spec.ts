@@ -1,0 +1,298 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { IncomingMessage } from '@herald/bus';
+import { CredentialsChanged, TOPICS, parseCredentialsChanged, parseEnvelope } from '@herald/contracts';
+import { EmbeddedPostgres } from '@herald/database';
+import { TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
+import { createTemporaryDatabase, databaseTargets, expectEventually, fetchJson } from '@herald/testing';
+import { managementApi } from './management-api.module';
+
+describe.each(databaseTargets())('management API: workspaces and keys ($kind)', (target) => {
+  const token = `hst_${randomBytes(24).toString('base64url')}`;
+  const otherToken = `hst_${randomBytes(24).toString('base64url')}`;
+  let app: TestHttpApp;
+  let databaseUrl: string;
+  let dispose: () => Promise<void>;
+  const published: CredentialsChanged[] = [];
+
+  async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  function call(method: string, path: string, body?: unknown, bearer = token): Promise<{ status: number; body: unknown }> {
+    return fetchJson(`${app.url}${path}`, {
+      method,
+      headers: { authorization: `ServiceToken ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  }
+
+  beforeAll(async () => {
+    if (target.kind === 'embedded') {
+      const embedded = await EmbeddedPostgres.start();
+      databaseUrl = embedded.url;
+      dispose = () => embedded.stop();
+    } else {
+      const database = await createTemporaryDatabase(target.url);
+      databaseUrl = database.url;
+      dispose = () => database.drop();
+    }
+    app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token } });
+    await app.bus.subscribe({
+      groupId: 'test-credentials-reader',
+      topics: [TOPICS.credentialsChanged.name],
+      handler: async (message: IncomingMessage) => {
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok) throw new Error('bad envelope');
+        const payload = parseCredentialsChanged(envelope.value.payload);
+        if (!payload.ok) throw new Error('bad payload');
+        published.push(payload.value);
+      },
+    });
+    // A second account, with a workspace of the same slug, to prove isolation.
+    const accountId = randomUUID();
+    await sql(`INSERT INTO management.accounts (id, name) VALUES ($1, 'other')`, [accountId]);
+    await sql(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'other', $3, 'x')`, [
+      randomUUID(),
+      accountId,
+      hashToken(otherToken),
+    ]);
+    await sql(`INSERT INTO management.workspaces (id, account_id, slug, name) VALUES ($1, $2, 'staging', 'other staging')`, [
+      randomUUID(),
+      accountId,
+    ]);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await dispose?.();
+  });
+
+  describe('authentication', () => {
+    it.each([
+      ['GET', 'v1/workspace/'],
+      ['POST', 'v1/workspace/'],
+      ['GET', 'v1/staging/ws_key/'],
+      ['POST', 'v1/staging/ws_key/'],
+      ['GET', 'v1/staging/ws_api_key/'],
+    ])('refuses %s /%s with a wrong token (401 authentication_failed)', async (method, path) => {
+      const response = await call(method, path, method === 'POST' ? { name: 'x' } : undefined, 'wrong');
+      expect(response).toEqual({
+        status: 401,
+        body: {
+          code: 401,
+          error_code: 'authentication_failed',
+          type: 'AuthenticationFailed',
+          message: 'invalid service token',
+          detail: 'invalid service token',
+        },
+      });
+    });
+
+    it('refuses a request without the ServiceToken scheme', async () => {
+      const response = await fetchJson(`${app.url}v1/workspace/`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(401);
+    });
+  });
+
+  describe('workspaces', () => {
+    it('lists the bootstrapped workspace', async () => {
+      const response = await call('GET', 'v1/workspace/');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        meta: { count: 1, limit: 20, offset: 0 },
+        results: [
+          {
+            uid: expect.any(String),
+            slug: 'staging',
+            data_center: {},
+            is_expired: false,
+            has_limit_reached: false,
+            name: 'staging',
+            description: '',
+            mode: 'test',
+          },
+        ],
+      });
+    });
+
+    it('creates a workspace with a slug from its name, and answers with the updated list', async () => {
+      const response = await call('POST', 'v1/workspace/', { name: 'Production EU', description: 'live', mode: 'production' });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        meta: { count: 2 },
+        results: [{ slug: 'staging' }, { slug: 'production-eu', name: 'Production EU', description: 'live', mode: 'production' }],
+      });
+    });
+
+    it('refuses a second workspace with the same slug (409)', async () => {
+      const response = await call('POST', 'v1/workspace/', { name: 'x', slug: 'staging' });
+      expect(response).toEqual({
+        status: 409,
+        body: {
+          code: 409,
+          error_code: 'conflict',
+          type: 'ConflictError',
+          message: "workspace 'staging' already exists",
+          detail: "workspace 'staging' already exists",
+        },
+      });
+    });
+
+    it('reports every invalid field of a create by its path, and creates nothing', async () => {
+      const response = await call('POST', 'v1/workspace/', { mode: 'chaos', slug: 'Bad Slug', description: 7 });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
+      const detail = (response.body as { detail: string }).detail;
+      for (const path of ['name', 'slug', 'description', 'mode']) expect(detail).toContain(`${path}:`);
+      expect((await call('GET', 'v1/workspace/')).body).toMatchObject({ meta: { count: 2 } });
+    });
+
+    it('pages with limit and offset, and refuses limits out of range', async () => {
+      expect((await call('GET', 'v1/workspace/?limit=1&offset=1')).body).toMatchObject({
+        meta: { count: 2, limit: 1, offset: 1 },
+        results: [{ slug: 'production-eu' }],
+      });
+      const tooMany = await call('GET', 'v1/workspace/?limit=1001');
+      expect(tooMany.status).toBe(400);
+      expect((tooMany.body as { detail: string }).detail).toContain('limit: must be an integer from 1 to 1000');
+    });
+
+    it("shows another account only its own workspaces", async () => {
+      expect((await call('GET', 'v1/workspace/', undefined, otherToken)).body).toMatchObject({
+        meta: { count: 1 },
+        results: [{ slug: 'staging', name: 'other staging' }],
+      });
+    });
+  });
+
+  describe('workspace keys', () => {
+    let created: { id: string; key: string; secret: string };
+
+    it('lists the bootstrap key with its secret in full', async () => {
+      const response = await call('GET', 'v1/staging/ws_key/');
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        meta: { count: 1, limit: 20, offset: 0 },
+        results: [{ name: 'default', is_default: true, is_active: true, is_deleted: false, key: expect.stringMatching(/^hwk_/), secret: expect.stringMatching(/^hws_/) }],
+      });
+    });
+
+    it('creates a key pair (201), stores the secret sealed and announces it sealed', async () => {
+      const response = await call('POST', 'v1/staging/ws_key/', { name: 'backend', allowed_domains: ['example.com'] });
+      expect(response.status).toBe(201);
+      created = response.body as typeof created;
+      expect(response.body).toMatchObject({
+        id: expect.any(String),
+        name: 'backend',
+        key: expect.stringMatching(/^hwk_/),
+        secret: expect.stringMatching(/^hws_/),
+        allowed_domains: ['example.com'],
+        is_default: false,
+        is_deleted: false,
+        rotated_at: null,
+      });
+      const [stored] = await sql<{ secret_sealed: Buffer }>(`SELECT secret_sealed FROM management.workspace_keys WHERE id = $1`, [created.id]);
+      expect(stored.secret_sealed.includes(Buffer.from(created.secret))).toBe(false);
+
+      const announced = await expectEventually(() => {
+        const event = published.find((p) => p.kind === 'workspace_key' && p.workspace_key_id === created.id);
+        expect(event).toBeDefined();
+        return event as Extract<CredentialsChanged, { kind: 'workspace_key' }>;
+      });
+      expect(announced).toMatchObject({ change: 'created', key: created.key, workspace_slug: 'staging' });
+      expect(JSON.stringify(announced)).not.toContain(created.secret);
+    });
+
+    it('rotates the secret of a key, keeping the key', async () => {
+      const response = await call('PATCH', `v1/staging/ws_key/${created.id}/rotate/`);
+      expect(response.status).toBe(200);
+      const rotated = response.body as { key: string; secret: string; rotated_at: string | null };
+      expect(rotated.key).toBe(created.key);
+      expect(rotated.secret).not.toBe(created.secret);
+      expect(rotated.rotated_at).not.toBeNull();
+      const list = (await call('GET', 'v1/staging/ws_key/')).body as { results: Array<{ id: string; secret: string }> };
+      expect(list.results.find((k) => k.id === created.id)?.secret).toBe(rotated.secret);
+    });
+
+    it("does not let another account touch this workspace's keys", async () => {
+      expect((await call('GET', 'v1/staging/ws_key/', undefined, otherToken)).body).toMatchObject({ meta: { count: 0 }, results: [] });
+      expect((await call('DELETE', `v1/staging/ws_key/${created.id}/`, undefined, otherToken)).status).toBe(404);
+      expect((await call('PATCH', `v1/staging/ws_key/${created.id}/rotate/`, undefined, otherToken)).status).toBe(404);
+    });
+
+    it('deletes a key (204), after which it is gone', async () => {
+      expect((await call('DELETE', `v1/staging/ws_key/${created.id}/`)).status).toBe(204);
+      expect((await call('GET', 'v1/staging/ws_key/')).body).toMatchObject({ meta: { count: 1 } });
+      expect((await call('DELETE', `v1/staging/ws_key/${created.id}/`)).status).toBe(404);
+      await expectEventually(() =>
+        expect(published).toContainEqual(expect.objectContaining({ kind: 'workspace_key', workspace_key_id: created.id, change: 'deleted' })),
+      );
+    });
+
+    it('answers 404 not_found for an unknown workspace or key', async () => {
+      expect(await call('GET', 'v1/nowhere/ws_key/')).toEqual({
+        status: 404,
+        body: {
+          code: 404,
+          error_code: 'not_found',
+          type: 'NotFound',
+          message: "workspace 'nowhere' not found",
+          detail: "workspace 'nowhere' not found",
+        },
+      });
+      expect((await call('PATCH', 'v1/staging/ws_key/not-a-uuid/rotate/')).status).toBe(404);
+      expect((await call('DELETE', `v1/staging/ws_key/${randomUUID()}/`)).status).toBe(404);
+    });
+
+    it('reports an invalid key body by field path', async () => {
+      const response = await call('POST', 'v1/staging/ws_key/', { allowed_domains: ['ok.com', 7] });
+      expect(response.status).toBe(400);
+      expect((response.body as { detail: string }).detail).toMatch(/name: .*allowed_domains/);
+    });
+  });
+
+  describe('API keys', () => {
+    it('shows a created key once, then only masked, and stores only its hash', async () => {
+      const created = await call('POST', 'v1/staging/ws_api_key/', { name: 'backend-prod' });
+      expect(created.status).toBe(201);
+      const { id, api_key: apiKey, masked_api_key: masked } = created.body as { id: string; api_key: string; masked_api_key: string };
+      expect(apiKey).toMatch(/^hak_/);
+      expect(apiKey.startsWith(masked.replace(/\*+$/, ''))).toBe(true);
+      expect(masked).not.toContain(apiKey.slice(8));
+
+      const list = (await call('GET', 'v1/staging/ws_api_key/')).body as { meta: { count: number }; results: Array<Record<string, unknown>> };
+      expect(list.meta.count).toBe(2);
+      expect(list.results.find((k) => k.id === id)).toEqual({
+        id,
+        masked_api_key: masked,
+        is_deleted: false,
+        name: 'backend-prod',
+        allowed_domains: [],
+        created_at: expect.any(String),
+        created_by: null,
+        deleted_at: null,
+        deleted_by: null,
+      });
+      expect(JSON.stringify(list)).not.toContain(apiKey);
+
+      const stored = await sql<{ key_hash: Buffer }>(`SELECT key_hash FROM management.api_keys WHERE id = $1`, [id]);
+      expect(stored[0].key_hash.equals(hashToken(apiKey))).toBe(true);
+      await expectEventually(() =>
+        expect(published).toContainEqual(
+          expect.objectContaining({ kind: 'api_key', api_key_id: id, change: 'created', key_hash: hashToken(apiKey).toString('hex') }),
+        ),
+      );
+
+      expect((await call('DELETE', `v1/staging/ws_api_key/${id}/`)).status).toBe(204);
+      expect((await call('GET', 'v1/staging/ws_api_key/')).body).toMatchObject({ meta: { count: 1 } });
+      expect((await call('DELETE', `v1/staging/ws_api_key/${id}/`)).status).toBe(404);
+    });
+  });
+});
