@@ -6,6 +6,8 @@ import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
+import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
+import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
 import { WorkspaceScope } from './workspaces/workspace-scope';
 import { WorkspacesController } from './workspaces/workspaces.controller';
@@ -19,11 +21,13 @@ export class ManagementApiModule {
       imports: [
         ServiceDatabaseModule.forService({ service: 'management-api', schema: 'management', migrations: MANAGEMENT_MIGRATIONS }),
       ],
-      controllers: [WorkspacesController, WorkspaceKeysController, ApiKeysController],
+      controllers: [WorkspacesController, WorkspaceKeysController, ApiKeysController, ...TEMPLATE_CONTROLLERS, ...VENDOR_CONTROLLERS],
       providers: [
         ServiceTokenGuard,
         WorkspaceScope,
         ManagementOutboxRelay,
+        ...TEMPLATE_PROVIDERS,
+        ...VENDOR_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

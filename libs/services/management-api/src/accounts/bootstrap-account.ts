@@ -13,7 +13,7 @@ import {
 } from '@herald/runtime';
 import { writeOutbox } from '@herald/event-store';
 import { maskedKey } from '../api-keys/api-keys.controller';
-import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../credentials/credential-events';
+import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { SECRETS_KEY } from './secrets-key';
 
 export interface BootstrapOutput {

@@ -6,7 +6,7 @@ import { HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock, generateCredential, hashToken } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../credentials/credential-events';
+import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { returningRows } from '../persistence/returning-rows';
 import { WorkspaceScope } from '../workspaces/workspace-scope';

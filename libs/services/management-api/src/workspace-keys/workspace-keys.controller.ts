@@ -7,7 +7,7 @@ import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock, SecretBox, generateCredential } from '@herald/runtime';
 import { SECRETS_KEY } from '../accounts/secrets-key';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../credentials/credential-events';
+import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { returningRows } from '../persistence/returning-rows';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';

@@ -1,6 +1,17 @@
 import { MigrationClass } from '@herald/database';
 import { outboxMigrations } from '@herald/event-store';
+import { TEMPLATE_MIGRATIONS } from '../../templates';
+import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
 
-/** Oldest first. The outbox carries management's changes to the other services. */
-export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [CreateAccounts1763700000000, ...outboxMigrations('management')];
+/**
+ * Oldest first. The outbox carries management's changes to the other services.
+ * Timestamps reserved per area: templates 17637004…, vendors 17637005…,
+ * preference categories 17637006…, workflows 17637007….
+ */
+export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
+  CreateAccounts1763700000000,
+  ...outboxMigrations('management'),
+  ...TEMPLATE_MIGRATIONS,
+  ...VENDOR_MIGRATIONS,
+];

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CREDENTIALS_CHANGED_TYPE,
+  CREDENTIALS_CHANGED_VERSION,
+  CredentialsChanged,
+  DEFINITION_CHANGED_TYPE,
+  DEFINITION_CHANGED_VERSION,
+  DefinitionChanged,
+  TOPICS,
+  envelopeOf,
+} from '@herald/contracts';
+import { OutboxMessage } from '@herald/event-store';
+
+export const MANAGEMENT_OUTBOX = '"management".outbox';
+
+/** The outbox row announcing a credentials change, keyed by workspace so changes of one workspace stay in order. */
+export function credentialsChangedMessage(change: CredentialsChanged, now: Date): OutboxMessage {
+  return outboxMessage(TOPICS.credentialsChanged.name, CREDENTIALS_CHANGED_TYPE, CREDENTIALS_CHANGED_VERSION, change.workspace_id, change, now);
+}
+
+/** The outbox row announcing that a workflow, template, category set or vendor changed. */
+export function definitionChangedMessage(change: DefinitionChanged, now: Date): OutboxMessage {
+  return outboxMessage(TOPICS.definitionChanged.name, DEFINITION_CHANGED_TYPE, DEFINITION_CHANGED_VERSION, change.workspace_id, change, now);
+}
+
+function outboxMessage(topic: string, type: string, version: number, workspaceId: string, payload: unknown, now: Date): OutboxMessage {
+  const messageId = randomUUID();
+  return {
+    messageId,
+    topic,
+    key: workspaceId,
+    value: JSON.stringify(envelopeOf(type, version, messageId, workspaceId, now, payload)),
+    headers: { 'message-id': messageId },
+  };
+}
