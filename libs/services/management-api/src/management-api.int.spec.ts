@@ -1,77 +1,25 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { IncomingMessage } from '@herald/bus';
-import { CredentialsChanged, TOPICS, parseCredentialsChanged, parseEnvelope } from '@herald/contracts';
-import { EmbeddedPostgres } from '@herald/database';
-import { TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
-import { createTemporaryDatabase, databaseTargets, expectEventually, fetchJson } from '@herald/testing';
-import { managementApi } from './management-api.module';
+import { randomUUID } from 'node:crypto';
+import { CredentialsChanged } from '@herald/contracts';
+import { hashToken } from '@herald/runtime';
+import { databaseTargets, expectEventually, fetchJson } from '@herald/testing';
+import { ManagementTestApp, startManagementTestApp } from './testing/management-test-app';
 
 describe.each(databaseTargets())('management API: workspaces and keys ($kind)', (target) => {
-  const token = `hst_${randomBytes(24).toString('base64url')}`;
-  const otherToken = `hst_${randomBytes(24).toString('base64url')}`;
-  let app: TestHttpApp;
-  let databaseUrl: string;
-  let dispose: () => Promise<void>;
-  const published: CredentialsChanged[] = [];
-
-  async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(text, params)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  }
-
-  function call(method: string, path: string, body?: unknown, bearer = token): Promise<{ status: number; body: unknown }> {
-    return fetchJson(`${app.url}${path}`, {
-      method,
-      headers: { authorization: `ServiceToken ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  }
+  let t: ManagementTestApp;
+  let token: string;
+  let otherToken: string;
+  let app: ManagementTestApp['app'];
+  let call: ManagementTestApp['call'];
+  let sql: ManagementTestApp['sql'];
+  let published: CredentialsChanged[];
 
   beforeAll(async () => {
-    if (target.kind === 'embedded') {
-      const embedded = await EmbeddedPostgres.start();
-      databaseUrl = embedded.url;
-      dispose = () => embedded.stop();
-    } else {
-      const database = await createTemporaryDatabase(target.url);
-      databaseUrl = database.url;
-      dispose = () => database.drop();
-    }
-    app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token } });
-    await app.bus.subscribe({
-      groupId: 'test-credentials-reader',
-      topics: [TOPICS.credentialsChanged.name],
-      handler: async (message: IncomingMessage) => {
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok) throw new Error('bad envelope');
-        const payload = parseCredentialsChanged(envelope.value.payload);
-        if (!payload.ok) throw new Error('bad payload');
-        published.push(payload.value);
-      },
-    });
-    // A second account, with a workspace of the same slug, to prove isolation.
-    const accountId = randomUUID();
-    await sql(`INSERT INTO management.accounts (id, name) VALUES ($1, 'other')`, [accountId]);
-    await sql(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'other', $3, 'x')`, [
-      randomUUID(),
-      accountId,
-      hashToken(otherToken),
-    ]);
-    await sql(`INSERT INTO management.workspaces (id, account_id, slug, name) VALUES ($1, $2, 'staging', 'other staging')`, [
-      randomUUID(),
-      accountId,
-    ]);
+    t = await startManagementTestApp(target);
+    ({ token, otherToken, app, call, sql, credentials: published } = t);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await dispose?.();
+    await t?.close();
   });
 
   describe('authentication', () => {

@@ -6,6 +6,7 @@ import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
+import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
@@ -21,11 +22,19 @@ export class ManagementApiModule {
       imports: [
         ServiceDatabaseModule.forService({ service: 'management-api', schema: 'management', migrations: MANAGEMENT_MIGRATIONS }),
       ],
-      controllers: [WorkspacesController, WorkspaceKeysController, ApiKeysController, ...TEMPLATE_CONTROLLERS, ...VENDOR_CONTROLLERS],
+      controllers: [
+        WorkspacesController,
+        WorkspaceKeysController,
+        ApiKeysController,
+        PreferenceCategoriesController,
+        ...TEMPLATE_CONTROLLERS,
+        ...VENDOR_CONTROLLERS,
+      ],
       providers: [
         ServiceTokenGuard,
         WorkspaceScope,
         ManagementOutboxRelay,
+        PreferenceCategoryStore,
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,
         BootstrapAccount,

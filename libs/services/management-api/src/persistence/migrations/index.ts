@@ -3,6 +3,7 @@ import { outboxMigrations } from '@herald/event-store';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
+import { CreatePreferenceCategories1763700600000 } from './1763700600000-create-preference-categories';
 
 /**
  * Oldest first. The outbox carries management's changes to the other services.
@@ -14,4 +15,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...outboxMigrations('management'),
   ...TEMPLATE_MIGRATIONS,
   ...VENDOR_MIGRATIONS,
+  CreatePreferenceCategories1763700600000,
 ];

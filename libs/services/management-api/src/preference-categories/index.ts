@@ -1,0 +1,2 @@
+export { PreferenceCategoriesController } from './preference-categories.controller';
+export { PreferenceCategoryStore } from './preference-category-store';

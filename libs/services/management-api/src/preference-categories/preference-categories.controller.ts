@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { HeraldError } from '@herald/contracts';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { WorkspaceScope } from '../workspaces/workspace-scope';
+import { CategoryVersionView, PreferenceCategoryStore } from './preference-category-store';
+
+/**
+ * `/v1/{workspace}/preference_category/`: the workspace's notification categories,
+ * edited as a draft and committed live, as in the reference.
+ */
+@Controller('v1/:workspace/preference_category')
+@UseGuards(ServiceTokenGuard)
+export class PreferenceCategoriesController {
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly store: PreferenceCategoryStore,
+  ) {}
+
+  @Get()
+  async get(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Query('mode') mode?: string): Promise<CategoryVersionView> {
+    const selected = modeOf(mode);
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    return selected === 'live' ? this.store.live(workspace) : this.store.draftOrLive(workspace);
+  }
+
+  /** Saves the draft; with `commit=true` (and a commit message) also makes a valid draft live. */
+  @Post()
+  @HttpCode(200)
+  async save(
+    @Req() request: ManagementRequest,
+    @Param('workspace') slug: string,
+    @Body() body: unknown,
+    @Query('commit') commit?: string,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<CategoryVersionView> {
+    const shouldCommit = booleanOf('commit', commit);
+    if (shouldCommit && !commitMessage?.trim()) {
+      throw HeraldError.validation([{ path: 'commit_message', message: 'is required when commit=true' }]);
+    }
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    const draft = await this.store.saveDraft(workspace, body);
+    if (!shouldCommit || !draft.validation_result.is_valid) return draft;
+    return this.store.commit(workspace, (commitMessage as string).trim());
+  }
+
+  @Patch('commit')
+  async commit(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Query('commit_message') commitMessage?: string): Promise<CategoryVersionView> {
+    if (!commitMessage?.trim()) throw HeraldError.validation([{ path: 'commit_message', message: 'is required' }]);
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    return this.store.commit(workspace, commitMessage.trim());
+  }
+}
+
+function modeOf(mode: string | undefined): 'draft' | 'live' {
+  if (mode === undefined || mode === '' || mode === 'draft') return 'draft';
+  if (mode === 'live') return 'live';
+  throw HeraldError.validation([{ path: 'mode', message: 'must be draft or live' }]);
+}
+
+export function booleanOf(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw HeraldError.validation([{ path: name, message: 'must be true or false' }]);
+}
