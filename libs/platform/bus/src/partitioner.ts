@@ -1,27 +1,10 @@
-import { PartitionMetadata, Partitioners } from 'kafkajs';
-
-const kafkaDefaultPartitioner = Partitioners.DefaultPartitioner();
-const metadataByCount = new Map<number, PartitionMetadata[]>();
-
-function metadataFor(partitions: number): PartitionMetadata[] {
-  let metadata = metadataByCount.get(partitions);
-  if (!metadata) {
-    metadata = Array.from({ length: partitions }, (_, partitionId) => ({
-      partitionId,
-      leader: 0,
-      partitionErrorCode: 0,
-      replicas: [0],
-      isr: [0],
-    }));
-    metadataByCount.set(partitions, metadata);
-  }
-  return metadata;
-}
+import { murmur2 } from './murmur2';
 
 /**
- * The partition Kafka's default (murmur2) partitioner picks for a key, so the
- * in-process bus places every key exactly where Kafka would.
+ * The partition Kafka's default partitioner picks for a key (murmur2, made
+ * positive, modulo the partition count), so the in-process bus places every key
+ * exactly where Kafka would, and the Kafka producer uses the same function.
  */
-export function partitionFor(topic: string, key: string, partitions: number): number {
-  return kafkaDefaultPartitioner({ topic, partitionMetadata: metadataFor(partitions), message: { key, value: null } });
+export function partitionFor(_topic: string, key: string, partitions: number): number {
+  return (murmur2(key) & 0x7fffffff) % partitions;
 }
