@@ -1,0 +1,10 @@
+export * from './definition-enums';
+export * from './workflow-definition';
+export * from './duration';
+export * from './slugs';
+export * from './validation-context';
+export { looksLikeJsonnet } from './expression-fields';
+export { MAX_EXPRESSION_DEPTH } from './validate-conditions';
+export { MAX_BRANCH_DEPTH } from './validate-node';
+export { MAX_EVENT_NAME_LENGTH } from './validate-branch-nodes';
+export * from './validate-workflow';
