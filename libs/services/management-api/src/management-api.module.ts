@@ -5,6 +5,7 @@ import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeysController } from './api-keys/api-keys.controller';
+import { ManagementOpenApiController } from './openapi/openapi.controller';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
@@ -27,6 +28,7 @@ export class ManagementApiModule {
         WorkspaceKeysController,
         ApiKeysController,
         PreferenceCategoriesController,
+        ManagementOpenApiController,
         ...TEMPLATE_CONTROLLERS,
         ...VENDOR_CONTROLLERS,
       ],

@@ -5,6 +5,7 @@ import { EmbeddedPostgres } from '@herald/database';
 import { TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
 import { DatabaseTarget, createTemporaryDatabase, fetchJson } from '@herald/testing';
 import { managementApi } from '../management-api.module';
+import { openApiProblems } from './openapi-response-check';
 
 export interface ManagementTestApp {
   readonly app: TestHttpApp;
@@ -76,12 +77,17 @@ export async function startManagementTestApp(target: DatabaseTarget): Promise<Ma
     definitions,
     credentials,
     sql,
-    call: (method, path, body, bearer = token) =>
-      fetchJson(`${app.url}${path}`, {
+    call: async (method, path, body, bearer = token) => {
+      const response = await fetchJson(`${app.url}${path}`, {
         method,
         headers: { authorization: `ServiceToken ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
-      }),
+      });
+      // Every response a test sees must be what the OpenAPI description promises.
+      const problems = openApiProblems(method, `${app.url}${path}`, response.status, response.body);
+      if (problems.length > 0) throw new Error(`response does not match the OpenAPI description:\n${problems.join('\n')}`);
+      return response;
+    },
     close: async () => {
       await app.close();
       await dispose();

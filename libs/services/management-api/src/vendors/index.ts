@@ -1,7 +1,10 @@
 import { MigrationClass } from '@herald/database';
 import { Provider, Type } from '@nestjs/common';
+import { CreateVendors1763700500000 } from './migrations/1763700500000-create-vendors';
+import { VendorCredentials } from './vendor-credentials';
+import { VendorsController } from './vendors.controller';
 
-/** Vendors per channel with sealed credentials; filled in by the vendors work. */
-export const VENDOR_CONTROLLERS: Type[] = [];
-export const VENDOR_PROVIDERS: Provider[] = [];
-export const VENDOR_MIGRATIONS: MigrationClass[] = [];
+/** Vendors per channel with sealed credentials. */
+export const VENDOR_CONTROLLERS: Type[] = [VendorsController];
+export const VENDOR_PROVIDERS: Provider[] = [VendorCredentials];
+export const VENDOR_MIGRATIONS: MigrationClass[] = [CreateVendors1763700500000];

@@ -4,6 +4,7 @@ import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
 import { CreatePreferenceCategories1763700600000 } from './1763700600000-create-preference-categories';
+import { CreateWorkflows1763700700000 } from './1763700700000-create-workflows';
 
 /**
  * Oldest first. The outbox carries management's changes to the other services.
@@ -16,4 +17,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...TEMPLATE_MIGRATIONS,
   ...VENDOR_MIGRATIONS,
   CreatePreferenceCategories1763700600000,
+  CreateWorkflows1763700700000,
 ];

@@ -1,0 +1,145 @@
+import { IsBoolean, IsInt, IsObject, IsOptional, IsUrl, Max, MaxLength, Min, validateSync } from 'class-validator';
+import { FieldError, HeraldError } from '@herald/contracts';
+import { fieldErrorsOf } from '@herald/runtime';
+import { Credentials } from './credential-fields';
+import { VendorSpec, validateCredentials } from './vendor-catalogue';
+
+/**
+ * Body of `PUT /v1/{workspace}/vendor/{channel}/{vendor}/`. Every field may be omitted
+ * on an update, which keeps its stored value; a first PUT needs `priority`, and the
+ * vendor's required credentials.
+ */
+export class PutVendorDto {
+  @IsOptional()
+  @IsBoolean()
+  is_enabled?: boolean;
+
+  /** Lower is tried first when a channel falls back from one vendor to the next. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  priority?: number;
+
+  /** http is allowed (a local test server); `null` returns to the vendor's default. */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true })
+  @MaxLength(2048)
+  base_url?: string | null;
+
+  @IsOptional()
+  @IsObject()
+  credentials?: Record<string, unknown>;
+
+  /** Non-secret options (from name, sandbox mode); returned and announced in clear. */
+  @IsOptional()
+  @IsObject()
+  settings?: Record<string, unknown>;
+}
+
+/** What a PUT changes; an absent field keeps its stored value. */
+export interface VendorChange {
+  readonly is_enabled?: boolean;
+  readonly priority?: number;
+  /** The API base URL without a trailing slash; null for the vendor's default. */
+  readonly base_url?: string | null;
+  readonly credentials?: Credentials;
+  readonly settings?: Record<string, unknown>;
+}
+
+const MAX_SETTINGS_JSON = 16384;
+/** The field names the platform logger redacts (runtime logging/logger.ts): they name secrets. */
+const SECRET_NAME = /secret|password|passwd|token|authorization|api_?key|credential|cookie|signature/i;
+
+/** A first configuration: priority and credentials are known. */
+export interface NewVendor extends VendorChange {
+  readonly priority: number;
+  readonly credentials: Credentials;
+}
+
+/** The body of a PUT that configures the vendor for the first time (or again after a DELETE). */
+export function parseNewVendor(body: unknown, spec: VendorSpec): NewVendor {
+  const { priority, credentials, ...rest } = parseVendorChange(body, spec, true);
+  if (priority === undefined || credentials === undefined) throw new Error('parseVendorChange requires both when creating');
+  return { ...rest, priority, credentials };
+}
+
+/** The body of a PUT that changes a configured vendor. */
+export function parseVendorUpdate(body: unknown, spec: VendorSpec): VendorChange {
+  return parseVendorChange(body, spec, false);
+}
+
+/**
+ * Validates a PUT body against the DTO and the vendor's credential fields together, so
+ * one 400 lists every failing field by path. This runs in the handler, not in the global
+ * ValidationPipe, because the credential rules depend on the vendor named by the path and
+ * on whether it is already configured.
+ */
+function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean): VendorChange {
+  const raw = body ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
+  // null means "not given", as class-validator's IsOptional takes it; only base_url gives null a meaning (the default).
+  const given = Object.entries(raw as Record<string, unknown>).filter(([name, value]) => value !== null || name === 'base_url');
+  const dto = Object.assign(new PutVendorDto(), Object.fromEntries(given));
+  const errors: FieldError[] = fieldErrorsOf(validateSync(dto, { whitelist: true, validationError: { target: false, value: false } }));
+  const failed = new Set(errors.map((error) => error.path));
+
+  if (creating && dto.priority === undefined && !failed.has('priority')) {
+    errors.push({ path: 'priority', message: 'is required when the vendor is first configured' });
+  }
+  const baseUrl = failed.has('base_url') || dto.base_url == null ? dto.base_url : normalisedBaseUrl(dto.base_url, errors);
+
+  let credentials: Credentials | undefined;
+  if (!failed.has('credentials') && (dto.credentials !== undefined || creating)) {
+    // A first PUT without credentials is checked as `{}`: fine for vendors that need none, field by field otherwise.
+    const checked = validateCredentials(spec, dto.credentials ?? {});
+    errors.push(...checked.errors);
+    credentials = checked.credentials;
+  }
+  if (!failed.has('settings') && dto.settings !== undefined) errors.push(...settingsErrors(dto.settings));
+
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return { is_enabled: dto.is_enabled, priority: dto.priority, base_url: baseUrl, credentials, settings: dto.settings };
+}
+
+/**
+ * The base URL as dispatchers append paths to it. User info would put a credential
+ * where responses show it in clear; a query or fragment would be lost on appending.
+ */
+function normalisedBaseUrl(value: string, errors: FieldError[]): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // class-validator's isURL and the WHATWG parser disagree on a few edge cases; the parser is what dispatchers use.
+    errors.push({ path: 'base_url', message: 'must be a URL address' });
+    return undefined;
+  }
+  if (url.username || url.password) errors.push({ path: 'base_url', message: 'must not contain user info (secrets go in credentials)' });
+  if (url.search || url.hash) errors.push({ path: 'base_url', message: 'must not contain a query or a fragment' });
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * Settings are shown and published in clear, so a secret put there by mistake would
+ * leak; a key named like a secret is refused and pointed to `credentials`.
+ */
+function settingsErrors(settings: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  if (JSON.stringify(settings).length > MAX_SETTINGS_JSON) {
+    errors.push({ path: 'settings', message: `must be at most ${MAX_SETTINGS_JSON} characters of JSON` });
+  }
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (depth > 8 || typeof value !== 'object' || value === null) return;
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      const childPath = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`;
+      if (!Array.isArray(value) && SECRET_NAME.test(key)) {
+        errors.push({ path: childPath, message: 'looks like a secret: settings are returned in clear, secrets go in credentials' });
+      } else {
+        visit(child, childPath, depth + 1);
+      }
+    }
+  };
+  visit(settings, 'settings', 0);
+  return errors;
+}

@@ -1,0 +1,3 @@
+export { WorkflowsController } from './workflows.controller';
+export { WorkflowStore } from './workflow-store';
+export * from './workflow-validation-ports';

@@ -1,0 +1,245 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { HeraldError } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
+import { CLOCK, Clock } from '@herald/runtime';
+import { DefinitionValidationContext, WorkflowValidation, validateWorkflow } from '@herald/workflow';
+import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
+import { returningRows } from '../persistence/returning-rows';
+import { PreferenceCategoryStore } from '../preference-categories/preference-category-store';
+import { ScopedWorkspace } from '../workspaces/workspace-scope';
+import { canonicalHash } from './canonical-hash';
+import { EXPRESSION_SYNTAX, ExpressionSyntax, TEMPLATE_CATALOGUE, TemplateCatalogue } from './workflow-validation-ports';
+import { WorkflowDocument, WorkflowVersionRow } from './workflow-view';
+
+const VERSION_COLUMNS = `w.slug, w.is_enabled, w.created_at, w.last_executed_at, v.version_no, v.status, v.document,
+  v.validation_result, v.hash, v.commit_message, v.updated_by, v.updated_at, v.active_at`;
+
+export type WorkflowMode = 'draft' | 'live';
+
+/**
+ * Workflows and their versions: a draft that changes, committed versions that do
+ * not. Only a draft that validates against the workspace's live categories and
+ * templates goes live, and going live (or being enabled or disabled) is announced
+ * on notify.definition.changed.v1 in the same transaction.
+ */
+@Injectable()
+export class WorkflowStore {
+  constructor(
+    @InjectDataSource('management') private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(EXPRESSION_SYNTAX) private readonly syntax: ExpressionSyntax,
+    @Inject(TEMPLATE_CATALOGUE) private readonly templates: TemplateCatalogue,
+    private readonly categories: PreferenceCategoryStore,
+  ) {}
+
+  async list(
+    workspace: ScopedWorkspace,
+    mode: WorkflowMode,
+    slugs: readonly string[] | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ count: number; rows: WorkflowVersionRow[] }> {
+    const filter = slugs ? 'AND w.slug = ANY($2::text[])' : '';
+    const params: unknown[] = [workspace.id, slugs ?? null];
+    const chosen = this.chosenVersionSql(mode);
+    const [{ count }] = (await this.db.query(
+      `SELECT count(*)::int AS count FROM management.workflows w JOIN management.workflow_versions v
+          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+       WHERE w.workspace_id = $1 ${filter} AND ${chosen}`,
+      params,
+    )) as Array<{ count: number }>;
+    const rows = (await this.db.query(
+      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
+          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+       WHERE w.workspace_id = $1 ${filter} AND ${chosen}
+       ORDER BY v.updated_at DESC, w.slug LIMIT $3 OFFSET $4`,
+      [...params, page.limit, page.offset],
+    )) as WorkflowVersionRow[];
+    return { count, rows };
+  }
+
+  async get(workspace: ScopedWorkspace, slug: string, mode: WorkflowMode): Promise<WorkflowVersionRow> {
+    const [row] = (await this.db.query(
+      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
+          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+       WHERE w.workspace_id = $1 AND w.slug = $2 AND ${this.chosenVersionSql(mode)}`,
+      [workspace.id, slug],
+    )) as WorkflowVersionRow[];
+    if (!row) throw HeraldError.notFound(mode === 'live' ? `workflow '${slug}' has no live version` : `workflow '${slug}' not found`);
+    return row;
+  }
+
+  async history(workspace: ScopedWorkspace, slug: string): Promise<WorkflowVersionRow[]> {
+    const rows = (await this.db.query(
+      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
+          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+       WHERE w.workspace_id = $1 AND w.slug = $2 ORDER BY v.version_no DESC`,
+      [workspace.id, slug],
+    )) as WorkflowVersionRow[];
+    if (rows.length === 0) throw HeraldError.notFound(`workflow '${slug}' not found`);
+    return rows;
+  }
+
+  /** Creates the workflow or replaces its draft; the draft records its validation result either way. */
+  async saveDraft(workspace: ScopedWorkspace, slug: string, document: WorkflowDocument, isEnabled?: boolean): Promise<WorkflowVersionRow> {
+    const { validation_result } = await this.validate(workspace, document);
+    return this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO management.workflows (workspace_id, slug, is_enabled) VALUES ($1, $2, coalesce($3, true))
+         ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = coalesce($3, management.workflows.is_enabled)`,
+        [workspace.id, slug, isEnabled ?? null],
+      );
+      await this.lockWorkflow(tx, workspace.id, slug);
+      await tx.query(
+        `INSERT INTO management.workflow_versions (workspace_id, slug, version_no, status, document, validation_result, hash)
+         VALUES ($1, $2, (SELECT coalesce(max(version_no), 0) + 1 FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2),
+                 'draft', $3::jsonb, $4::jsonb, $5)
+         ON CONFLICT (workspace_id, slug) WHERE status = 'draft'
+         DO UPDATE SET document = EXCLUDED.document, validation_result = EXCLUDED.validation_result, hash = EXCLUDED.hash, updated_at = now()`,
+        [workspace.id, slug, JSON.stringify(document), JSON.stringify(validation_result), canonicalHash(document)],
+      );
+      return this.versionIn(tx, workspace.id, slug, 'draft');
+    });
+  }
+
+  /**
+   * Makes the draft live. It is validated again, against what is live now (a
+   * template or category may have gone since the draft was saved).
+   */
+  async commit(workspace: ScopedWorkspace, slug: string, commitMessage: string | null): Promise<WorkflowVersionRow> {
+    const draft = await this.get(workspace, slug, 'draft');
+    if (draft.status !== 'draft') throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
+    const { definition, validation_result } = await this.validate(workspace, draft.document);
+    return this.db.transaction(async (tx) => {
+      await this.lockWorkflow(tx, workspace.id, slug);
+      if (!definition) {
+        await tx.query(
+          `UPDATE management.workflow_versions SET validation_result = $3::jsonb WHERE workspace_id = $1 AND slug = $2 AND status = 'draft'`,
+          [workspace.id, slug, JSON.stringify(validation_result)],
+        );
+        throw HeraldError.validation(validation_result.errors.map(splitError));
+      }
+      await tx.query(
+        `UPDATE management.workflow_versions SET status = 'archived' WHERE workspace_id = $1 AND slug = $2 AND status = 'active'`,
+        [workspace.id, slug],
+      );
+      const [committed] = returningRows<{ version_no: number }>(
+        await tx.query(
+          `UPDATE management.workflow_versions
+              SET status = 'active', commit_message = $3, validation_result = $4::jsonb, active_at = now(), updated_at = now()
+            WHERE workspace_id = $1 AND slug = $2 AND status = 'draft' RETURNING version_no`,
+          [workspace.id, slug, commitMessage, JSON.stringify(validation_result)],
+        ),
+      );
+      if (!committed) throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
+      const live = await this.versionIn(tx, workspace.id, slug, 'active');
+      await this.announce(tx, workspace, live, 'committed', definition);
+      return live;
+    });
+  }
+
+  async setEnabled(workspace: ScopedWorkspace, slug: string, isEnabled: boolean): Promise<WorkflowVersionRow> {
+    return this.db.transaction(async (tx) => {
+      const [updated] = returningRows<{ slug: string }>(
+        await tx.query(`UPDATE management.workflows SET is_enabled = $3 WHERE workspace_id = $1 AND slug = $2 RETURNING slug`, [
+          workspace.id,
+          slug,
+          isEnabled,
+        ]),
+      );
+      if (!updated) throw HeraldError.notFound(`workflow '${slug}' not found`);
+      const [live] = (await tx.query(
+        `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
+            ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+         WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = 'active'`,
+        [workspace.id, slug],
+      )) as WorkflowVersionRow[];
+      // Only a live workflow can run; a draft-only one changes nothing the engine knows.
+      if (live) {
+        const { definition } = await this.validate(workspace, live.document);
+        await this.announce(tx, workspace, live, isEnabled ? 'enabled' : 'disabled', definition ?? live.document);
+        return live;
+      }
+      return this.versionIn(tx, workspace.id, slug, 'draft');
+    });
+  }
+
+  private async announce(
+    tx: EntityManager,
+    workspace: ScopedWorkspace,
+    live: WorkflowVersionRow,
+    change: 'committed' | 'enabled' | 'disabled',
+    definition: unknown,
+  ): Promise<void> {
+    // Counts every announced change of this workflow, so a read model can drop stale ones.
+    const [{ announced_changes: version }] = returningRows<{ announced_changes: number }>(
+      await tx.query(
+        `UPDATE management.workflows SET announced_changes = announced_changes + 1
+          WHERE workspace_id = $1 AND slug = $2 RETURNING announced_changes`,
+        [workspace.id, live.slug],
+      ),
+    );
+    await writeOutbox(tx, MANAGEMENT_OUTBOX, [
+      definitionChangedMessage(
+        {
+          kind: 'workflow',
+          change,
+          workspace_id: workspace.id,
+          workspace_slug: workspace.slug,
+          id: live.slug,
+          version,
+          document: {
+            slug: live.slug,
+            version_no: live.version_no,
+            is_enabled: live.is_enabled,
+            hash: live.hash,
+            definition,
+          },
+        },
+        this.clock.now(),
+      ),
+    ]);
+  }
+
+  private async validate(workspace: ScopedWorkspace, document: WorkflowDocument): Promise<WorkflowValidation> {
+    const [categories, templates] = await Promise.all([
+      this.categories.liveCategorySlugs(workspace.id),
+      this.templates.templateSlugs(workspace.id),
+    ]);
+    const context: DefinitionValidationContext = {
+      jqSyntaxError: (expression) => this.syntax.jqSyntaxError(expression),
+      jsonnetSyntaxError: (source) => this.syntax.jsonnetSyntaxError(source),
+      categoryExists: (slug) => categories.has(slug),
+      templateExists: (slug) => templates.has(slug),
+    };
+    return validateWorkflow(document, context);
+  }
+
+  /** Saves and commits of one workflow take turns. */
+  private async lockWorkflow(tx: EntityManager, workspaceId: string, slug: string): Promise<void> {
+    await tx.query(`SELECT slug FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`, [workspaceId, slug]);
+  }
+
+  private async versionIn(tx: EntityManager, workspaceId: string, slug: string, status: 'draft' | 'active'): Promise<WorkflowVersionRow> {
+    const [row] = (await tx.query(
+      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
+          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+       WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = $3`,
+      [workspaceId, slug, status],
+    )) as WorkflowVersionRow[];
+    return row;
+  }
+
+  /** Draft mode: the draft if there is one, else the live version. Live mode: the live version. */
+  private chosenVersionSql(mode: WorkflowMode): string {
+    if (mode === 'live') return `v.status = 'active'`;
+    return `(v.status = 'draft' OR (v.status = 'active' AND NOT EXISTS (
+      SELECT 1 FROM management.workflow_versions d WHERE d.workspace_id = v.workspace_id AND d.slug = v.slug AND d.status = 'draft')))`;
+  }
+}
+
+function splitError(error: string): { path: string; message: string } {
+  const at = error.indexOf(': ');
+  return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
+}

@@ -1,0 +1,140 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { HeraldError } from '@herald/contracts';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { OffsetList, offsetPage } from '../http/offset-page';
+import { booleanOf } from '../preference-categories/preference-categories.controller';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { WorkflowMode, WorkflowStore } from './workflow-store';
+import { documentOf, workflowView } from './workflow-view';
+
+const SLUG = /^[a-z0-9-_]{1,255}$/;
+
+/**
+ * `/v1/{workspace}/workflow/...` as in the reference: upsert a draft (and commit it
+ * in the same call with `commit=true`), commit, enable or disable, read a version
+ * with `mode=draft|live`, and (Herald's addition) the version history.
+ */
+@Controller('v1/:workspace/workflow')
+@UseGuards(ServiceTokenGuard)
+export class WorkflowsController {
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly store: WorkflowStore,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Query('mode') mode?: string,
+    @Query('slugs') slugs?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ): Promise<OffsetList<Record<string, unknown>>> {
+    const page = offsetPage(limit, offset);
+    const selected = modeOf(mode);
+    const workspace = await this.workspace(request, workspaceSlug);
+    const wanted = slugs?.split(',').map((s) => s.trim()).filter(Boolean);
+    const { count, rows } = await this.store.list(workspace, selected, wanted, page);
+    return { meta: { count, ...page }, results: rows.map(workflowView) };
+  }
+
+  @Get(':slug')
+  async get(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Query('mode') mode?: string,
+  ): Promise<Record<string, unknown>> {
+    const selected = modeOf(mode);
+    const workspace = await this.workspace(request, workspaceSlug);
+    return workflowView(await this.store.get(workspace, slugOf(slug), selected));
+  }
+
+  @Get(':slug/versions')
+  async versions(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+  ): Promise<{ results: Array<Record<string, unknown>> }> {
+    const workspace = await this.workspace(request, workspaceSlug);
+    const rows = await this.store.history(workspace, slugOf(slug));
+    return {
+      results: rows.map((row) => ({
+        version_no: row.version_no,
+        status: row.status,
+        commit_message: row.commit_message,
+        hash: row.hash,
+        active_at: row.active_at,
+        updated_at: row.updated_at,
+        validation_result: row.validation_result,
+      })),
+    };
+  }
+
+  /** Creates the workflow or replaces its draft (201); `commit=true` also makes a valid draft live. */
+  @Post(':slug')
+  @HttpCode(201)
+  async upsert(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Body() body: unknown,
+    @Query('commit') commit?: string,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<Record<string, unknown>> {
+    const shouldCommit = booleanOf('commit', commit);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
+    }
+    const fields = body as Record<string, unknown>;
+    if (fields.is_enabled !== undefined && typeof fields.is_enabled !== 'boolean') {
+      throw HeraldError.validation([{ path: 'is_enabled', message: 'must be a boolean' }]);
+    }
+    const workspace = await this.workspace(request, workspaceSlug);
+    const draft = await this.store.saveDraft(workspace, slugOf(slug), documentOf(fields), fields.is_enabled as boolean | undefined);
+    if (!shouldCommit || !draft.validation_result.is_valid) return workflowView(draft);
+    return workflowView(await this.store.commit(workspace, draft.slug, commitMessage?.trim() || null));
+  }
+
+  @Patch(':slug/commit')
+  @HttpCode(202)
+  async commit(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<Record<string, unknown>> {
+    const workspace = await this.workspace(request, workspaceSlug);
+    return workflowView(await this.store.commit(workspace, slugOf(slug), commitMessage?.trim() || null));
+  }
+
+  @Patch(':slug/enable')
+  @HttpCode(202)
+  async enable(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Body() body: unknown,
+  ): Promise<Record<string, unknown>> {
+    const isEnabled = (body as { is_enabled?: unknown } | null)?.is_enabled;
+    if (typeof isEnabled !== 'boolean') throw HeraldError.validation([{ path: 'is_enabled', message: 'must be a boolean' }]);
+    const workspace = await this.workspace(request, workspaceSlug);
+    return workflowView(await this.store.setEnabled(workspace, slugOf(slug), isEnabled));
+  }
+
+  private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {
+    return this.scope.resolve(accountOf(request), slug);
+  }
+}
+
+function modeOf(mode: string | undefined): WorkflowMode {
+  if (mode === undefined || mode === '' || mode === 'draft') return 'draft';
+  if (mode === 'live') return 'live';
+  throw HeraldError.validation([{ path: 'mode', message: 'must be draft or live' }]);
+}
+
+function slugOf(slug: string): string {
+  if (!SLUG.test(slug)) throw HeraldError.validation([{ path: 'slug', message: 'must match ^[a-z0-9-_]+$, 1 to 255 characters' }]);
+  return slug;
+}
