@@ -206,6 +206,39 @@ export const managementOpenApi = {
           },
         },
       },
+      Vendor: {
+        type: 'object',
+        required: ['id', 'channel', 'vendor', 'is_enabled', 'priority', 'base_url', 'settings', 'credentials', 'has_credentials', 'version', 'created_at', 'updated_at'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string' },
+          channel: { type: 'string', enum: ['email', 'sms', 'inbox', 'androidpush', 'iospush', 'slack', 'ms_teams', 'webpush', 'whatsapp'] },
+          vendor: { type: 'string' },
+          is_enabled: { type: 'boolean' },
+          priority: { type: 'integer', minimum: 1, maximum: 100, description: 'Lower is tried first when a channel falls back' },
+          base_url: nullable({ type: 'string', description: "The vendor API's base URL: the configured one, else the vendor's default" }),
+          settings: { type: 'object' },
+          credentials: {
+            type: 'object',
+            description: 'Every credential masked: never a value in full',
+            additionalProperties: { type: 'string', pattern: '^([^*]{4}\\*{4}|\\*{8})$' },
+          },
+          has_credentials: { type: 'boolean' },
+          version: { type: 'integer', minimum: 1 },
+          created_at: dateTime,
+          updated_at: dateTime,
+        },
+      },
+      VendorBody: {
+        type: 'object',
+        properties: {
+          is_enabled: { type: 'boolean', default: true },
+          priority: { type: 'integer', minimum: 1, maximum: 100, description: 'Required when the vendor is first configured' },
+          base_url: nullable({ type: 'string', format: 'uri' }),
+          credentials: { type: 'object', description: "The vendor's credential fields; replaces the stored set when given" },
+          settings: { type: 'object', description: 'Non-secret options' },
+        },
+      },
       ValidationResult: {
         type: 'object',
         required: ['is_valid', 'errors'],
@@ -333,6 +366,35 @@ export const managementOpenApi = {
         summary: 'Delete an API key',
         parameters: [workspaceParam, pathParam('id', 'API key id')],
         responses: { 204: { description: 'Deleted' }, ...errors(401, 404) },
+      },
+    },
+    '/v1/{workspace}/vendor/': {
+      get: {
+        summary: 'List the configured vendors',
+        parameters: [workspaceParam, query('channel', { type: 'string' }, 'Only this channel'), ...paging],
+        responses: { 200: json(offsetList(ref('Vendor')), 'By channel, then priority'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/vendor/{channel}/{vendor}/': {
+      get: {
+        summary: 'Get a configured vendor',
+        parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
+        responses: { 200: json(ref('Vendor'), 'The vendor, credentials masked'), ...errors(401, 404) },
+      },
+      put: {
+        summary: 'Configure a vendor (create or update)',
+        parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
+        requestBody: body(ref('VendorBody')),
+        responses: {
+          200: json(ref('Vendor'), 'Updated'),
+          201: json(ref('Vendor'), 'Created'),
+          ...errors(400, 401, 404, 409),
+        },
+      },
+      delete: {
+        summary: 'Remove a vendor',
+        parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
+        responses: { 204: { description: 'Removed' }, ...errors(401, 404) },
       },
     },
     '/v1/{workspace}/preference_category/': {

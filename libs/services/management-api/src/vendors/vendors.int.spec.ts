@@ -1,11 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { IncomingMessage } from '@herald/bus';
-import { DefinitionChanged, TOPICS, parseDefinitionChanged, parseEnvelope } from '@herald/contracts';
-import { EmbeddedPostgres } from '@herald/database';
-import { SecretBox, TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
-import { createTemporaryDatabase, databaseTargets, expectEventually, fetchJson } from '@herald/testing';
-import { managementApi } from '../management-api.module';
+import { randomUUID } from 'node:crypto';
+import { DefinitionChanged } from '@herald/contracts';
+import { SecretBox, TestHttpApp, hashToken } from '@herald/runtime';
+import { databaseTargets, expectEventually } from '@herald/testing';
+import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 import { CredentialValue } from './credential-fields';
 import { CHANNELS, VENDOR_CATALOGUE } from './vendor-catalogue';
 import { validCredentials } from './vendor-fixtures';
@@ -48,35 +45,24 @@ const DEFAULT_BASE_URL: Record<string, string | null> = {
 const VENDOR_IDS = VENDOR_CATALOGUE.map((spec) => `${spec.channel}/${spec.vendor}`);
 
 describe.each(databaseTargets())('management API: vendors ($kind)', (target) => {
-  const token = `hst_${randomBytes(24).toString('base64url')}`;
-  const otherToken = `hst_${randomBytes(24).toString('base64url')}`;
+  let token: string;
+  let otherToken: string;
   const valid = validCredentials();
   const rotatedSendgrid = { api_key: 'SG.rotated-sendgrid-key-9876543210' };
   /** Every credential value this suite ever sends, to prove none comes back or goes out. */
   const clearValues = [...Object.values(valid).flatMap((c) => secretStrings(c)), rotatedSendgrid.api_key];
+  let t: ManagementTestApp;
   let app: TestHttpApp;
   let box: SecretBox;
-  let databaseUrl: string;
   let myWorkspaceId: string;
-  let dispose: () => Promise<void>;
-  const published: DefinitionChanged[] = [];
+  let published: DefinitionChanged[];
 
-  async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(text, params)).rows as T[];
-    } finally {
-      await client.end();
-    }
+  function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    return t.sql<T>(text, params);
   }
 
   function call(method: string, path: string, body?: unknown, bearer = token): Promise<Response> {
-    return fetchJson(`${app.url}${path}`, {
-      method,
-      headers: { authorization: `ServiceToken ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    return t.call(method, path, body, bearer);
   }
 
   /** Every response goes through this: no credential in clear, every credential field masked. */
@@ -115,50 +101,18 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
   }
 
   beforeAll(async () => {
-    if (target.kind === 'embedded') {
-      const embedded = await EmbeddedPostgres.start();
-      databaseUrl = embedded.url;
-      dispose = () => embedded.stop();
-    } else {
-      const database = await createTemporaryDatabase(target.url);
-      databaseUrl = database.url;
-      dispose = () => database.drop();
-    }
-    app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token } });
+    t = await startManagementTestApp(target);
+    ({ app, token, otherToken, definitions: published } = t);
     box = new SecretBox(app.config.secretsKey as Buffer);
     [{ id: myWorkspaceId }] = await sql<{ id: string }>(
       `SELECT w.id FROM management.workspaces w JOIN management.service_tokens t ON t.account_id = w.account_id
         WHERE t.token_hash = $1 AND w.slug = 'staging'`,
       [hashToken(token)],
     );
-    await app.bus.subscribe({
-      groupId: 'test-definitions-reader',
-      topics: [TOPICS.definitionChanged.name],
-      handler: async (message: IncomingMessage) => {
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok) throw new Error('bad envelope');
-        const payload = parseDefinitionChanged(envelope.value.payload);
-        if (!payload.ok) throw new Error('bad payload');
-        published.push(payload.value);
-      },
-    });
-    // A second account, with a workspace of the same slug, to prove isolation.
-    const accountId = randomUUID();
-    await sql(`INSERT INTO management.accounts (id, name) VALUES ($1, 'other')`, [accountId]);
-    await sql(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'other', $3, 'x')`, [
-      randomUUID(),
-      accountId,
-      hashToken(otherToken),
-    ]);
-    await sql(`INSERT INTO management.workspaces (id, account_id, slug, name) VALUES ($1, $2, 'staging', 'other staging')`, [
-      randomUUID(),
-      accountId,
-    ]);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await dispose?.();
+    await t?.close();
   });
 
   describe('authentication and not found', () => {
