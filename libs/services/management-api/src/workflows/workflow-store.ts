@@ -9,7 +9,7 @@ import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-event
 import { returningRows } from '../persistence/returning-rows';
 import { PreferenceCategoryStore } from '../preference-categories/preference-category-store';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
-import { canonicalHash } from './canonical-hash';
+import { sha256Of } from '../hashing/canonical-hash';
 import { EXPRESSION_SYNTAX, ExpressionSyntax, TEMPLATE_CATALOGUE, TemplateCatalogue } from './workflow-validation-ports';
 import { WorkflowDocument, WorkflowVersionRow } from './workflow-view';
 
@@ -97,7 +97,7 @@ export class WorkflowStore {
                  'draft', $3::jsonb, $4::jsonb, $5)
          ON CONFLICT (workspace_id, slug) WHERE status = 'draft'
          DO UPDATE SET document = EXCLUDED.document, validation_result = EXCLUDED.validation_result, hash = EXCLUDED.hash, updated_at = now()`,
-        [workspace.id, slug, JSON.stringify(document), JSON.stringify(validation_result), canonicalHash(document)],
+        [workspace.id, slug, JSON.stringify(document), JSON.stringify(validation_result), sha256Of(document)],
       );
       return this.versionIn(tx, workspace.id, slug, 'draft');
     });

@@ -1,0 +1,66 @@
+import { CHANNELS, Channel, FieldError } from '@herald/contracts';
+import { ApprovalStatus, VendorApproval } from './vendor-approval';
+
+export const MODES = ['draft', 'live'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Template metadata as edited (draft) and as snapshotted into `live` by a commit. */
+export interface TemplateMeta {
+  readonly name: string;
+  readonly description: string | null;
+  readonly tags: string[];
+  readonly enabled_channels: Channel[];
+}
+
+export interface TemplateRow extends TemplateMeta {
+  readonly id: string;
+  readonly workspace_id: string;
+  readonly slug: string;
+  readonly hash: string;
+  readonly live: TemplateMeta | null;
+  readonly live_hash: string | null;
+  readonly version_no: number | null;
+  readonly commit_message: string | null;
+  readonly active_at: Date | null;
+  /** Definition changes announced so far: the `version` of definition.changed. */
+  readonly revision: number;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+export const TEMPLATE_COLUMNS = `id, workspace_id, slug, name, description, tags, enabled_channels, hash, live, live_hash,
+  version_no, commit_message, active_at, revision, created_at, updated_at`;
+
+export type VariantAction = 'Added' | 'Updated' | 'Unchanged';
+
+export interface VariantRow {
+  readonly template_id: string;
+  readonly mode: Mode;
+  readonly channel: Channel;
+  readonly id: string;
+  readonly tenant_id: string | null;
+  readonly locale: string;
+  readonly conditions: unknown[];
+  readonly content: Record<string, unknown>;
+  /** SHA-256 of the canonical JSON of `content`. */
+  readonly hash: string;
+  /** Content problems (paths relative to the content); a variant with any cannot go live. */
+  readonly errors: FieldError[];
+  readonly has_error: boolean;
+  readonly seq_no: number;
+  readonly needs_vendor_approval: boolean;
+  readonly approval_status: ApprovalStatus;
+  readonly approval_at: Date | string | null;
+  readonly discard_comment: string | null;
+  readonly vendor_approvals: VendorApproval[];
+  readonly action: VariantAction | null;
+  readonly created_at: Date | string;
+  readonly updated_at: Date | string;
+}
+
+export const VARIANT_COLUMNS = `template_id, mode, channel, id, tenant_id, locale, conditions, content, hash, errors, has_error, seq_no,
+  needs_vendor_approval, approval_status, approval_at, discard_comment, vendor_approvals, action, created_at, updated_at`;
+
+/** Channel first (in the order of interface section 1), then tenant (default first), locale and seq_no. */
+export const VARIANT_ORDER = `array_position(ARRAY[${CHANNELS.map((c) => `'${c}'`).join(', ')}]::text[], channel),
+  tenant_id NULLS FIRST, locale, seq_no, id`;

@@ -1,0 +1,169 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { HeraldError } from '@herald/contracts';
+import { CLOCK, Clock } from '@herald/runtime';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { OffsetList, offsetPage } from '../http/offset-page';
+import { returningRows } from '../persistence/returning-rows';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { commitErrors, planCommit } from './template-commit';
+import { CommitTemplateDto, TEMPLATE_SLUG, UpsertTemplateDto } from './template.dto';
+import { likePattern, modeOf } from './template-params';
+import { Mode, TEMPLATE_COLUMNS, TemplateMeta, TemplateRow, VariantRow } from './template-rows';
+import { TemplateStore } from './template-store';
+import { TemplateView, templateView } from './template-views';
+
+/**
+ * Templates at `/v2/{workspace}/template/` (reference "Template Management API v2").
+ * Edits change the draft; a commit makes the draft live and announces it.
+ */
+@Controller('v2/:workspace/template')
+@UseGuards(ServiceTokenGuard)
+export class TemplatesController {
+  constructor(
+    @InjectDataSource('management') private readonly db: DataSource,
+    private readonly scope: WorkspaceScope,
+    private readonly store: TemplateStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Newest first; `mode=live` lists only templates with a live version, as that version. */
+  @Get()
+  async list(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Query('mode') rawMode?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+    @Query('q') q?: string,
+  ): Promise<OffsetList<TemplateView>> {
+    const page = offsetPage(limit, offset);
+    const mode = modeOf(rawMode);
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    const where = `workspace_id = $1 AND ($2 = 'draft' OR live IS NOT NULL)
+      AND ($3::text IS NULL OR slug ILIKE $3 OR (CASE WHEN $2 = 'live' THEN live->>'name' ELSE name END) ILIKE $3)`;
+    const filter = [workspace.id, mode, q ? likePattern(q) : null];
+    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM management.templates WHERE ${where}`, filter)) as Array<{
+      count: number;
+    }>;
+    const rows = (await this.db.query(
+      `SELECT ${TEMPLATE_COLUMNS} FROM management.templates WHERE ${where} ORDER BY created_at DESC, slug LIMIT $4 OFFSET $5`,
+      [...filter, page.limit, page.offset],
+    )) as TemplateRow[];
+    const counts = await this.store.channelCounts(this.db, rows.map((row) => row.id), mode);
+    return { meta: { count, ...page }, results: rows.map((row) => templateView(row, mode, counts.get(row.id) ?? new Map())) };
+  }
+
+  @Get(':template_slug')
+  async detail(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Query('mode') rawMode?: string,
+  ): Promise<TemplateView> {
+    const mode = modeOf(rawMode);
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    const row = await this.store.requireTemplate(this.db, workspace, slug);
+    if (mode === 'live' && !row.live) throw HeraldError.notFound(`template (slug: '${slug}') has no live version; commit it first`);
+    return this.view(this.db, row, mode);
+  }
+
+  /** Creates the template, or updates its draft metadata: the reference answers 200 either way. */
+  @Post(':template_slug')
+  @HttpCode(200)
+  async upsert(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Body() body: UpsertTemplateDto,
+  ): Promise<TemplateView> {
+    if (!TEMPLATE_SLUG.test(slug)) throw HeraldError.validation([{ path: 'template_slug', message: `must match ${TEMPLATE_SLUG.source}` }]);
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    return this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO management.templates (id, workspace_id, slug, name, hash) VALUES ($1, $2, $3, $4, '')
+         ON CONFLICT (workspace_id, slug) DO NOTHING`,
+        [randomUUID(), workspace.id, slug, body.name],
+      );
+      const current = await this.store.requireTemplate(tx, workspace, slug, true);
+      const meta: TemplateMeta = {
+        name: body.name,
+        description: body.description !== undefined ? body.description : current.description,
+        tags: body.tags ?? current.tags,
+        enabled_channels: body.enabled_channels ?? current.enabled_channels,
+      };
+      const [updated] = returningRows<TemplateRow>(
+        await tx.query(
+          `UPDATE management.templates SET name = $2, description = $3, tags = $4::jsonb, enabled_channels = $5::jsonb
+            WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
+          [current.id, meta.name, meta.description, JSON.stringify(meta.tags), JSON.stringify(meta.enabled_channels)],
+        ),
+      );
+      return this.view(tx, await this.store.refreshDraft(tx, updated), 'draft');
+    });
+  }
+
+  /**
+   * Makes the draft live as the next version and announces it. Refused (400, every
+   * problem by path) while a variant has content errors or an enabled channel has no
+   * variant. A draft identical to the live version commits nothing and announces
+   * nothing, so automation can commit unconditionally.
+   */
+  @Patch(':template_slug/commit')
+  async commit(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Body() body: CommitTemplateDto,
+    @Query('commit_message') queryMessage?: string,
+  ): Promise<TemplateView> {
+    const commitMessage = queryMessage ?? body?.commit_message ?? null;
+    if (commitMessage !== null && commitMessage.length > 1000) {
+      throw HeraldError.validation([{ path: 'commit_message', message: 'must be at most 1000 characters' }]);
+    }
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    return this.db.transaction(async (tx) => {
+      const template = await this.store.requireTemplate(tx, workspace, slug, true);
+      if (template.live && template.live_hash === template.hash) return this.view(tx, template, 'live');
+      const drafts = await this.store.variants(tx, template.id, 'draft');
+      const errors = commitErrors(template, drafts);
+      if (errors.length > 0) throw new HeraldError('validation_error', 'one or more variants about to be committed have issues', errors);
+      return this.view(tx, await this.publish(tx, workspace, template, drafts, commitMessage), 'live');
+    });
+  }
+
+  private async publish(
+    tx: EntityManager,
+    workspace: ScopedWorkspace,
+    template: TemplateRow,
+    drafts: readonly VariantRow[],
+    commitMessage: string | null,
+  ): Promise<TemplateRow> {
+    const now = this.clock.now();
+    const lives = await this.store.variants(tx, template.id, 'live');
+    const plan = planCommit(drafts, lives, now);
+    await tx.query(`DELETE FROM management.template_variants WHERE template_id = $1 AND mode = 'live'`, [template.id]);
+    for (const row of [...plan.live, ...plan.draft]) await this.store.writeVariant(tx, row);
+    const live: TemplateMeta = {
+      name: template.name,
+      description: template.description,
+      tags: template.tags,
+      enabled_channels: template.enabled_channels,
+    };
+    const [committed] = returningRows<TemplateRow>(
+      await tx.query(
+        `UPDATE management.templates SET live = $2::jsonb, version_no = coalesce(version_no, 0) + 1, commit_message = $3, active_at = $4
+          WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
+        [template.id, JSON.stringify(live), commitMessage, now],
+      ),
+    );
+    return this.store.announce(tx, workspace, committed, 'committed');
+  }
+
+  private async view(db: EntityManager | DataSource, row: TemplateRow, mode: Mode): Promise<TemplateView> {
+    const counts = await this.store.channelCounts(db, [row.id], mode);
+    return templateView(row, mode, counts.get(row.id) ?? new Map());
+  }
+}

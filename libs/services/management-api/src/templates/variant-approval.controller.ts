@@ -1,0 +1,124 @@
+import { Body, Controller, Inject, Param, Patch, Query, Req, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Channel, HeraldError } from '@herald/contracts';
+import { CLOCK, Clock } from '@herald/runtime';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
+import { channelOf, modeOf } from './template-params';
+import { TemplateRow, VariantRow } from './template-rows';
+import { TemplateStore, variantNotFound } from './template-store';
+import { VariantDetailView, variantDetailView } from './template-views';
+import { DiscardVariantDto, VendorApprovalDto } from './variant-approval.dto';
+import { DISCARDABLE_STATUSES, applyVendorApproval, variantApprovalOf } from './vendor-approval';
+
+interface LiveTarget {
+  readonly template: TemplateRow;
+  readonly live: VariantRow;
+}
+
+/**
+ * The approval flow of SMS (DLT) and WhatsApp variants, on their live copy: a commit
+ * leaves new content `pending`; an operator records what each vendor said through
+ * `vendor_approval` (Herald talks to no vendor portal), or discards the submission.
+ * Every change is announced, since dispatchers send only approved content.
+ */
+@Controller('v2/:workspace/template/:template_slug/channel/:channel/variant/:variant_id')
+@UseGuards(ServiceTokenGuard)
+export class VariantApprovalController {
+  constructor(
+    @InjectDataSource('management') private readonly db: DataSource,
+    private readonly scope: WorkspaceScope,
+    private readonly store: TemplateStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Records one vendor's status (pending → sent_for_approval → approved | rejected,
+   * rejected → sent_for_approval); the variant's approval_status follows from all of
+   * its vendors. Another transition is a 400 naming the allowed ones.
+   */
+  @Patch('vendor_approval')
+  async vendorApproval(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Param('channel') rawChannel: string,
+    @Param('variant_id') variantId: string,
+    @Body() body: VendorApprovalDto,
+    @Query('mode') mode?: string,
+  ): Promise<VariantDetailView> {
+    const channel = channelOf(rawChannel);
+    modeOf(mode, ['live'], 'live');
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    return this.db.transaction(async (tx) => {
+      const { template, live } = await this.liveTarget(tx, workspace, slug, channel, variantId);
+      const now = this.clock.now();
+      const result = applyVendorApproval(live.vendor_approvals, body, now);
+      if (!result.ok) throw HeraldError.validation(result.errors);
+      const updated: VariantRow = { ...live, vendor_approvals: result.entries, ...variantApprovalOf(result.entries), updated_at: now };
+      await this.store.writeVariant(tx, updated);
+      const draft = await this.store.variant(tx, template.id, 'draft', channel, variantId);
+      if (draft && approvalCarriesOver(draft, live)) {
+        await this.store.writeVariant(tx, { ...draft, ...approvalFieldsOf(updated) });
+      }
+      await this.store.announce(tx, workspace, template, 'upserted');
+      return variantDetailView(updated, slug);
+    });
+  }
+
+  /**
+   * Withdraws a variant awaiting approval from the live version (the reference: "the
+   * variant returns to draft state"); the draft keeps the comment and the next commit
+   * submits it again. An approved variant cannot be discarded (409): commit new
+   * content instead.
+   */
+  @Patch('discard')
+  async discard(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Param('channel') rawChannel: string,
+    @Param('variant_id') variantId: string,
+    @Body() body: DiscardVariantDto,
+    @Query('mode') mode?: string,
+  ): Promise<VariantDetailView> {
+    const channel = channelOf(rawChannel);
+    modeOf(mode, ['live'], 'live');
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    return this.db.transaction(async (tx) => {
+      const { template, live } = await this.liveTarget(tx, workspace, slug, channel, variantId);
+      if (!DISCARDABLE_STATUSES.includes(live.approval_status)) {
+        throw new HeraldError(
+          'conflict',
+          `variant '${variantId}' of channel '${channel}' is ${live.approval_status}; only variants awaiting approval ` +
+            `(${DISCARDABLE_STATUSES.join(', ')}) can be discarded`,
+        );
+      }
+      await this.store.deleteVariant(tx, template.id, 'live', channel, variantId);
+      const draft = await this.store.variant(tx, template.id, 'draft', channel, variantId);
+      const target = draft ?? live;
+      const returned: VariantRow = {
+        ...target,
+        ...freshApproval(target.needs_vendor_approval, null),
+        discard_comment: body.comment,
+        updated_at: this.clock.now(),
+      };
+      if (draft) await this.store.writeVariant(tx, returned);
+      await this.store.announce(tx, workspace, template, 'upserted');
+      return variantDetailView(returned, slug);
+    });
+  }
+
+  /** The live variant, locked with its template; 404 when not live, 409 when it needs no vendor approval. */
+  private async liveTarget(tx: EntityManager, workspace: ScopedWorkspace, slug: string, channel: Channel, variantId: string): Promise<LiveTarget> {
+    const template = await this.store.requireTemplate(tx, workspace, slug, true);
+    const live = await this.store.variant(tx, template.id, 'live', channel, variantId);
+    if (!live) throw variantNotFound(slug, channel, variantId, 'live');
+    if (!live.needs_vendor_approval) {
+      throw new HeraldError('conflict', `variant '${variantId}' of channel '${channel}' needs no vendor approval (it is ${live.approval_status})`);
+    }
+    return { template, live };
+  }
+}
