@@ -50,6 +50,34 @@ const security = [{ ServiceTokenAuth: [] }];
 const modeQuery = query('mode', { type: 'string', enum: ['draft', 'live'], default: 'draft' }, 'Which version');
 
 const actor = nullable({ type: 'object', properties: { name: { type: 'string' }, email: nullable({ type: 'string' }) } });
+const channelName: Schema = { type: 'string', enum: ['email', 'sms', 'inbox', 'androidpush', 'iospush', 'slack', 'ms_teams', 'webpush', 'whatsapp'] };
+const sha256: Schema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+const strings: Schema = { type: 'array', items: { type: 'string' } };
+
+const templateParam = pathParam('template_slug', 'Template slug');
+const channelParam: Schema = { ...pathParam('channel', 'Channel; another value is a 404'), schema: channelName };
+const variantParams = [workspaceParam, templateParam, channelParam, pathParam('variant_id', 'Variant id, unique within the channel')];
+const liveModeQuery = query('mode', { type: 'string', enum: ['live'], default: 'live' }, 'Only the live version (the default)');
+
+/** The fields of a variant that lists show; the detail adds content, errors and vendor_approvals. */
+const variantFields: Record<string, Schema> = {
+  $schema: { type: 'string', const: 'https://schema.suprsend.com/template/v2/variant_schema.json' },
+  channel: channelName,
+  id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  tenant_id: nullable({ type: 'string', description: 'null for the default variant' }),
+  locale: { type: 'string' },
+  conditions: { type: 'array', items: ref('VariantCondition') },
+  hash: { ...sha256, description: 'SHA-256 of the canonical JSON of the content' },
+  needs_vendor_approval: { type: 'boolean', description: 'Always for whatsapp; by default for sms (DLT); never for other channels' },
+  sysgen_template_name: nullable({ type: 'string', pattern: '^[a-z0-9_]{0,512}$', description: 'The name to register with vendors, when it needs vendor approval' }),
+  approval_status: { type: 'string', enum: ['auto_approved', 'pending', 'sent_for_approval', 'approved', 'rejected'] },
+  discard_comment: nullable({ type: 'string', description: 'Why it was discarded or, when rejected, why the vendor refused it' }),
+  approval_at: nullable(dateTime),
+  has_error: { type: 'boolean', description: 'The content has problems (see `errors` of the detail); such a draft cannot be committed' },
+  seq_no: { type: 'integer', minimum: 1, description: 'Order within channel + tenant + locale' },
+  action: nullable({ type: 'string', enum: ['Added', 'Updated', 'Unchanged'], description: 'What the latest commit did with the variant' }),
+  created_at: dateTime,
+};
 
 export const managementOpenApi = {
   openapi: '3.1.0',
@@ -57,7 +85,7 @@ export const managementOpenApi = {
     title: 'Herald management API',
     version: '1.2.2',
     description:
-      'Workspaces, workspace keys, API keys, preference categories and workflows of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
+      'Workspaces, workspace keys, API keys, preference categories, templates, vendors and workflows of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
   },
   servers: [{ url: 'http://127.0.0.1:3001' }],
   security,
@@ -212,7 +240,7 @@ export const managementOpenApi = {
         additionalProperties: false,
         properties: {
           id: { type: 'string' },
-          channel: { type: 'string', enum: ['email', 'sms', 'inbox', 'androidpush', 'iospush', 'slack', 'ms_teams', 'webpush', 'whatsapp'] },
+          channel: channelName,
           vendor: { type: 'string' },
           is_enabled: { type: 'boolean' },
           priority: { type: 'integer', minimum: 1, maximum: 100, description: 'Lower is tried first when a channel falls back' },
@@ -305,6 +333,192 @@ export const managementOpenApi = {
           updated_at: dateTime,
           validation_result: ref('ValidationResult'),
         },
+      },
+      Template: {
+        type: 'object',
+        description: 'A template as the requested mode sees it (the list, the detail, the upsert and the commit answer the same view)',
+        required: [
+          '$schema',
+          'slug',
+          'created_at',
+          'last_triggered_at',
+          'name',
+          'description',
+          'tags',
+          'enabled_channels',
+          'status',
+          'version_no',
+          'hash',
+          'commit_message',
+          'active_at',
+          'updated_at',
+          'updated_by',
+          'channels',
+        ],
+        additionalProperties: false,
+        properties: {
+          $schema: { type: 'string', const: 'https://schema.suprsend.com/template/v2/schema.json' },
+          slug: { type: 'string', pattern: '^[a-z0-9-_]{1,120}$' },
+          created_at: dateTime,
+          last_triggered_at: nullable({ ...dateTime, description: 'Management does not see sends: always null' }),
+          name: { type: 'string' },
+          description: nullable({ type: 'string' }),
+          tags: strings,
+          enabled_channels: { type: 'array', items: channelName },
+          status: { type: 'string', enum: ['draft', 'active'], description: 'active once committed' },
+          version_no: nullable({ type: 'integer', minimum: 1 }),
+          hash: nullable({ ...sha256, description: "Of the mode's metadata and variants" }),
+          commit_message: nullable({ type: 'string' }),
+          active_at: nullable(dateTime),
+          updated_at: dateTime,
+          updated_by: { ...actor, description: 'Service tokens belong to no user: always null' },
+          channels: {
+            type: 'array',
+            description: 'One per enabled channel',
+            items: {
+              type: 'object',
+              required: ['channel', 'is_active', 'variants_count'],
+              additionalProperties: false,
+              properties: {
+                channel: channelName,
+                is_active: { type: 'boolean', description: 'Enabled in the live version' },
+                variants_count: { type: 'integer', minimum: 0, description: "Variants of the mode's version" },
+              },
+            },
+          },
+        },
+      },
+      TemplateBody: {
+        type: 'object',
+        description: 'A field left out keeps its value on update; `description: null` clears it',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 255 },
+          description: nullable({ type: 'string', maxLength: 2000 }),
+          tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 64 } },
+          enabled_channels: { type: 'array', uniqueItems: true, items: channelName },
+        },
+      },
+      TemplateCommitBody: {
+        type: 'object',
+        properties: { commit_message: { type: 'string', maxLength: 1000, description: 'The query parameter wins' } },
+      },
+      VariantCondition: {
+        type: 'object',
+        required: ['type', 'expression_v1'],
+        properties: {
+          type: { type: 'string', const: 'expression_v1' },
+          expression_v1: {
+            type: 'object',
+            required: ['op', 'args'],
+            properties: {
+              op: { type: 'string', enum: ['AND', 'OR'] },
+              args: {
+                type: 'array',
+                minItems: 1,
+                maxItems: 50,
+                items: {
+                  type: 'object',
+                  required: ['variable', 'op'],
+                  properties: {
+                    variable_ns: { type: 'string', enum: ['', '$recipient', '$actor', '$tenant', '$brand'], description: 'Empty: the trigger payload' },
+                    variable: { type: 'string', minLength: 1, maxLength: 255 },
+                    op: { type: 'string', enum: ['==', '!=', '>', '<', '>=', '<=', 'EMPTY', 'NON_EMPTY', 'CONTAINS', 'NOT_CONTAINS'] },
+                    value: { type: 'string', maxLength: 1000 },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      TemplateVariant: {
+        type: 'object',
+        description: 'A variant as lists show it: without content, errors and vendor_approvals',
+        required: Object.keys(variantFields),
+        additionalProperties: false,
+        properties: variantFields,
+      },
+      TemplateVariantDetail: {
+        type: 'object',
+        required: [...Object.keys(variantFields), 'content', 'errors', 'vendor_approvals'],
+        additionalProperties: false,
+        properties: {
+          ...variantFields,
+          content: { type: 'object', description: "The channel's content as saved, also when it has errors" },
+          errors: {
+            type: 'object',
+            description: 'Content problems by path relative to the content (`subject`, `data.order_id`); empty when valid',
+            additionalProperties: strings,
+          },
+          vendor_approvals: { type: 'array', items: ref('VendorApproval') },
+        },
+      },
+      VariantBody: {
+        type: 'object',
+        description: 'The whole variant, which replaces the draft; content is checked per channel and saved even when it has errors',
+        required: ['locale', 'content'],
+        properties: {
+          locale: { type: 'string', pattern: '^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$' },
+          tenant_id: nullable({ type: 'string', minLength: 1, maxLength: 255 }),
+          conditions: { type: 'array', maxItems: 20, items: ref('VariantCondition') },
+          content: { type: 'object' },
+          seq_no: { type: 'integer', minimum: 1, maximum: 10000, description: 'Left out: keeps its place, or takes the next free one' },
+          needs_vendor_approval: { type: 'boolean', description: 'sms only may opt out; whatsapp always needs it; other channels never' },
+        },
+      },
+      VendorApproval: {
+        type: 'object',
+        required: [
+          'vendor_slug',
+          'vendor_uid',
+          'approval_status',
+          'vendor_template_name',
+          'vendor_template_id',
+          'vendor_locale_code',
+          'vendor_template_category',
+          'provider_template_id',
+          'comment',
+          'approval_at',
+          'updated_at',
+        ],
+        additionalProperties: false,
+        properties: {
+          vendor_slug: { type: 'string' },
+          vendor_uid: { type: 'string' },
+          approval_status: { type: 'string', enum: ['pending', 'sent_for_approval', 'approved', 'rejected'] },
+          vendor_template_name: nullable({ type: 'string' }),
+          vendor_template_id: nullable({ type: 'string' }),
+          vendor_locale_code: nullable({ type: 'string' }),
+          vendor_template_category: nullable({ type: 'string', enum: ['UTILITY', 'MARKETING', 'AUTHENTICATION'] }),
+          provider_template_id: nullable({ type: 'string' }),
+          comment: nullable({ type: 'string' }),
+          approval_at: nullable(dateTime),
+          updated_at: dateTime,
+        },
+      },
+      VendorApprovalBody: {
+        type: 'object',
+        description: 'What a vendor said; vendor_template_name and vendor_template_id must be known (given now or before) to approve',
+        required: ['approval_status', 'vendor_slug', 'vendor_uid'],
+        properties: {
+          approval_status: { type: 'string', enum: ['pending', 'sent_for_approval', 'approved', 'rejected'] },
+          vendor_slug: { type: 'string', minLength: 1, maxLength: 100 },
+          vendor_uid: { type: 'string', minLength: 1, maxLength: 255 },
+          vendor_template_name: { type: 'string', minLength: 1, maxLength: 512 },
+          vendor_template_id: { type: 'string', minLength: 1, maxLength: 255 },
+          vendor_locale_code: { type: 'string', minLength: 1, maxLength: 20 },
+          vendor_template_category: { type: 'string', enum: ['UTILITY', 'MARKETING', 'AUTHENTICATION'] },
+          provider_template_id: { type: 'string', minLength: 1, maxLength: 255 },
+          comment: { type: 'string', minLength: 1, maxLength: 2000, description: 'Required when approval_status is rejected' },
+        },
+        if: { properties: { approval_status: { const: 'rejected' } } },
+        then: { required: ['comment'] },
+      },
+      DiscardVariantBody: {
+        type: 'object',
+        required: ['comment'],
+        properties: { comment: { type: 'string', minLength: 1, maxLength: 2000 } },
       },
     },
   },
@@ -469,6 +683,94 @@ export const managementOpenApi = {
           200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: ref('WorkflowVersion') } } }, 'Newest first'),
           ...errors(400, 401, 404),
         },
+      },
+    },
+    '/v2/{workspace}/template/': {
+      get: {
+        summary: 'List templates (newest first)',
+        parameters: [
+          workspaceParam,
+          query('mode', { type: 'string', enum: ['draft', 'live'], default: 'draft' }, 'Draft versions, or only committed templates as their live version'),
+          query('q', { type: 'string' }, 'Substring of the name or slug, case-insensitive'),
+          ...paging,
+        ],
+        responses: { 200: json(offsetList(ref('Template')), 'Templates'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/': {
+      get: {
+        summary: 'Get a template (draft or live)',
+        parameters: [workspaceParam, templateParam, modeQuery],
+        responses: { 200: json(ref('Template'), 'The template'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: 'Create a template, or update the metadata of its draft',
+        parameters: [workspaceParam, { ...templateParam, schema: { type: 'string', pattern: '^[a-z0-9-_]{1,120}$' } }],
+        requestBody: body(ref('TemplateBody')),
+        responses: { 200: json(ref('Template'), 'Created or updated; the draft'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/commit/': {
+      patch: {
+        summary: 'Commit the draft of a template: it goes live as the next version, announced by definition.changed',
+        description:
+          'Refused (400, every problem by path) while a variant has content errors or an enabled channel has no variant. A draft identical to the live version commits nothing.',
+        parameters: [workspaceParam, templateParam, query('commit_message', { type: 'string', maxLength: 1000 }, 'Commit message')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        responses: { 200: json(ref('Template'), 'The live version'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/variant/': {
+      get: {
+        summary: 'List the variants of every channel (without content)',
+        parameters: [workspaceParam, templateParam, modeQuery, ...paging],
+        responses: { 200: json(offsetList(ref('TemplateVariant')), 'By channel, tenant (default first), locale, seq_no'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/': {
+      get: {
+        summary: 'List the variants of a channel (without content)',
+        parameters: [workspaceParam, templateParam, channelParam, modeQuery, ...paging],
+        responses: { 200: json(offsetList(ref('TemplateVariant')), 'By tenant (default first), locale, seq_no'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/': {
+      get: {
+        summary: 'Get a variant with its content (draft or live)',
+        parameters: [...variantParams, modeQuery],
+        responses: { 200: json(ref('TemplateVariantDetail'), 'The variant'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: 'Create or replace the draft of a variant',
+        description: "Adding a variant to a channel the template does not list enables that channel. 409 when the given seq_no is another variant's.",
+        parameters: variantParams,
+        requestBody: body(ref('VariantBody')),
+        responses: { 200: json(ref('TemplateVariantDetail'), 'The draft variant'), ...errors(400, 401, 404, 409) },
+      },
+      delete: {
+        summary: 'Remove the draft of a variant (the live one stays until the next commit)',
+        parameters: variantParams,
+        responses: { 204: { description: 'Removed' }, ...errors(401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/vendor_approval/': {
+      patch: {
+        summary: "Record a vendor's approval status of a live sms or whatsapp variant",
+        description:
+          'Per vendor: pending → sent_for_approval → approved | rejected, rejected → sent_for_approval; another transition is a 400. 404 when the variant is not live, 409 when it needs no vendor approval. Announced by definition.changed.',
+        parameters: [...variantParams, liveModeQuery],
+        requestBody: body(ref('VendorApprovalBody')),
+        responses: { 200: json(ref('TemplateVariantDetail'), 'The live variant'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/discard/': {
+      patch: {
+        summary: 'Withdraw a live variant awaiting vendor approval; it returns to the draft',
+        description:
+          'Only pending, sent_for_approval or rejected variants (409 otherwise, and for variants needing no vendor approval); 404 when the variant is not live. Announced by definition.changed.',
+        parameters: [...variantParams, liveModeQuery],
+        requestBody: body(ref('DiscardVariantBody')),
+        responses: { 200: json(ref('TemplateVariantDetail'), 'The variant as returned to the draft'), ...errors(400, 401, 404, 409) },
       },
     },
   } as Record<string, Record<string, Schema>>,

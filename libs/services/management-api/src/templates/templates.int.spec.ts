@@ -1,11 +1,7 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { IncomingMessage } from '@herald/bus';
-import { Channel, DefinitionChanged, TOPICS, parseDefinitionChanged, parseEnvelope } from '@herald/contracts';
-import { EmbeddedPostgres } from '@herald/database';
-import { TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
-import { createTemporaryDatabase, databaseTargets, expectEventually, fetchJson } from '@herald/testing';
-import { managementApi } from '../management-api.module';
+import { createHash } from 'node:crypto';
+import { Channel, DefinitionChanged } from '@herald/contracts';
+import { databaseTargets, expectEventually } from '@herald/testing';
+import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 
 type Json = Record<string, unknown>;
 interface Response {
@@ -47,29 +43,16 @@ const INVALID: Array<[Channel, Json, string, string]> = [
 ];
 
 describe.each(databaseTargets())('management API: templates and variants ($kind)', (target) => {
-  const token = `hst_${randomBytes(24).toString('base64url')}`;
-  const otherToken = `hst_${randomBytes(24).toString('base64url')}`;
-  let app: TestHttpApp;
-  let databaseUrl: string;
-  let dispose: () => Promise<void>;
-  const published: DefinitionChanged[] = [];
+  let t: ManagementTestApp;
+  let otherToken: string;
 
-  async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(text, params)).rows as T[];
-    } finally {
-      await client.end();
-    }
+  function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    return t.sql<T>(text, params);
   }
 
-  async function call(method: string, path: string, body?: unknown, bearer = token): Promise<Response> {
-    return (await fetchJson(`${app.url}${path}`, {
-      method,
-      headers: { authorization: `ServiceToken ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })) as Response;
+  /** Every response is checked against the OpenAPI description by the fixture. */
+  async function call(method: string, path: string, body?: unknown, bearer = t.token): Promise<Response> {
+    return (await t.call(method, path, body, bearer)) as Response;
   }
 
   const detailOf = (response: Response): string => (response.body as { detail: string }).detail;
@@ -77,7 +60,7 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
   /** Announcements of one template, once everything committed so far has left the outbox. */
   async function announcementsOf(slug: string): Promise<DefinitionChanged[]> {
     await expectEventually(async () => expect(await sql(`SELECT id FROM management.outbox`)).toEqual([]));
-    return published.filter((p) => p.kind === 'template' && p.id === slug);
+    return t.definitions.filter((p) => p.kind === 'template' && p.id === slug);
   }
 
   async function expectOneMoreAnnouncement(slug: string, before: number): Promise<DefinitionChanged> {
@@ -91,44 +74,12 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
   }
 
   beforeAll(async () => {
-    if (target.kind === 'embedded') {
-      const embedded = await EmbeddedPostgres.start();
-      databaseUrl = embedded.url;
-      dispose = () => embedded.stop();
-    } else {
-      const database = await createTemporaryDatabase(target.url);
-      databaseUrl = database.url;
-      dispose = () => database.drop();
-    }
-    app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token } });
-    await app.bus.subscribe({
-      groupId: 'test-definitions-reader',
-      topics: [TOPICS.definitionChanged.name],
-      handler: async (message: IncomingMessage) => {
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok) throw new Error('bad envelope');
-        const payload = parseDefinitionChanged(envelope.value.payload);
-        if (!payload.ok) throw new Error('bad payload');
-        published.push(payload.value);
-      },
-    });
-    // A second account, with a workspace of the same slug, to prove isolation.
-    const accountId = randomUUID();
-    await sql(`INSERT INTO management.accounts (id, name) VALUES ($1, 'other')`, [accountId]);
-    await sql(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'other', $3, 'x')`, [
-      randomUUID(),
-      accountId,
-      hashToken(otherToken),
-    ]);
-    await sql(`INSERT INTO management.workspaces (id, account_id, slug, name) VALUES ($1, $2, 'staging', 'other staging')`, [
-      randomUUID(),
-      accountId,
-    ]);
+    t = await startManagementTestApp(target);
+    ({ otherToken } = t);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await dispose?.();
+    await t?.close();
   });
 
   describe('authentication', () => {
