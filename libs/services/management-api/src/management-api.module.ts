@@ -10,6 +10,7 @@ import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
+import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
 import { WorkspaceScope } from './workspaces/workspace-scope';
 import { WorkspacesController } from './workspaces/workspaces.controller';
@@ -31,6 +32,7 @@ export class ManagementApiModule {
         ManagementOpenApiController,
         ...TEMPLATE_CONTROLLERS,
         ...VENDOR_CONTROLLERS,
+        ...WORKFLOW_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -39,6 +41,7 @@ export class ManagementApiModule {
         PreferenceCategoryStore,
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,
+        ...WORKFLOW_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

@@ -1,3 +1,13 @@
-export { WorkflowsController } from './workflows.controller';
-export { WorkflowStore } from './workflow-store';
-export * from './workflow-validation-ports';
+import { Provider, Type } from '@nestjs/common';
+import { EXPRESSION_SYNTAX_PROVIDERS } from './expression-syntax.provider';
+import { LiveTemplateCatalogue } from './live-template-catalogue';
+import { WorkflowStore } from './workflow-store';
+import { TEMPLATE_CATALOGUE } from './workflow-validation-ports';
+import { WorkflowsController } from './workflows.controller';
+
+export const WORKFLOW_CONTROLLERS: Type[] = [WorkflowsController];
+export const WORKFLOW_PROVIDERS: Provider[] = [
+  WorkflowStore,
+  ...EXPRESSION_SYNTAX_PROVIDERS,
+  { provide: TEMPLATE_CATALOGUE, useClass: LiveTemplateCatalogue },
+];

@@ -40,7 +40,7 @@ export class WorkflowStore {
     slugs: readonly string[] | undefined,
     page: { limit: number; offset: number },
   ): Promise<{ count: number; rows: WorkflowVersionRow[] }> {
-    const filter = slugs ? 'AND w.slug = ANY($2::text[])' : '';
+    const filter = 'AND ($2::text[] IS NULL OR w.slug = ANY($2::text[]))';
     const params: unknown[] = [workspace.id, slugs ?? null];
     const chosen = this.chosenVersionSql(mode);
     const [{ count }] = (await this.db.query(
@@ -140,6 +140,11 @@ export class WorkflowStore {
   }
 
   async setEnabled(workspace: ScopedWorkspace, slug: string, isEnabled: boolean): Promise<WorkflowVersionRow> {
+    // Validated before the transaction: inside one, only the transaction's own
+    // connection may be used (the embedded database runs one session, so a second
+    // connection would wait for this transaction to end).
+    const live = await this.liveVersion(this.db.manager, workspace.id, slug);
+    const definition = live ? (await this.validate(workspace, live.document)).definition ?? live.document : undefined;
     return this.db.transaction(async (tx) => {
       const [updated] = returningRows<{ slug: string }>(
         await tx.query(`UPDATE management.workflows SET is_enabled = $3 WHERE workspace_id = $1 AND slug = $2 RETURNING slug`, [
@@ -149,20 +154,22 @@ export class WorkflowStore {
         ]),
       );
       if (!updated) throw HeraldError.notFound(`workflow '${slug}' not found`);
-      const [live] = (await tx.query(
-        `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
-            ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-         WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = 'active'`,
-        [workspace.id, slug],
-      )) as WorkflowVersionRow[];
+      const current = await this.liveVersion(tx, workspace.id, slug);
       // Only a live workflow can run; a draft-only one changes nothing the engine knows.
-      if (live) {
-        const { definition } = await this.validate(workspace, live.document);
-        await this.announce(tx, workspace, live, isEnabled ? 'enabled' : 'disabled', definition ?? live.document);
-        return live;
-      }
-      return this.versionIn(tx, workspace.id, slug, 'draft');
+      if (!current) return this.versionIn(tx, workspace.id, slug, 'draft');
+      await this.announce(tx, workspace, current, isEnabled ? 'enabled' : 'disabled', definition ?? current.document);
+      return current;
     });
+  }
+
+  private async liveVersion(manager: EntityManager, workspaceId: string, slug: string): Promise<WorkflowVersionRow | undefined> {
+    const [row] = (await manager.query(
+      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
+          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
+       WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = 'active'`,
+      [workspaceId, slug],
+    )) as WorkflowVersionRow[];
+    return row;
   }
 
   private async announce(
