@@ -3,6 +3,7 @@ import { openTestDatabase, TestDatabase } from './testing/test-database';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Pool } from 'pg';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { checkDatabase, migrateSchema } from './migrate';
@@ -91,6 +92,36 @@ describe.each(databaseTargets())('service data sources on $kind', (target) => {
 
     const all = claims.flat().sort((a, b) => a - b);
     expect(all).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('keeps concurrent parameterised queries and transactions of many connections apart', async () => {
+    const pool = new Pool({ connectionString: db.url, max: 12 });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 300 }, async (_, i) => {
+          if (i % 3 === 0) {
+            const { rows } = await pool.query<{ n: number }>('SELECT $1::int + $2::int AS n', [i, 1]);
+            return rows[0].n === i + 1;
+          }
+          if (i % 3 === 1) {
+            const { rows } = await pool.query<{ t: string }>('SELECT $1::text AS t', [`v${i}`]);
+            return rows[0].t === `v${i}`;
+          }
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            const { rows } = await client.query<{ a: string; b: number }>('SELECT $1::text AS a, $2::int AS b', [`t${i}`, i]);
+            await client.query('COMMIT');
+            return rows[0].a === `t${i}` && rows[0].b === i;
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      expect(results.filter((ok) => !ok)).toEqual([]);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('fails loudly on a rolled-back transaction without leaking its writes', async () => {
