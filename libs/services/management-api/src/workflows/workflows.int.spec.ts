@@ -215,3 +215,32 @@ describe.each(databaseTargets())('management API: workflows ($kind)', (target) =
     expect((await t.call('GET', `${W}/`, undefined, t.otherToken)).body).toMatchObject({ meta: { count: 0 } });
   });
 });
+
+describe('the management OpenAPI description', () => {
+  let t: ManagementTestApp;
+
+  beforeAll(async () => {
+    t = await startManagementTestApp({ kind: 'embedded' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is served at /openapi.json, without authentication, and lists every resource', async () => {
+    const response = await fetch(`${t.app.url}openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    for (const path of [
+      '/v1/workspace/',
+      '/v1/{workspace}/ws_key/',
+      '/v1/{workspace}/ws_api_key/',
+      '/v1/{workspace}/preference_category/',
+      '/v2/{workspace}/template/',
+      '/v1/{workspace}/vendor/{channel}/{vendor}/',
+      '/v1/{workspace}/workflow/{slug}/',
+    ]) {
+      expect(Object.keys(document.paths)).toContain(path);
+    }
+  });
+});
