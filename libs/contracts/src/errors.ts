@@ -30,6 +30,16 @@ export class HeraldError extends Error {
     return new HeraldError('validation_error', 'invalid request', fieldErrors);
   }
 
+  /** A validation_result's `path: message` strings as a validation error. */
+  static fromValidationMessages(messages: readonly string[]): HeraldError {
+    return HeraldError.validation(
+      messages.map((text) => {
+        const at = text.indexOf(': ');
+        return at < 0 ? { path: '', message: text } : { path: text.slice(0, at), message: text.slice(at + 2) };
+      }),
+    );
+  }
+
   static notFound(message: string, shape: 'extended' | 'short' = 'extended'): HeraldError {
     return new HeraldError('not_found', message, [], shape);
   }

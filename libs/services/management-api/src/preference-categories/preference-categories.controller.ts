@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { booleanOf, modeOf } from '../http/query-params';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryVersionView, PreferenceCategoryStore } from './preference-category-store';
 
@@ -49,16 +50,4 @@ export class PreferenceCategoriesController {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     return this.store.commit(workspace, commitMessage.trim());
   }
-}
-
-function modeOf(mode: string | undefined): 'draft' | 'live' {
-  if (mode === undefined || mode === '' || mode === 'draft') return 'draft';
-  if (mode === 'live') return 'live';
-  throw HeraldError.validation([{ path: 'mode', message: 'must be draft or live' }]);
-}
-
-export function booleanOf(name: string, raw: string | undefined): boolean {
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  throw HeraldError.validation([{ path: name, message: 'must be true or false' }]);
 }

@@ -83,7 +83,7 @@ export class PreferenceCategoryStore {
       const [draft] = await this.versions(tx, workspace.id, ['draft']);
       if (!draft) throw new HeraldError('conflict', 'there is no draft to commit');
       if (draft.validation_errors.length > 0) {
-        throw HeraldError.validation(draft.validation_errors.map((error) => splitError(error)));
+        throw HeraldError.fromValidationMessages(draft.validation_errors);
       }
       await tx.query(
         `UPDATE management.preference_category_versions SET status = 'archived', updated_at = now()
@@ -153,9 +153,4 @@ function emptyDraft(): CategoryVersionView {
     commit_message: null,
     committed_at: null,
   };
-}
-
-function splitError(error: string): { path: string; message: string } {
-  const at = error.indexOf(': ');
-  return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
 }

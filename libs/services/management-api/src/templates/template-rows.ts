@@ -1,8 +1,9 @@
 import { CHANNELS, Channel, FieldError } from '@herald/contracts';
 import { ApprovalStatus, VendorApproval } from './vendor-approval';
 
-export const MODES = ['draft', 'live'] as const;
-export type Mode = (typeof MODES)[number];
+import { Mode } from '../http/query-params';
+
+export { MODES, Mode } from '../http/query-params';
 
 /** Template metadata as edited (draft) and as snapshotted into `live` by a commit. */
 export interface TemplateMeta {

@@ -118,7 +118,7 @@ export class WorkflowStore {
           `UPDATE management.workflow_versions SET validation_result = $3::jsonb WHERE workspace_id = $1 AND slug = $2 AND status = 'draft'`,
           [workspace.id, slug, JSON.stringify(validation_result)],
         );
-        throw HeraldError.validation(validation_result.errors.map(splitError));
+        throw HeraldError.fromValidationMessages(validation_result.errors);
       }
       await tx.query(
         `UPDATE management.workflow_versions SET status = 'archived' WHERE workspace_id = $1 AND slug = $2 AND status = 'active'`,
@@ -244,9 +244,4 @@ export class WorkflowStore {
     return `(v.status = 'draft' OR (v.status = 'active' AND NOT EXISTS (
       SELECT 1 FROM management.workflow_versions d WHERE d.workspace_id = v.workspace_id AND d.slug = v.slug AND d.status = 'draft')))`;
   }
-}
-
-function splitError(error: string): { path: string; message: string } {
-  const at = error.indexOf(': ');
-  return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
 }

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGua
 import { HeraldError } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { booleanOf } from '../preference-categories/preference-categories.controller';
+import { booleanOf, modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { WorkflowMode, WorkflowStore } from './workflow-store';
+import { WorkflowStore } from './workflow-store';
 import { documentOf, workflowView } from './workflow-view';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
@@ -126,12 +126,6 @@ export class WorkflowsController {
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {
     return this.scope.resolve(accountOf(request), slug);
   }
-}
-
-function modeOf(mode: string | undefined): WorkflowMode {
-  if (mode === undefined || mode === '' || mode === 'draft') return 'draft';
-  if (mode === 'live') return 'live';
-  throw HeraldError.validation([{ path: 'mode', message: 'must be draft or live' }]);
 }
 
 function slugOf(slug: string): string {
