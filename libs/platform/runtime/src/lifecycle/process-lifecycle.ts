@@ -30,6 +30,14 @@ export class ProcessLifecycle {
   }
 
   installSignalHandlers(): void {
+    // A failure nobody handled leaves the process in an unknown state: log it as JSON
+    // and stop the way a signal does, so in-flight work still finishes where it can.
+    const fatal = (kind: string) => (error: unknown) => {
+      this.logger.error(kind, error instanceof Error ? error : { error: String(error) });
+      if (!this.shuttingDown) void this.shutdown(kind).then(() => this.exit(1));
+    };
+    process.on('uncaughtException', fatal('uncaught exception'));
+    process.on('unhandledRejection', fatal('unhandled promise rejection'));
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.on(signal, () => {
         if (this.shuttingDown) {
