@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
+  CLOCK,
+  Clock,
   HERALD_CONFIG,
   HERALD_LOGGER,
   HeraldConfig,
@@ -33,6 +35,7 @@ export class BootstrapAccount implements OnApplicationBootstrap {
     @InjectDataSource('management') private readonly db: DataSource,
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SECRETS_KEY) private readonly secretsKey: Buffer,
     @Inject(BOOTSTRAP_OUTPUT) private readonly output: BootstrapOutput,
   ) {}
@@ -76,7 +79,7 @@ export class BootstrapAccount implements OnApplicationBootstrap {
         [workspaceKeyId, workspaceId, credentials.workspaceKey, sealed],
       );
       // The services that authenticate requests learn the credentials from these.
-      const now = new Date();
+      const now = this.clock.now();
       const workspace = { workspace_id: workspaceId, workspace_slug: credentials.workspace };
       await writeOutbox(tx, MANAGEMENT_OUTBOX, [
         credentialsChangedMessage(
