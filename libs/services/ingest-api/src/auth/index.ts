@@ -1,0 +1,3 @@
+export * from './bearer-token';
+export * from './http-date';
+export * from './sdk-signature';
