@@ -97,6 +97,12 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     problems.push('HERALD_BOOTSTRAP_WORKSPACE must match ^[a-z0-9-_]{1,64}$');
   }
 
+  const workspaceKey = read('HERALD_BOOTSTRAP_WORKSPACE_KEY');
+  if (workspaceKey !== undefined && !/^[A-Za-z0-9_-]{20,128}$/.test(workspaceKey)) {
+    // The SuprSend SDKs refuse to send events with a workspace key shorter than 20.
+    problems.push('HERALD_BOOTSTRAP_WORKSPACE_KEY must be 20 to 128 letters, digits, _ or -');
+  }
+
   const outboundAllow = (read('HERALD_OUTBOUND_ALLOW') ?? '')
     .split(',')
     .map((c) => c.trim())
@@ -121,7 +127,7 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
       serviceToken: read('HERALD_BOOTSTRAP_SERVICE_TOKEN'),
       workspace,
       apiKey: read('HERALD_BOOTSTRAP_API_KEY'),
-      workspaceKey: read('HERALD_BOOTSTRAP_WORKSPACE_KEY'),
+      workspaceKey,
       workspaceSecret: read('HERALD_BOOTSTRAP_WORKSPACE_SECRET'),
     },
     outboundAllow,

@@ -47,6 +47,7 @@ describe('loadHeraldConfig', () => {
         HERALD_LOG_LEVEL: 'loud',
         HERALD_SECRETS_KEY: 'c2hvcnQ=',
         HERALD_OUTBOUND_ALLOW: '10.0.0.1',
+        HERALD_BOOTSTRAP_WORKSPACE_KEY: 'short',
       });
     } catch (e) {
       error = e;
@@ -57,6 +58,7 @@ describe('loadHeraldConfig', () => {
       'HERALD_DATABASE_URL',
       'HERALD_LOG_LEVEL',
       'HERALD_SECRETS_KEY',
+      'HERALD_BOOTSTRAP_WORKSPACE_KEY',
       'HERALD_OUTBOUND_ALLOW',
       'HERALD_PORT',
     ]);
