@@ -1,1 +1,2 @@
 export { IngestApiModule, ingestApi } from './ingest-api.module';
+export * from './validation';
