@@ -2,7 +2,7 @@ import { HeraldError } from '@herald/contracts';
 import { createECDH, generateKeyPairSync } from 'node:crypto';
 import { identifier, integer, maskCredential, secret } from './credential-fields';
 import { CHANNELS, VENDOR_CATALOGUE, VendorSpec, validateCredentials, vendorSpecOf } from './vendor-catalogue';
-import { validCredentials } from './vendor-fixtures';
+import { padScalar, validCredentials } from './vendor-fixtures';
 
 describe('vendor catalogue', () => {
   const valid = validCredentials();
@@ -61,9 +61,26 @@ describe('vendor catalogue', () => {
     ]);
     const other = createECDH('prime256v1');
     other.generateKeys();
-    expect(errorsOf('webpush/vapid', { ...valid['webpush/vapid'], private_key: other.getPrivateKey().toString('base64url') })).toEqual([
+    expect(errorsOf('webpush/vapid', { ...valid['webpush/vapid'], private_key: padScalar(other.getPrivateKey()).toString('base64url') })).toEqual([
       { path: 'credentials.private_key', message: 'does not belong to public_key' },
     ]);
+  });
+
+  it('accepts a VAPID pair whose private scalar begins with a zero byte, written as 32 bytes', () => {
+    // Node drops leading zero bytes of a scalar (1 key in 256): find such a key.
+    let ecdh = createECDH('prime256v1');
+    for (let tries = 0; tries < 20_000; tries++) {
+      ecdh = createECDH('prime256v1');
+      ecdh.generateKeys();
+      if (ecdh.getPrivateKey().length < 32) break;
+    }
+    expect(ecdh.getPrivateKey().length).toBeLessThan(32);
+    const pair = {
+      ...valid['webpush/vapid'],
+      public_key: ecdh.getPublicKey().toString('base64url'),
+      private_key: padScalar(ecdh.getPrivateKey()).toString('base64url'),
+    };
+    expect(errorsOf('webpush/vapid', pair)).toEqual([]);
   });
 
   it('takes the Teams bot credentials both or neither', () => {

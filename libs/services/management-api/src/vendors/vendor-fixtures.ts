@@ -46,11 +46,19 @@ export function validCredentials(): Record<string, Record<string, CredentialValu
     },
     'webpush/vapid': {
       public_key: vapid.getPublicKey().toString('base64url'),
-      private_key: vapid.getPrivateKey().toString('base64url'),
+      private_key: padScalar(vapid.getPrivateKey()).toString('base64url'),
       subject: 'mailto:ops@example.com',
     },
     'slack/slack': { bot_token: 'xoxb-slack-bot-token-0123456789' },
     'ms_teams/ms_teams': { app_id: '7a3c1f0e-5b2d-4c8e-9f61-0d2e4b6a8c10', app_password: 'teams-app-password-0123' },
     'inbox/herald_inbox': {},
   };
+}
+
+/**
+ * Node returns an EC private scalar without its leading zero bytes (1 key in 256 is
+ * shorter than 32 bytes); VAPID keys are written as the full 32 bytes, as web-push does.
+ */
+export function padScalar(scalar: Buffer): Buffer {
+  return scalar.length >= 32 ? scalar : Buffer.concat([Buffer.alloc(32 - scalar.length), scalar]);
 }
