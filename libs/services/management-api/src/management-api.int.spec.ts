@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CredentialsChanged } from '@herald/contracts';
 import { hashToken } from '@herald/runtime';
 import { databaseTargets, expectEventually, fetchJson } from '@herald/testing';
-import { ManagementTestApp, startManagementTestApp } from './testing/management-test-app';
+import { INVALID_SERVICE_TOKEN, ManagementTestApp, startManagementTestApp } from './testing/management-test-app';
 
 describe.each(databaseTargets())('management API: workspaces and keys ($kind)', (target) => {
   let t: ManagementTestApp;
@@ -31,16 +31,7 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
       ['GET', 'v1/staging/ws_api_key/'],
     ])('refuses %s /%s with a wrong token (401 authentication_failed)', async (method, path) => {
       const response = await call(method, path, method === 'POST' ? { name: 'x' } : undefined, 'wrong');
-      expect(response).toEqual({
-        status: 401,
-        body: {
-          code: 401,
-          error_code: 'authentication_failed',
-          type: 'AuthenticationFailed',
-          message: 'invalid service token',
-          detail: 'invalid service token',
-        },
-      });
+      expect(response).toEqual(INVALID_SERVICE_TOKEN);
     });
 
     it('refuses a request without the ServiceToken scheme', async () => {

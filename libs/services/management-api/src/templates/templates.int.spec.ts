@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Channel, DefinitionChanged } from '@herald/contracts';
 import { databaseTargets, expectEventually } from '@herald/testing';
-import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
+import { INVALID_SERVICE_TOKEN, ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 
 type Json = Record<string, unknown>;
 interface Response {
@@ -97,16 +97,7 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       ['PATCH', variantPath('order-confirmed', 'sms', 'default', 'vendor_approval/')],
     ])('refuses %s /%s with a wrong token (401 authentication_failed)', async (method, path) => {
       const response = await call(method, path, ['POST', 'PATCH'].includes(method) ? {} : undefined, 'wrong');
-      expect(response).toEqual({
-        status: 401,
-        body: {
-          code: 401,
-          error_code: 'authentication_failed',
-          type: 'AuthenticationFailed',
-          message: 'invalid service token',
-          detail: 'invalid service token',
-        },
-      });
+      expect(response).toEqual(INVALID_SERVICE_TOKEN);
     });
   });
 

@@ -7,6 +7,18 @@ import { DatabaseTarget, createTemporaryDatabase, fetchJson } from '@herald/test
 import { managementApi } from '../management-api.module';
 import { openApiProblems } from './openapi-response-check';
 
+/** What every management endpoint answers to a wrong service token (interface 7, decisions.md). */
+export const INVALID_SERVICE_TOKEN = {
+  status: 401,
+  body: {
+    code: 401,
+    error_code: 'authentication_failed',
+    type: 'AuthenticationFailed',
+    message: 'invalid service token',
+    detail: 'invalid service token',
+  },
+} as const;
+
 export interface ManagementTestApp {
   readonly app: TestHttpApp;
   /** A service token of the bootstrapped account (workspace `staging`). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DefinitionChanged } from '@herald/contracts';
 import { SecretBox, TestHttpApp, hashToken } from '@herald/runtime';
 import { databaseTargets, expectEventually } from '@herald/testing';
-import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
+import { INVALID_SERVICE_TOKEN, ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 import { CredentialValue } from './credential-fields';
 import { CHANNELS, VENDOR_CATALOGUE } from './vendor-catalogue';
 import { validCredentials } from './vendor-fixtures';
@@ -123,16 +123,7 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
       ['DELETE', 'v1/staging/vendor/email/sendgrid/'],
     ])('refuses %s /%s with a wrong token (401 authentication_failed)', async (method, path) => {
       const response = await send(method, path, method === 'PUT' ? { priority: 1, credentials: valid['email/sendgrid'] } : undefined, 'wrong');
-      expect(response).toEqual({
-        status: 401,
-        body: {
-          code: 401,
-          error_code: 'authentication_failed',
-          type: 'AuthenticationFailed',
-          message: 'invalid service token',
-          detail: 'invalid service token',
-        },
-      });
+      expect(response).toEqual(INVALID_SERVICE_TOKEN);
     });
 
     it.each([
