@@ -234,8 +234,11 @@ export class KafkaBus implements MessageBus {
     const logger = this.options.logger;
     if (!logger) return;
     const { message, ...fields } = entry.log;
-    const level =
-      entry.level === KafkaLogLevel.ERROR ? 'error' : entry.level === KafkaLogLevel.WARN ? 'warn' : 'debug';
+    // kafkajs logs every retried protocol error (a leader moving, a coordinator
+    // loading, a rebalance) at ERROR, though it recovers by itself. What it cannot
+    // recover from rejects the caller's promise, and Herald logs that as an error;
+    // kafkajs's own account is a warning.
+    const level = entry.level === KafkaLogLevel.ERROR || entry.level === KafkaLogLevel.WARN ? 'warn' : 'debug';
     logger.log(level, `kafka: ${message}`, { namespace: entry.namespace, ...fields });
   }
 }
