@@ -79,6 +79,15 @@ describe.each(databaseTargets())('readiness follows the database ($kind)', (targ
   });
 
   it(`turns 503 naming the database when ${describeTarget(target)} is cut off, and 200 once it is back`, async () => {
+    try {
+      await cutAndRestore();
+    } catch (error) {
+      // What Herald logged says why; without it a failure here is a guess.
+      throw new Error(`${String(error)}\n--- herald output (tail) ---\n${herald.output().slice(-6000)}`);
+    }
+  });
+
+  async function cutAndRestore(): Promise<void> {
     await proxy.cut();
     const cutOff = await expectEventually(async () => {
       const response = await fetchJson(`${baseUrl}health/ready`);
@@ -93,5 +102,5 @@ describe.each(databaseTargets())('readiness follows the database ($kind)', (targ
     await expectEventually(async () => expect((await fetchJson(`${baseUrl}health/ready`)).status).toBe(200), {
       timeoutMs: 30_000,
     });
-  });
+  }
 });

@@ -70,6 +70,10 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
       SERVICES.filter((s) => s.api === 'management').map((s) => s.module()),
     );
     apps.push(managementApp);
+    // Both applications finish starting (migrations, the first account) before either
+    // port opens, so a ready {base_url} means the whole process is ready.
+    await publicApp.init();
+    await managementApp.init();
     await publicApp.listen({ port: config.port, host: config.host });
     await managementApp.listen({ port: config.managementPort, host: config.host });
 
