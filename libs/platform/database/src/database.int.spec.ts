@@ -3,7 +3,7 @@ import { openTestDatabase, TestDatabase } from './testing/test-database';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { checkDatabase, migrateSchema } from './migrate';
@@ -138,6 +138,35 @@ describe.each(databaseTargets())('service data sources on $kind', (target) => {
     ).rejects.toThrow('abort');
 
     expect(await source.query(`SELECT count(*)::int AS n FROM "${schema}".notes`)).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('embedded Postgres server', () => {
+  it('rolls back the transaction of a client that disconnects, and lets the others go on', async () => {
+    const embedded = await EmbeddedPostgres.start();
+    const setup = new Client({ connectionString: embedded.url });
+    await setup.connect();
+    await setup.query('CREATE TABLE t (n int)');
+    const leaver = new Client({ connectionString: embedded.url });
+    await leaver.connect();
+    leaver.on('error', () => undefined);
+    await leaver.query('BEGIN');
+    await leaver.query('INSERT INTO t VALUES (1)');
+    (leaver as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+
+    expect((await setup.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 0 }]);
+    await setup.end();
+    await embedded.stop();
+  });
+
+  it('stops cleanly while clients are still connected, even mid-transaction', async () => {
+    const embedded = await EmbeddedPostgres.start();
+    const client = new Client({ connectionString: embedded.url });
+    client.on('error', () => undefined);
+    await client.connect();
+    await client.query('BEGIN');
+    await expect(embedded.stop()).resolves.toBeUndefined();
+    await client.end().catch(() => undefined);
   });
 });
 

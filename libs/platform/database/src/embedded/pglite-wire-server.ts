@@ -41,6 +41,7 @@ export class PGliteWireServer {
   /** The connection whose round (or transaction) is in progress. */
   private owner?: Connection;
   private pumping = false;
+  private stopped = false;
   private nextId = 1;
 
   constructor(private readonly db: PGlite) {}
@@ -57,6 +58,9 @@ export class PGliteWireServer {
   }
 
   async stop(): Promise<void> {
+    // From here on nothing touches PGlite: the owner closes it right after.
+    this.stopped = true;
+    this.queue.length = 0;
     for (const connection of this.connections) connection.socket.destroy();
     const server = this.server;
     this.server = undefined;
@@ -121,7 +125,7 @@ export class PGliteWireServer {
   }
 
   private async pump(): Promise<void> {
-    if (this.pumping) return;
+    if (this.pumping || this.stopped) return;
     this.pumping = true;
     try {
       for (;;) {
@@ -129,6 +133,7 @@ export class PGliteWireServer {
         if (index < 0 || this.queue.length === 0) return;
         const [next] = this.queue.splice(index, 1);
         if (next.connection.closed) continue;
+        if (this.stopped) return;
         await this.execute(next);
       }
     } finally {
@@ -158,7 +163,9 @@ export class PGliteWireServer {
     this.connections.delete(connection);
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i].connection === connection) this.queue.splice(i, 1);
     if (this.owner === connection) {
-      if (this.db.isInTransaction()) await this.db.exec('ROLLBACK').catch(() => undefined);
+      // Roll back before anyone else gets the session, or their statements would run
+      // inside the dead connection's transaction.
+      if (!this.stopped && this.db.isInTransaction()) await this.db.exec('ROLLBACK').catch(() => undefined);
       this.owner = undefined;
     }
     void this.pump();
