@@ -1,9 +1,10 @@
-import { MessageBus, retryDelayMs } from '@herald/bus';
+import { MessageBus } from '@herald/bus';
 import { DataSource, QueryRunner } from 'typeorm';
 import { EventStoreLogger } from '../event-store-logger';
 import { EventStoreTables, eventStoreTables } from '../event-store-tables';
 import { inTransaction } from '../polling/in-transaction';
 import { PollingLoop } from '../polling/polling-loop';
+import { RoundPacer } from '../polling/round-pacer';
 import { PollingOptions, ResolvedPollingOptions, errorMessage, resolvePollingOptions } from '../polling/polling-options';
 import { ClaimedMessage, publishByTopic } from '../polling/publish-by-topic';
 import { Serial } from '../polling/serial';
@@ -42,12 +43,12 @@ interface OutboxRow {
 export class OutboxRelay {
   private readonly tables: EventStoreTables;
   private readonly options: ResolvedPollingOptions;
+  private readonly pacer: RoundPacer;
   private readonly lockRetryMs: number;
   private readonly loop = new PollingLoop(() => this.tick());
   private readonly serial = new Serial();
   /** The connection holding the relay lock while this relay is the active one. */
   private lock?: QueryRunner;
-  private failures = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -58,6 +59,7 @@ export class OutboxRelay {
   ) {
     this.tables = eventStoreTables(schema);
     this.options = resolvePollingOptions(options);
+    this.pacer = new RoundPacer(this.options);
     this.lockRetryMs = options.lockRetryMs ?? 1_000;
   }
 
@@ -93,15 +95,12 @@ export class OutboxRelay {
     }
     if (!this.isActive() && !(await this.tryLock())) return this.lockRetryMs;
     try {
-      const published = await this.pollOnce();
-      this.failures = 0;
-      return published >= this.options.batchSize ? 0 : this.options.idleDelayMs;
+      return this.pacer.afterRound(await this.pollOnce());
     } catch (error) {
-      this.failures += 1;
-      const delayMs = retryDelayMs(this.options.retry, this.failures);
+      const { attempt, delayMs } = this.pacer.afterFailure();
       this.log('warn', 'outbox relay round failed; its messages stay in the outbox', {
         schema: this.tables.schema,
-        attempt: this.failures,
+        attempt,
         retry_in_ms: delayMs,
         error: errorMessage(error),
       });

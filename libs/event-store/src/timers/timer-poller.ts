@@ -1,8 +1,9 @@
-import { MessageBus, retryDelayMs } from '@herald/bus';
+import { MessageBus } from '@herald/bus';
 import { DataSource } from 'typeorm';
 import { EventStoreLogger } from '../event-store-logger';
 import { EventStoreTables, eventStoreTables } from '../event-store-tables';
 import { PollingLoop } from '../polling/polling-loop';
+import { RoundPacer } from '../polling/round-pacer';
 import { PollingOptions, ResolvedPollingOptions, errorMessage, resolvePollingOptions } from '../polling/polling-options';
 import { publishByTopic } from '../polling/publish-by-topic';
 import { Serial } from '../polling/serial';
@@ -29,9 +30,9 @@ interface TimerRow {
 export class TimerPoller {
   private readonly tables: EventStoreTables;
   private readonly options: ResolvedPollingOptions;
+  private readonly pacer: RoundPacer;
   private readonly loop = new PollingLoop(() => this.tick());
   private readonly serial = new Serial();
-  private failures = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -42,6 +43,7 @@ export class TimerPoller {
   ) {
     this.tables = eventStoreTables(schema);
     this.options = resolvePollingOptions(options);
+    this.pacer = new RoundPacer(this.options);
   }
 
   start(): void {
@@ -61,15 +63,12 @@ export class TimerPoller {
 
   private async tick(): Promise<number> {
     try {
-      const fired = await this.pollOnce();
-      this.failures = 0;
-      return fired >= this.options.batchSize ? 0 : this.options.idleDelayMs;
+      return this.pacer.afterRound(await this.pollOnce());
     } catch (error) {
-      this.failures += 1;
-      const delayMs = retryDelayMs(this.options.retry, this.failures);
+      const { attempt, delayMs } = this.pacer.afterFailure();
       this.log('warn', 'timer poll failed; due timers stay for the next round', {
         schema: this.tables.schema,
-        attempt: this.failures,
+        attempt,
         retry_in_ms: delayMs,
         error: errorMessage(error),
       });
