@@ -1,7 +1,6 @@
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { allTopics } from '@herald/contracts';
 import { EmbeddedPostgres } from '@herald/database';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
@@ -13,6 +12,7 @@ import {
   ServiceDefinition,
   createHttpApp,
   createPlatformContext,
+  ensureHeraldTopics,
   loadHeraldConfig,
 } from '@herald/runtime';
 import { workflowEngine } from '@herald/workflow-engine';
@@ -57,7 +57,7 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
   lifecycle.onShutdown('release data folder', async () => unlock());
 
   try {
-    await context.bus.ensureTopics(allTopics().map((t) => ({ name: t.name, partitions: config.topicPartitions })));
+    await ensureHeraldTopics(context.bus, config.topicPartitions);
     const publicApp = await createHttpApp(
       'public',
       context,

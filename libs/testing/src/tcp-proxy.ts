@@ -1,4 +1,5 @@
 import { Server, Socket, createConnection, createServer } from 'node:net';
+import { freePort } from './processes';
 
 /**
  * A loopback TCP proxy a test can cut and restore, to show what a service does
@@ -15,12 +16,7 @@ export class TcpProxy {
   ) {}
 
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
-    const probe = createServer();
-    const port = await new Promise<number>((resolve) =>
-      probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
-    );
-    await new Promise((resolve) => probe.close(resolve));
-    const proxy = new TcpProxy(targetHost, targetPort, port);
+    const proxy = new TcpProxy(targetHost, targetPort, await freePort());
     await proxy.open();
     return proxy;
   }

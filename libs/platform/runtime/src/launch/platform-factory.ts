@@ -1,4 +1,5 @@
 import { InProcessBus, KafkaBus, MessageBus } from '@herald/bus';
+import { allTopics } from '@herald/contracts';
 import { HeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
 import { HeraldLogger } from '../logging/logger';
@@ -34,4 +35,9 @@ export function createPlatformContext(role: string, config: HeraldConfig, databa
   const bus = new InstrumentedBus(inner, metrics);
   health.register('bus', () => bus.checkHealth());
   return { config, logger, bus, metrics, health, databaseUrl };
+}
+
+/** Creates the whole topic map (idempotently), so services may start in any order. */
+export function ensureHeraldTopics(bus: MessageBus, partitions: number): Promise<void> {
+  return bus.ensureTopics(allTopics().map((t) => ({ name: t.name, partitions })));
 }

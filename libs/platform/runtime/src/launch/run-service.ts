@@ -1,9 +1,8 @@
-import { allTopics } from '@herald/contracts';
 import { ConfigError, loadHeraldConfig, requireDistributed } from '../config/herald-config';
 import { ProcessLifecycle } from '../lifecycle/process-lifecycle';
 import { HeraldLogger } from '../logging/logger';
 import { createHttpApp } from '../nest/http-app';
-import { createPlatformContext } from './platform-factory';
+import { createPlatformContext, ensureHeraldTopics } from './platform-factory';
 import { ServiceDefinition } from './service-definition';
 
 /**
@@ -26,8 +25,7 @@ export async function runService(service: ServiceDefinition, env: NodeJS.Process
   const lifecycle = new ProcessLifecycle(context.logger, context.health, config.shutdownTimeoutMs);
   lifecycle.installSignalHandlers();
   try {
-    // Every service creates the whole topic map (idempotently), so any start order works.
-    await context.bus.ensureTopics(allTopics().map((t) => ({ name: t.name, partitions: config.topicPartitions })));
+    await ensureHeraldTopics(context.bus, config.topicPartitions);
     const app = await createHttpApp(service.api, context, [service.module()]);
     lifecycle.onShutdown('stop consumers and HTTP', () => app.close());
     lifecycle.onShutdown('flush and close the bus', () => context.bus.close());

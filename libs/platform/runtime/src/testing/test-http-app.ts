@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { InProcessBus, MessageBus } from '@herald/bus';
-import { allTopics } from '@herald/contracts';
 import { HeraldConfig, loadHeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
 import { HeraldLogger } from '../logging/logger';
 import { createMetricsRegistry } from '../metrics/metrics';
+import { ensureHeraldTopics } from '../launch/platform-factory';
 import { createHttpApp } from '../nest/http-app';
 import { PlatformContext } from '../nest/platform-context';
 import { ServiceDefinition } from '../launch/service-definition';
@@ -34,7 +34,7 @@ export async function startTestHttpApp(
   };
   const logger = new HeraldLogger(service.name, 'debug', process.env.HERALD_TEST_LOGS ? process.stdout : { write: () => undefined });
   const bus = options.bus ?? new InProcessBus();
-  await bus.ensureTopics(allTopics().map((t) => ({ name: t.name, partitions: 3 })));
+  await ensureHeraldTopics(bus, 3);
   const context: PlatformContext = {
     config,
     logger,

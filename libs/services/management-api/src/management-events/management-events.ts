@@ -9,9 +9,10 @@ import {
   TOPICS,
   envelopeOf,
 } from '@herald/contracts';
-import { OutboxMessage } from '@herald/event-store';
+import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 
-export const MANAGEMENT_OUTBOX = '"management".outbox';
+/** management's outbox table, as the event store names it. */
+export const MANAGEMENT_OUTBOX = eventStoreTables('management').outbox;
 
 /** The outbox row announcing a credentials change, keyed by workspace so changes of one workspace stay in order. */
 export function credentialsChangedMessage(change: CredentialsChanged, now: Date): OutboxMessage {

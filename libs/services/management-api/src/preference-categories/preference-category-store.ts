@@ -6,7 +6,7 @@ import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { returningRows } from '../persistence/returning-rows';
-import { ScopedWorkspace } from '../workspaces/workspace-scope';
+import { ScopedWorkspace, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
 import { CategoryDocument, ROOT_CATEGORIES, categorySlugs } from './category-document';
 import { validateCategoryDocument } from './validate-category-document';
 
@@ -62,7 +62,7 @@ export class PreferenceCategoryStore {
   async saveDraft(workspace: ScopedWorkspace, body: unknown): Promise<CategoryVersionView> {
     const { document, errors } = validateCategoryDocument(body);
     return this.db.transaction(async (tx) => {
-      await this.lockWorkspace(tx, workspace.id);
+      await lockWorkspaceForWrites(tx, workspace.id);
       const [row] = (await tx.query(
         `INSERT INTO management.preference_category_versions (workspace_id, version_no, status, document, validation_errors)
          VALUES ($1, (SELECT coalesce(max(version_no), 0) + 1 FROM management.preference_category_versions WHERE workspace_id = $1),
@@ -79,7 +79,7 @@ export class PreferenceCategoryStore {
   /** Makes the draft live and announces it; an invalid draft cannot go live. */
   async commit(workspace: ScopedWorkspace, commitMessage: string): Promise<CategoryVersionView> {
     return this.db.transaction(async (tx) => {
-      await this.lockWorkspace(tx, workspace.id);
+      await lockWorkspaceForWrites(tx, workspace.id);
       const [draft] = await this.versions(tx, workspace.id, ['draft']);
       if (!draft) throw new HeraldError('conflict', 'there is no draft to commit');
       if (draft.validation_errors.length > 0) {
@@ -115,11 +115,6 @@ export class PreferenceCategoryStore {
       ]);
       return view(row);
     });
-  }
-
-  /** Concurrent saves and commits of one workspace's categories take turns. */
-  private async lockWorkspace(tx: EntityManager, workspaceId: string): Promise<void> {
-    await tx.query(`SELECT id FROM management.workspaces WHERE id = $1 FOR UPDATE`, [workspaceId]);
   }
 
   private async versions(manager: EntityManager, workspaceId: string, statuses: string[]): Promise<VersionRow[]> {

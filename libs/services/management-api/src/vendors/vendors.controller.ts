@@ -10,7 +10,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { returningRows } from '../persistence/returning-rows';
-import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { ScopedWorkspace, WorkspaceScope, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
 import { Credentials } from './credential-fields';
 import { CHANNELS, VendorSpec, isChannel, vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
@@ -131,7 +131,7 @@ export class VendorsController {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const spec = vendorSpecOf(channel, vendor);
     const { row, created } = await this.db.transaction(async (tx) => {
-      await lockVendorsOf(tx, workspace);
+      await lockWorkspaceForWrites(tx, workspace.id);
       const [existing] = (await tx.query(
         `SELECT ${COLUMNS} FROM management.vendors WHERE workspace_id = $1 AND channel = $2 AND vendor = $3`,
         [workspace.id, spec.channel, spec.vendor],
@@ -158,7 +158,7 @@ export class VendorsController {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const spec = vendorSpecOf(channel, vendor);
     await this.db.transaction(async (tx) => {
-      await lockVendorsOf(tx, workspace);
+      await lockWorkspaceForWrites(tx, workspace.id);
       // The row stays (its version must keep increasing); the secrets of a removed vendor do not.
       const [row] = returningRows<VendorRow>(
         await tx.query(
@@ -293,10 +293,6 @@ function sealedOf(row: VendorRow): Buffer {
  * follows see the same channel. NO KEY UPDATE leaves rows referencing the workspace
  * (keys, templates) free to be written meanwhile.
  */
-async function lockVendorsOf(tx: EntityManager, workspace: ScopedWorkspace): Promise<void> {
-  await tx.query(`SELECT id FROM management.workspaces WHERE id = $1 FOR NO KEY UPDATE`, [workspace.id]);
-}
-
 /** Two live vendors of a channel may not share a priority, or the fallback order would be ambiguous. */
 async function refuseTakenPriority(tx: EntityManager, workspace: ScopedWorkspace, spec: VendorSpec, priority: number): Promise<void> {
   const [holder] = (await tx.query(

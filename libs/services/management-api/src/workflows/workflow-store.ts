@@ -99,7 +99,7 @@ export class WorkflowStore {
          DO UPDATE SET document = EXCLUDED.document, validation_result = EXCLUDED.validation_result, hash = EXCLUDED.hash, updated_at = now()`,
         [workspace.id, slug, JSON.stringify(document), JSON.stringify(validation_result), sha256Of(document)],
       );
-      return this.versionIn(tx, workspace.id, slug, 'draft');
+      return this.written(tx, workspace.id, slug, 'draft');
     });
   }
 
@@ -133,7 +133,7 @@ export class WorkflowStore {
         ),
       );
       if (!committed) throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
-      const live = await this.versionIn(tx, workspace.id, slug, 'active');
+      const live = await this.written(tx, workspace.id, slug, 'active');
       await this.announce(tx, workspace, live, 'committed', definition);
       return live;
     });
@@ -143,7 +143,7 @@ export class WorkflowStore {
     // Validated before the transaction: inside one, only the transaction's own
     // connection may be used (the embedded database runs one session, so a second
     // connection would wait for this transaction to end).
-    const live = await this.liveVersion(this.db.manager, workspace.id, slug);
+    const live = await this.version(this.db.manager, workspace.id, slug, 'active');
     const definition = live ? (await this.validate(workspace, live.document)).definition ?? live.document : undefined;
     return this.db.transaction(async (tx) => {
       const [updated] = returningRows<{ slug: string }>(
@@ -154,22 +154,12 @@ export class WorkflowStore {
         ]),
       );
       if (!updated) throw HeraldError.notFound(`workflow '${slug}' not found`);
-      const current = await this.liveVersion(tx, workspace.id, slug);
+      const current = await this.version(tx, workspace.id, slug, 'active');
       // Only a live workflow can run; a draft-only one changes nothing the engine knows.
-      if (!current) return this.versionIn(tx, workspace.id, slug, 'draft');
+      if (!current) return this.written(tx, workspace.id, slug, 'draft');
       await this.announce(tx, workspace, current, isEnabled ? 'enabled' : 'disabled', definition ?? current.document);
       return current;
     });
-  }
-
-  private async liveVersion(manager: EntityManager, workspaceId: string, slug: string): Promise<WorkflowVersionRow | undefined> {
-    const [row] = (await manager.query(
-      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
-          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = 'active'`,
-      [workspaceId, slug],
-    )) as WorkflowVersionRow[];
-    return row;
   }
 
   private async announce(
@@ -228,8 +218,14 @@ export class WorkflowStore {
     await tx.query(`SELECT slug FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`, [workspaceId, slug]);
   }
 
-  private async versionIn(tx: EntityManager, workspaceId: string, slug: string, status: 'draft' | 'active'): Promise<WorkflowVersionRow> {
-    const [row] = (await tx.query(
+  /** The draft or the live version of a workflow, if it has one. */
+  private async version(
+    manager: EntityManager,
+    workspaceId: string,
+    slug: string,
+    status: 'draft' | 'active',
+  ): Promise<WorkflowVersionRow | undefined> {
+    const [row] = (await manager.query(
       `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
           ON v.workspace_id = w.workspace_id AND v.slug = w.slug
        WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = $3`,
@@ -237,6 +233,14 @@ export class WorkflowStore {
     )) as WorkflowVersionRow[];
     return row;
   }
+
+  /** A version the same transaction has just written. */
+  private async written(tx: EntityManager, workspaceId: string, slug: string, status: 'draft' | 'active'): Promise<WorkflowVersionRow> {
+    const row = await this.version(tx, workspaceId, slug, status);
+    if (!row) throw new Error(`workflow ${slug}: the ${status} version just written is missing`);
+    return row;
+  }
+
 
   /** Draft mode: the draft if there is one, else the live version. Live mode: the live version. */
   private chosenVersionSql(mode: WorkflowMode): string {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
 
 export interface ScopedWorkspace {
@@ -25,4 +25,13 @@ export class WorkspaceScope {
     if (rows.length === 0) throw HeraldError.notFound(`workspace '${slug}' not found`);
     return rows[0];
   }
+}
+
+/**
+ * Serialises a workspace's writes that must see each other (priorities of vendors,
+ * the category document) by locking its row. NO KEY UPDATE, so inserts of rows that
+ * merely reference the workspace (their foreign key checks) are not held up.
+ */
+export async function lockWorkspaceForWrites(tx: EntityManager, workspaceId: string): Promise<void> {
+  await tx.query(`SELECT id FROM management.workspaces WHERE id = $1 FOR NO KEY UPDATE`, [workspaceId]);
 }
