@@ -1,6 +1,7 @@
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { MessageBus } from '@herald/bus';
 import { EmbeddedPostgres } from '@herald/database';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
@@ -24,6 +25,8 @@ export interface EmbeddedHerald {
   readonly baseUrl: string;
   readonly managementUrl: string;
   readonly config: HeraldConfig;
+  /** The process's bus (tests read what the services publish). */
+  readonly bus: MessageBus;
   /** Graceful stop; resolves with the exit code it would use. */
   stop(): Promise<number>;
   readonly lifecycle: ProcessLifecycle;
@@ -41,18 +44,25 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
   const unlock = lockDataDir(loaded.dataDir);
   const config: HeraldConfig = { ...loaded, secretsKey: loaded.secretsKey ?? loadOrCreateSecretsKey(loaded.dataDir) };
 
-  const embeddedPostgres = config.databaseUrl
-    ? undefined
-    : await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') });
+  const [embeddedPostgres, busJournalPostgres] = await Promise.all([
+    config.databaseUrl ? undefined : EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') }),
+    // The in-process bus journals every publish, so an accepted one survives a crash of
+    // this process. Its journal gets a PGlite of its own: the outbox relay publishes
+    // inside a transaction, and on a one-session database the journal's write would
+    // wait for that very transaction.
+    config.kafka ? undefined : EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'bus-pgdata') }),
+  ]);
   const databaseUrl = config.databaseUrl ?? (embeddedPostgres as EmbeddedPostgres).url;
-  const context = createPlatformContext('embedded', config, databaseUrl);
+  const context = createPlatformContext('embedded', config, databaseUrl, { inProcessBusJournalUrl: busJournalPostgres?.url });
   const lifecycle = new ProcessLifecycle(context.logger, context.health, config.shutdownTimeoutMs);
 
   const apps: NestFastifyApplication[] = [];
   lifecycle.onShutdown('stop consumers and HTTP', async () => {
     for (const app of apps.reverse()) await app.close();
   });
+  // Before its database stops: closing the bus writes the last group offsets there.
   lifecycle.onShutdown('flush and close the bus', () => context.bus.close());
+  if (busJournalPostgres) lifecycle.onShutdown('close the bus journal', () => busJournalPostgres.stop());
   if (embeddedPostgres) lifecycle.onShutdown('close embedded Postgres', () => embeddedPostgres.stop());
   lifecycle.onShutdown('release data folder', async () => unlock());
 
@@ -86,7 +96,7 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
       database: config.databaseUrl ? 'postgres' : 'embedded PGlite',
       data_dir: config.dataDir,
     });
-    return { baseUrl, managementUrl, config, lifecycle, stop: () => lifecycle.shutdown('stop requested') };
+    return { baseUrl, managementUrl, config, bus: context.bus, lifecycle, stop: () => lifecycle.shutdown('stop requested') };
   } catch (error) {
     context.logger.error('Herald failed to start', error instanceof Error ? error : { error });
     await lifecycle.shutdown('startup failure');

@@ -12,11 +12,19 @@ import {
 } from '../message-bus.port';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
-import { PartitionLog } from './partition-log';
+import { BusJournal, JournalState } from '../journal/bus-journal.port';
+import { Durability, DurabilityOptions } from './durability';
+import { PartitionLog, StoredMessage } from './partition-log';
 
-export interface InProcessBusOptions {
+export interface InProcessBusOptions extends DurabilityOptions {
   /** Called when a handler throws; the message is delivered again after a backoff. */
   readonly onHandlerError?: (error: unknown, message: IncomingMessage) => void;
+  /**
+   * Makes the bus durable: `publish` resolves once the messages are in the journal,
+   * group offsets are written there, and a new bus on the same journal resumes from
+   * it. Without one, messages and offsets live in this process's memory only.
+   */
+  readonly journal?: BusJournal;
 }
 
 interface Topic {
@@ -44,51 +52,72 @@ interface Group {
   rebalancing: Promise<void>;
 }
 
+interface Durable {
+  readonly durability: Durability;
+  /** Settles once the journal is loaded into the bus; every call waits for it. */
+  readonly opened: Promise<void>;
+}
+
 /** Messages a worker hands over in a row before it yields to the event loop. */
 const YIELD_EVERY = 64;
+/** With a journal, `earliest` is the journal's first record, read back from Postgres. */
+const JOURNAL_START = 0;
 
 /**
  * The embedded bus: Kafka's topic, key, partition and consumer-group semantics in
- * one process, with no broker. Messages live in memory; what must survive a crash
- * is written to Postgres before it is published (outbox), exactly as in the
- * distributed mode.
+ * one process, with no broker. Partitions live in memory; with a journal (the
+ * embedded launcher's setting) they are written through to Postgres, so what
+ * `publish` accepted survives a crash, and group offsets are restored at start.
  */
 export class InProcessBus implements MessageBus {
   private readonly topics = new Map<string, Topic>();
   private readonly groups = new Map<string, Group>();
   private nextMemberId = 1;
   private closed = false;
+  private readonly durable?: Durable;
 
-  constructor(private readonly options: InProcessBusOptions = {}) {}
+  constructor(private readonly options: InProcessBusOptions = {}) {
+    if (options.journal) {
+      const durability = new Durability(options.journal, options);
+      const opened = durability.open().then((state) => {
+        this.restore(state);
+        durability.start();
+      });
+      // Every call awaits `opened` and sees a failed start; this only keeps an
+      // unobserved failure from crashing the process.
+      opened.catch(() => undefined);
+      this.durable = { durability, opened };
+    }
+  }
 
   async ensureTopics(specs: readonly TopicSpec[]): Promise<void> {
+    if (this.durable) await this.durable.opened;
     for (const spec of specs) {
       if (this.topics.has(spec.name)) continue;
       if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
         throw new Error(`topic ${spec.name}: partitions must be a positive integer`);
       }
-      const partitions = Array.from({ length: spec.partitions }, () => new PartitionLog());
-      this.topics.set(spec.name, { name: spec.name, partitions });
+      if (this.durable) await this.durable.durability.addTopic(spec);
+      if (!this.topics.has(spec.name)) this.addTopic(spec.name, spec.partitions, () => 0);
     }
     for (const group of this.groups.values()) this.scheduleRebalance(group);
   }
 
   async publish(topicName: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (this.durable) await this.durable.opened;
     this.assertOpen();
     const topic = this.requireTopic(topicName);
     const timestamp = Date.now();
-    for (const message of messages) {
-      const partition = partitionFor(topic.name, message.key, topic.partitions.length);
-      topic.partitions[partition].append({
-        key: message.key,
-        value: Buffer.isBuffer(message.value) ? message.value : Buffer.from(message.value),
-        headers: { ...(message.headers ?? {}) },
-        timestamp,
-      });
+    const partitionOf = (message: OutgoingMessage): number => partitionFor(topic.name, message.key, topic.partitions.length);
+    if (this.durable) {
+      const placed = messages.map((message) => ({ partition: partitionOf(message), ...toStored(message, timestamp) }));
+      return this.durable.durability.append(topic.name, topic.partitions, placed);
     }
+    for (const message of messages) topic.partitions[partitionOf(message)].append(toStored(message, timestamp));
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.durable) await this.durable.opened;
     this.assertOpen();
     for (const name of options.topics) this.requireTopic(name);
     const group = this.groupFor(options.groupId);
@@ -114,7 +143,9 @@ export class InProcessBus implements MessageBus {
     };
   }
 
+  /** Does not query the journal: the services' own database checks report Postgres. */
   async checkHealth(): Promise<void> {
+    if (this.durable) await this.durable.opened;
     this.assertOpen();
   }
 
@@ -124,6 +155,29 @@ export class InProcessBus implements MessageBus {
     for (const group of this.groups.values()) {
       for (const member of [...group.members]) await this.leave(group, member);
     }
+    if (this.durable) await this.durable.durability.close(this.durable.opened);
+  }
+
+  /** Topics, partition ends and group offsets as the journal holds them; memory starts empty. */
+  private restore(state: JournalState): void {
+    const ends = new Map(state.ends.map((end) => [`${end.topic}:${end.partition}`, end.endOffset]));
+    for (const topic of state.topics) {
+      this.addTopic(topic.name, topic.partitions, (partition) => ends.get(`${topic.name}:${partition}`) ?? 0);
+    }
+    for (const offset of state.groupOffsets) {
+      this.groupFor(offset.groupId).committed.set(`${offset.topic}:${offset.partition}`, offset.nextOffset);
+    }
+  }
+
+  private addTopic(name: string, partitions: number, startOffset: (partition: number) => number): void {
+    const logs = Array.from({ length: partitions }, (_, partition) => new PartitionLog(startOffset(partition)));
+    this.topics.set(name, { name, partitions: logs });
+  }
+
+  /** Records where a group stands; with a journal the offset is written there soon after. */
+  private commit(group: Group, topic: string, partition: number, nextOffset: number): void {
+    group.committed.set(`${topic}:${partition}`, nextOffset);
+    this.durable?.durability.offsetMoved({ groupId: group.id, topic, partition, nextOffset });
   }
 
   private async leave(group: Group, member: Member): Promise<void> {
@@ -181,25 +235,39 @@ export class InProcessBus implements MessageBus {
       for (const tp of target.get(member.id) ?? []) {
         if (member.workers.has(tp)) continue;
         const [topicName, partitionText] = splitTopicPartition(tp);
-        const log = this.requireTopic(topicName).partitions[Number(partitionText)];
-        if (!group.committed.has(tp)) {
-          group.committed.set(tp, member.startFrom === 'latest' ? log.endOffset : log.startOffset);
-        }
         const partition = Number(partitionText);
-        const worker = new PartitionWorker(topicName, partition, log, group, member, this.options, () =>
-          this.truncateConsumed(topicName, partition, log),
-        );
+        const log = this.requireTopic(topicName).partitions[partition];
+        if (!group.committed.has(tp)) {
+          const earliest = this.durable ? JOURNAL_START : log.startOffset;
+          this.commit(group, topicName, partition, member.startFrom === 'latest' ? log.endOffset : earliest);
+        }
+        const worker = new PartitionWorker(topicName, partition, log, group, member, {
+          onHandlerError: this.options.onHandlerError,
+          onProgress: () => this.truncateConsumed(topicName, partition, log),
+          commit: (nextOffset) => this.commit(group, topicName, partition, nextOffset),
+          readHistory: this.historyReader(topicName, partition),
+        });
         member.workers.set(tp, worker);
         worker.start();
       }
     }
   }
 
-  /** Drops what every group that reads this partition has consumed. */
+  private historyReader(topic: string, partition: number): HistoryReader | undefined {
+    const durability = this.durable?.durability;
+    if (!durability) return undefined;
+    return (fromOffset, beforeOffset, signal) => durability.readHistory(topic, partition, fromOffset, beforeOffset, signal);
+  }
+
+  /**
+   * Drops what every group that reads this partition has consumed. With a journal,
+   * groups without members do not count: they read what memory dropped back from it.
+   */
   private truncateConsumed(topic: string, partition: number, log: PartitionLog): void {
     const tp = `${topic}:${partition}`;
     let min = Number.POSITIVE_INFINITY;
     for (const group of this.groups.values()) {
+      if (this.durable && group.members.length === 0) continue;
       const offset = group.committed.get(tp);
       if (offset !== undefined) min = Math.min(min, offset);
     }
@@ -217,9 +285,29 @@ export class InProcessBus implements MessageBus {
   }
 }
 
+function toStored(message: OutgoingMessage, timestamp: number): Omit<StoredMessage, 'offset'> {
+  return {
+    key: message.key,
+    value: Buffer.isBuffer(message.value) ? message.value : Buffer.from(message.value),
+    headers: { ...(message.headers ?? {}) },
+    timestamp,
+  };
+}
+
 function splitTopicPartition(tp: string): [string, string] {
   const at = tp.lastIndexOf(':');
   return [tp.slice(0, at), tp.slice(at + 1)];
+}
+
+type HistoryReader = (fromOffset: number, beforeOffset: number, signal: AbortSignal) => Promise<StoredMessage[] | undefined>;
+
+interface WorkerHooks {
+  readonly onHandlerError?: (error: unknown, message: IncomingMessage) => void;
+  /** Called every few messages, so consumed prefixes can be dropped from memory. */
+  readonly onProgress: () => void;
+  readonly commit: (nextOffset: number) => void;
+  /** With a journal: reads what lies below the in-memory tail. */
+  readonly readHistory?: HistoryReader;
 }
 
 /** Consumes one partition for one group member, one message at a time. */
@@ -227,6 +315,8 @@ class PartitionWorker {
   private readonly abort = new AbortController();
   private loop: Promise<void> = Promise.resolve();
   private readonly tp: string;
+  /** Messages read back from the journal, handed over before anything else. */
+  private backlog: StoredMessage[] = [];
 
   constructor(
     private readonly topic: string,
@@ -234,8 +324,7 @@ class PartitionWorker {
     private readonly log: PartitionLog,
     private readonly group: Group,
     private readonly member: Member,
-    private readonly options: InProcessBusOptions,
-    private readonly onProgress: () => void,
+    private readonly hooks: WorkerHooks,
   ) {
     this.tp = `${topic}:${partition}`;
   }
@@ -254,9 +343,9 @@ class PartitionWorker {
     let sinceYield = 0;
     while (!signal.aborted) {
       const offset = this.group.committed.get(this.tp) ?? this.log.startOffset;
-      const stored = this.log.at(offset);
+      const stored = this.backlog.shift() ?? this.fromMemory(offset);
       if (!stored) {
-        await this.log.waitBeyond(offset, signal);
+        await this.refill(offset, signal);
         continue;
       }
       const delivered = await this.deliver({
@@ -269,13 +358,40 @@ class PartitionWorker {
         timestamp: stored.timestamp,
       });
       if (!delivered) return;
-      this.group.committed.set(this.tp, stored.offset + 1);
+      this.hooks.commit(stored.offset + 1);
       if (++sinceYield >= YIELD_EVERY) {
         sinceYield = 0;
-        this.onProgress();
+        this.hooks.onProgress();
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
+  }
+
+  /** The message at `offset` in memory, unless the group is behind memory and the journal holds what comes next. */
+  private fromMemory(offset: number): StoredMessage | undefined {
+    return this.hooks.readHistory && offset < this.log.startOffset ? undefined : this.log.at(offset);
+  }
+
+  /**
+   * Behind memory (with a journal): reads the next page back from the journal into the
+   * backlog. Otherwise, or once nothing is left below memory: waits for a new message.
+   */
+  private async refill(offset: number, signal: AbortSignal): Promise<void> {
+    if (this.hooks.readHistory && offset < this.log.startOffset) {
+      const page = await this.hooks.readHistory(offset, this.log.startOffset, signal);
+      if (page === undefined) return; // a failed read, retried after its pause
+      if (page.length > 0) {
+        this.backlog = page;
+        return;
+      }
+      // Pruned up to the in-memory tail: memory continues.
+      const tail = this.log.at(offset);
+      if (tail) {
+        this.backlog = [tail];
+        return;
+      }
+    }
+    await this.log.waitBeyond(Math.max(offset, this.log.startOffset), signal);
   }
 
   /** True once the handler accepted the message; false if revoked before that. */
@@ -286,7 +402,7 @@ class PartitionWorker {
         await this.member.handler(message);
         return true;
       } catch (error) {
-        this.options.onHandlerError?.(error, message);
+        this.hooks.onHandlerError?.(error, message);
         const slept = await sleep(retryDelayMs(this.member.retry, attempt), this.abort.signal);
         if (!slept) return false;
       }

@@ -13,9 +13,11 @@ export interface StoredMessage {
  * offset, so fully consumed prefixes can be dropped without renumbering offsets.
  */
 export class PartitionLog {
-  private baseOffset = 0;
   private messages: StoredMessage[] = [];
   private waiters: Array<() => void> = [];
+
+  /** `baseOffset`: where a partition restored from a journal continues. */
+  constructor(private baseOffset = 0) {}
 
   get endOffset(): number {
     return this.baseOffset + this.messages.length;

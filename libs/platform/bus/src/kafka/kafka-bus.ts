@@ -120,7 +120,9 @@ export class KafkaBus implements MessageBus {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
-      sessionTimeout: 30_000,
+      // A member that died (kill -9, a lost node) holds its partitions until this passes,
+      // and a restarted replica cannot join before: 10 s, not kafkajs's 30 s.
+      sessionTimeout: 10_000,
       rebalanceTimeout: 60_000,
       heartbeatInterval: 3_000,
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 500,

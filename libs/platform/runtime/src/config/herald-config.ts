@@ -5,6 +5,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface KafkaConfig {
   readonly brokers: readonly string[];
   readonly clientId: string;
+  /** Prefix of every topic and consumer group; lets installations share a cluster. */
+  readonly namespace?: string;
 }
 
 export interface BootstrapCredentials {
@@ -77,6 +79,11 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     if (!/^[^\s:]+:\d{1,5}$/.test(broker)) problems.push(`HERALD_KAFKA_BROKERS entry "${broker}" is not host:port`);
   }
 
+  const kafkaNamespace = read('HERALD_KAFKA_NAMESPACE');
+  if (kafkaNamespace !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(kafkaNamespace)) {
+    problems.push(`HERALD_KAFKA_NAMESPACE must be 1 to 100 letters, digits, "_" or "-", got "${kafkaNamespace}"`);
+  }
+
   const databaseUrl = read('HERALD_DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('HERALD_DATABASE_URL must be a postgres:// URL');
@@ -117,7 +124,7 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     port: integer('HERALD_PORT', 3000, 0, 65535),
     managementPort: integer('HERALD_MANAGEMENT_PORT', 3001, 0, 65535),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
-    kafka: brokers && brokers.length > 0 ? { brokers, clientId: read('HERALD_KAFKA_CLIENT_ID') ?? 'herald' } : undefined,
+    kafka: brokers && brokers.length > 0 ? { brokers, clientId: read('HERALD_KAFKA_CLIENT_ID') ?? 'herald', namespace: kafkaNamespace } : undefined,
     databaseUrl,
     topicPartitions: integer('HERALD_KAFKA_PARTITIONS', 12, 1, 1000),
     logLevel,

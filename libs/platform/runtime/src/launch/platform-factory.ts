@@ -1,4 +1,4 @@
-import { InProcessBus, KafkaBus, MessageBus } from '@herald/bus';
+import { InProcessBus, InProcessBusOptions, KafkaBus, MessageBus, NamespacedBus, PostgresBusJournal } from '@herald/bus';
 import { allTopics } from '@herald/contracts';
 import { HeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
@@ -6,12 +6,28 @@ import { HeraldLogger } from '../logging/logger';
 import { InstrumentedBus, createMetricsRegistry } from '../metrics/metrics';
 import { PlatformContext } from '../nest/platform-context';
 
+export interface PlatformContextOptions {
+  /**
+   * Makes the in-process bus durable, journaled in this database (schema `bus`):
+   * `publish` resolves once the messages are stored there, and a restart resumes every
+   * group where it committed. No effect when Kafka is configured. On a one-session
+   * database (PGlite) it must not be the services' database: a publish from inside a
+   * transaction (the outbox relay) would wait for that transaction to end.
+   */
+  readonly inProcessBusJournalUrl?: string;
+}
+
 /**
  * Builds the process's platform: logger, metrics, health and the bus (Kafka when
  * brokers are configured, otherwise in-process). The database URL is decided by
  * the launcher (configured Postgres, or the embedded server it started).
  */
-export function createPlatformContext(role: string, config: HeraldConfig, databaseUrl: string): PlatformContext {
+export function createPlatformContext(
+  role: string,
+  config: HeraldConfig,
+  databaseUrl: string,
+  options: PlatformContextOptions = {},
+): PlatformContext {
   const logger = new HeraldLogger(role, config.logLevel);
   const metrics = createMetricsRegistry(role);
   const health = new HealthRegistry();
@@ -22,7 +38,7 @@ export function createPlatformContext(role: string, config: HeraldConfig, databa
       partition: message.partition,
       offset: message.offset,
       attempt: message.attempt,
-      err: error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : String(error),
+      err: errorFields(error),
     });
   const inner: MessageBus = config.kafka
     ? new KafkaBus({
@@ -31,10 +47,24 @@ export function createPlatformContext(role: string, config: HeraldConfig, databa
         logger: { log: (level, message, fields) => busLogger.write(level, message, fields) },
         onHandlerError,
       })
-    : new InProcessBus({ onHandlerError });
-  const bus = new InstrumentedBus(inner, metrics);
+    : new InProcessBus({ onHandlerError, ...journalOptions(role, options.inProcessBusJournalUrl, busLogger) });
+  const namespaced = config.kafka?.namespace ? new NamespacedBus(inner, config.kafka.namespace) : inner;
+  const bus = new InstrumentedBus(namespaced, metrics);
   health.register('bus', () => bus.checkHealth());
   return { config, logger, bus, metrics, health, databaseUrl };
+}
+
+function journalOptions(role: string, url: string | undefined, busLogger: HeraldLogger): Partial<InProcessBusOptions> {
+  if (!url) return {};
+  return {
+    journal: new PostgresBusJournal({ url, applicationName: `herald-${role}-bus` }),
+    onJournalError: (error, operation) =>
+      busLogger.warn('bus journal operation failed; retrying', { operation, err: errorFields(error) }),
+  };
+}
+
+function errorFields(error: unknown): unknown {
+  return error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : String(error);
 }
 
 /** Creates the whole topic map (idempotently), so services may start in any order. */
