@@ -12,7 +12,9 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
-  | 'rate_limited';
+  | 'rate_limited'
+  /** Herald cannot take the request now (the broker is down); the client may retry. */
+  | 'unavailable';
 
 export class HeraldError extends Error {
   constructor(

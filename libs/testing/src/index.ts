@@ -3,3 +3,4 @@ export * from './test-infrastructure';
 export * from './processes';
 export * from './tcp-proxy';
 export * from './temporary-database';
+export * from './openapi-response-check';

@@ -2,3 +2,4 @@ export { EmbeddedPostgres, EmbeddedPostgresOptions } from './embedded-postgres';
 export { createServiceDataSource, ServiceDataSourceOptions, MigrationClass } from './service-data-source';
 export { migrateSchema, checkDatabase, MigrationReport } from './migrate';
 export { openTestDatabase, TestDatabase } from './testing/test-database';
+export { returningRows } from './returning-rows';

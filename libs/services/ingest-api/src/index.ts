@@ -1,2 +1,4 @@
 export { IngestApiModule, ingestApi } from './ingest-api.module';
 export * from './validation';
+export * from './auth';
+export { MAX_INGEST_BODY_BYTES } from './http/request-body';

@@ -11,6 +11,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 const TYPE: Record<ErrorCode, string> = {
@@ -21,7 +22,13 @@ const TYPE: Record<ErrorCode, string> = {
   conflict: 'ConflictError',
   payload_too_large: 'PayloadTooLarge',
   rate_limited: 'Throttled',
+  unavailable: 'ServiceUnavailable',
 };
+
+/** The HTTP status and error `type` of a HeraldError (also used for the records of a 207). */
+export function httpStatusOf(error: HeraldError): { readonly status: number; readonly type: string } {
+  return { status: STATUS[error.code], type: TYPE[error.code] };
+}
 
 export interface ExtendedErrorBody {
   readonly code: number;

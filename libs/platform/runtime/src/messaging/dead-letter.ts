@@ -36,7 +36,8 @@ export function deadLetteringHandler<T>(bus: MessageBus, logger: HeraldLogger, c
   };
 }
 
-async function deadLetter(
+/** Publishes a message that cannot be processed to `notify.deadletter.v1`, with the reason and the original bytes. */
+export async function deadLetter(
   bus: MessageBus,
   logger: HeraldLogger,
   groupId: string,

@@ -15,6 +15,26 @@ export const HTTP_BODY_LIMIT_BYTES = 1024 * 1024;
  * plus the platform (health, metrics). Each API (`{base_url}`, `{management_url}`)
  * is one such application; the embedded mode runs two of them in one process.
  */
+/**
+ * `application/json` (any charset) with the raw bytes kept on `request.rawBody`: the
+ * SDK signature is an MD5 of exactly those bytes. An empty body parses to `undefined`
+ * instead of failing: the SuprSend SDKs send `Content-Type: application/json` on
+ * body-less GETs and DELETEs. Prototype poisoning is refused as by Fastify's default.
+ */
+function registerJsonBodyParser(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: HTTP_BODY_LIMIT_BYTES }, (request, body, done) => {
+    const raw = body as Buffer;
+    (request as unknown as { rawBody: Buffer }).rawBody = raw;
+    if (raw.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, raw.toString('utf8'), done);
+  });
+}
+
 export async function createHttpApp(
   api: string,
   context: PlatformContext,
@@ -36,8 +56,10 @@ export async function createHttpApp(
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: context.logger,
     abortOnError: false,
-    rawBody: true,
+    // Our own JSON parser below keeps the raw bytes (SDK signatures cover them).
+    bodyParser: false,
   });
+  registerJsonBodyParser(app);
   app.useGlobalFilters(new ApiExceptionFilter(context.logger));
   app.useGlobalPipes(createValidationPipe());
   const httpMetrics = createHttpMetrics(context.metrics, api);

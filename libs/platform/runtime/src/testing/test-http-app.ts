@@ -26,11 +26,11 @@ export interface TestHttpApp {
 export async function startTestHttpApp(
   service: ServiceDefinition,
   databaseUrl: string,
-  options: { bus?: MessageBus; env?: Record<string, string> } = {},
+  options: { bus?: MessageBus; env?: Record<string, string>; secretsKey?: Buffer } = {},
 ): Promise<TestHttpApp> {
   const config: HeraldConfig = {
     ...loadHeraldConfig({ HERALD_PORT: '0', HERALD_MANAGEMENT_PORT: '0', ...options.env }),
-    secretsKey: randomBytes(32),
+    secretsKey: options.secretsKey ?? randomBytes(32),
   };
   const logger = new HeraldLogger(service.name, 'debug', process.env.HERALD_TEST_LOGS ? process.stdout : { write: () => undefined });
   const bus = options.bus ?? new InProcessBus();

@@ -1,6 +1,6 @@
 import { HTTP_URL, base64DecodedSize } from './formats';
 import { ItemReader, ObjectReader, withoutUndefined } from './json-reader';
-import { Attachment } from './normalised-types';
+import { Attachment } from '@herald/contracts';
 
 /** Interface section 8: an inline base64 attachment must decode to below 50 KB (50 × 1024 bytes). */
 export const MAX_INLINE_ATTACHMENT_BYTES = 50 * 1024;

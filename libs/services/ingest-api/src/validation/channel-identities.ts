@@ -1,9 +1,8 @@
-import { CHANNELS, Channel } from '@herald/contracts';
+import { CHANNELS, Channel, InlineChannels, PushToken, WebPushSubscription } from '@herald/contracts';
 import { readMsTeamsEntry, readSlackEntry } from './chat-identities';
 import { EMAIL, HTTP_URL, PHONE } from './formats';
 import { Issues } from './issues';
 import { ItemReader, ObjectReader, stringItem, withoutUndefined } from './json-reader';
-import { InlineChannels, PushToken, WebPushSubscription } from './normalised-types';
 
 /** The inline channel keys of a recipient or actor; everything else but identity is a property. */
 export const CHANNEL_KEYS = ['$email', '$sms', '$whatsapp', '$inbox', '$androidpush', '$iospush', '$webpush', '$slack', '$ms_teams'] as const;

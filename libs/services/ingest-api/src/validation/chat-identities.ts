@@ -1,7 +1,7 @@
 import { EMAIL, HTTP_URL, StringFormat } from './formats';
 import { Issues } from './issues';
 import { ObjectReader } from './json-reader';
-import { IncomingWebhook, MsTeamsIdentity, SlackIdentity } from './normalised-types';
+import { IncomingWebhook, MsTeamsIdentity, SlackIdentity } from '@herald/contracts';
 
 /**
  * Slack and MS Teams entries are each exactly one of several forms (interface 2.1.1,

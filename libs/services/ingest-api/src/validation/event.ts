@@ -1,8 +1,7 @@
-import { ParseResult } from '@herald/contracts';
+import { NormalisedEvent, ParseResult } from '@herald/contracts';
 import { readAttachments } from './attachments';
 import { Issues } from './issues';
 import { ObjectReader, withoutUndefined } from './json-reader';
-import { NormalisedEvent } from './normalised-types';
 import { readIdempotencyKey, readTenantId } from './shared-fields';
 
 /**

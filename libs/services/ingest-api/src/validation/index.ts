@@ -4,4 +4,3 @@ export { validateBulk, MAX_BULK_RECORDS } from './bulk';
 export type { BulkValidation } from './bulk';
 export { MAX_INLINE_ATTACHMENT_BYTES } from './attachments';
 export { MAX_IDEMPOTENCY_KEY_LENGTH } from './shared-fields';
-export * from './normalised-types';

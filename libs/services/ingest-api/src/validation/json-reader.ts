@@ -1,5 +1,5 @@
 import { Issues, fieldPath, itemPath } from './issues';
-import { JsonRecord } from './normalised-types';
+import { JsonRecord } from '@herald/contracts';
 import { StringFormat } from './formats';
 
 export function isRecord(value: unknown): value is JsonRecord {

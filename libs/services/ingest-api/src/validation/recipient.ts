@@ -2,7 +2,7 @@ import { CHANNEL_KEYS, readChannelFilter, readInlineChannels } from './channel-i
 import { LOCALE, TIME_ZONE } from './formats';
 import { Issues } from './issues';
 import { ObjectReader, isRecord, readString, withoutUndefined } from './json-reader';
-import { InlineProfile, ObjectRecipient, Recipient, UserRecipient } from './normalised-types';
+import { InlineProfile, ObjectRecipient, Recipient, UserRecipient } from '@herald/contracts';
 
 /**
  * The trigger's top-level tenant_id as read, for the `$context.tenant_id` rule

@@ -1,9 +1,8 @@
-import { ParseResult } from '@herald/contracts';
+import { NormalisedTrigger, ParseResult, Recipient } from '@herald/contracts';
 import { readAttachments } from './attachments';
 import { WORKFLOW_SLUG_FORMAT } from './formats';
 import { Issues } from './issues';
 import { ObjectReader, withoutUndefined } from './json-reader';
-import { NormalisedTrigger, Recipient } from './normalised-types';
 import { readActor, readRecipient } from './recipient';
 import { readIdempotencyKey, readTenantId } from './shared-fields';
 

@@ -8,7 +8,7 @@ import { CLOCK, Clock, generateCredential, hashToken } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateApiKeyDto } from './api-key.dto';
 

@@ -5,7 +5,7 @@ import { HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { ScopedWorkspace, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
 import { CategoryDocument, ROOT_CATEGORIES, categorySlugs } from './category-document';
 import { validateCategoryDocument } from './validate-category-document';

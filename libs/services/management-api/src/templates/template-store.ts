@@ -5,7 +5,7 @@ import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { OffsetPage } from '../http/offset-page';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { templateHash } from './template-commit';
 import { Mode, TEMPLATE_COLUMNS, TemplateRow, VARIANT_COLUMNS, VARIANT_ORDER, VariantRow } from './template-rows';

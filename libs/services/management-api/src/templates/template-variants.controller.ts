@@ -5,7 +5,7 @@ import { Channel, HeraldError } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { sha256Of } from '../hashing/canonical-hash';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';

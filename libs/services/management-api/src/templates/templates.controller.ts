@@ -6,7 +6,7 @@ import { HeraldError } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { commitErrors, planCommit } from './template-commit';
 import { CommitTemplateDto, TEMPLATE_SLUG, UpsertTemplateDto } from './template.dto';

@@ -9,7 +9,7 @@ import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { ScopedWorkspace, WorkspaceScope, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
 import { Credentials } from './credential-fields';
 import { CHANNELS, VendorSpec, isChannel, vendorSpecOf } from './vendor-catalogue';

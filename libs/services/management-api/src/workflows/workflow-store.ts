@@ -6,7 +6,7 @@ import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { DefinitionValidationContext, WorkflowValidation, validateWorkflow } from '@herald/workflow';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { PreferenceCategoryStore } from '../preference-categories/preference-category-store';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { sha256Of } from '../hashing/canonical-hash';

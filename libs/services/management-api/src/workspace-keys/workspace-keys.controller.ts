@@ -9,7 +9,7 @@ import { SECRETS_KEY } from '../accounts/secrets-key';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '../persistence/returning-rows';
+import { returningRows } from '@herald/database';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateWorkspaceKeyDto } from './workspace-key.dto';
 

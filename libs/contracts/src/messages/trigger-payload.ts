@@ -1,4 +1,4 @@
-import { Channel } from '@herald/contracts';
+import { Channel } from '../channels';
 
 /** A JSON object as parsed from a request body; values are left as the client sent them. */
 export type JsonRecord = { readonly [key: string]: unknown };

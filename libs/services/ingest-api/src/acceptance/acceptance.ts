@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
+import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
+import { WorkflowReadModel } from '../read-models/workflow-read-model';
+import { AcceptedMessages, eventMessages, triggerMessages } from './accepted-messages';
+import { IdempotencyLedger, RequestKind } from './idempotency-ledger';
+
+export interface Accepted {
+  readonly messageId: string;
+  /** True when an earlier request with the same `$idempotency_key` was accepted and this one started nothing. */
+  readonly repeat: boolean;
+}
+
+/**
+ * The one way in for triggers and events, whichever door they came through (REST,
+ * bulk, the Kafka ingress). A request is accepted when `bus.publish` has resolved,
+ * which on Kafka means acknowledged by all in-sync replicas and in the embedded mode
+ * written to the bus journal: only then does the client get its 2xx.
+ */
+@Injectable()
+export class Acceptance {
+  constructor(
+    private readonly workflows: WorkflowReadModel,
+    private readonly ledger: IdempotencyLedger,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  /**
+   * `proposedMessageId` is the id a first acceptance gets: random for REST, derived from
+   * the topic position for the Kafka ingress (a redelivery then republishes the same ids).
+   */
+  async acceptTrigger(workspace: AuthenticatedWorkspace, trigger: NormalisedTrigger, via: AcceptedVia, proposedMessageId: string = randomUUID()): Promise<Accepted> {
+    const workflow = await this.infrastructure('reading the workflow read model', () => this.workflows.find(workspace.id, trigger.workflow));
+    if (workflow === null) throw HeraldError.notFound(`workflow '${trigger.workflow}' not found`);
+    if (!workflow.is_enabled) throw HeraldError.notFound(`workflow '${trigger.workflow}' is disabled`);
+    const accepted = await this.once(workspace, 'trigger', trigger.idempotency_key, proposedMessageId, (messageId) =>
+      triggerMessages(workspace, trigger, messageId, via, this.clock.now()),
+    );
+    this.logger.info(accepted.repeat ? 'trigger repeated; answered with the first message_id' : 'trigger accepted', {
+      workspace_id: workspace.id,
+      message_id: accepted.messageId,
+      workflow: trigger.workflow,
+      recipients: trigger.recipients.length,
+      via,
+    });
+    return accepted;
+  }
+
+  async acceptEvent(workspace: AuthenticatedWorkspace, event: NormalisedEvent, via: AcceptedVia, proposedMessageId: string = randomUUID()): Promise<Accepted> {
+    const accepted = await this.once(workspace, 'event', event.idempotency_key, proposedMessageId, (messageId) =>
+      eventMessages(workspace, event, messageId, via, this.clock.now()),
+    );
+    this.logger.info(accepted.repeat ? 'event repeated; answered as accepted' : 'event accepted', {
+      workspace_id: workspace.id,
+      message_id: accepted.messageId,
+      event: event.event,
+      via,
+    });
+    return accepted;
+  }
+
+  private async once(
+    workspace: AuthenticatedWorkspace,
+    kind: RequestKind,
+    idempotencyKey: string | undefined,
+    proposedMessageId: string,
+    build: (messageId: string) => AcceptedMessages,
+  ): Promise<Accepted> {
+    if (idempotencyKey === undefined) {
+      await this.publish(kind, build(proposedMessageId));
+      return { messageId: proposedMessageId, repeat: false };
+    }
+    const claim = await this.infrastructure('claiming the idempotency key', () => this.ledger.claim(workspace.id, kind, idempotencyKey, proposedMessageId));
+    if (claim.kind === 'repeat') return { messageId: claim.messageId, repeat: true };
+    try {
+      await this.publish(kind, build(claim.messageId));
+    } catch (error) {
+      await this.ledger.release(workspace.id, kind, idempotencyKey, claim.messageId).catch((releaseError: Error) =>
+        // The claim stays pending; the next request takes it over after the lease.
+        this.logger.warn('could not release an idempotency claim', { message_id: claim.messageId, err: releaseError.message }),
+      );
+      throw error;
+    }
+    try {
+      await this.ledger.markAccepted(workspace.id, kind, idempotencyKey, claim.messageId);
+    } catch (error) {
+      // The messages are in the bus, so the request is accepted. A repeat after the lease
+      // republishes the same ids, which consumers dedupe.
+      this.logger.warn('accepted, but could not mark the idempotency claim accepted', { message_id: claim.messageId, err: (error as Error).message });
+    }
+    return { messageId: claim.messageId, repeat: false };
+  }
+
+  /** A database failure is Herald's, not the client's: 503, never 500. */
+  private async infrastructure<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof HeraldError) throw error;
+      this.logger.error(`${what} failed; request refused with 503`, { err: (error as Error).message });
+      throw new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
+    }
+  }
+
+  /** Inline profile data first: a failure after it is harmless on retry (an upsert), one before the trigger is not. */
+  private async publish(kind: RequestKind, messages: AcceptedMessages): Promise<void> {
+    try {
+      if (messages.audience.length > 0) await this.bus.publish(TOPICS.audienceChanged.name, messages.audience);
+      await this.bus.publish(kind === 'trigger' ? TOPICS.triggerAccepted.name : TOPICS.eventAccepted.name, messages.accepted);
+    } catch (error) {
+      this.logger.error('publishing to the bus failed; request refused with 503', { err: (error as Error).message });
+      throw new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');
+    }
+  }
+}

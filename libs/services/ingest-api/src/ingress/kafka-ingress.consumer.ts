@@ -1,0 +1,115 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid } from '@herald/contracts';
+import { IncomingMessage, MessageBus } from '@herald/bus';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, deadLetter } from '@herald/runtime';
+import { Acceptance } from '../acceptance/acceptance';
+import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, ingressSignatureMatches } from '../auth';
+import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
+import { CredentialsReadModel } from '../read-models/credentials-read-model';
+import { validateEvent, validateTrigger } from '../validation';
+import { MAX_INGEST_BODY_BYTES } from '../http/request-body';
+
+export const INGRESS_GROUP_ID = 'herald.ingest.ingress';
+
+/** A message that can never be accepted: it goes to the dead-letter topic with these errors. */
+class Rejected extends Error {
+  constructor(
+    readonly reason: string,
+    readonly errors: readonly FieldError[],
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * The public Kafka ingress: client backends publish trigger and event bodies straight
+ * to `notify.ingress.trigger.v1` / `notify.ingress.event.v1`, proving their workspace
+ * with a signature header. Each message is validated exactly like the REST body and
+ * accepted through the same path (idempotency, fan-out). What can never be accepted
+ * (bad signature, invalid body, unknown workflow) goes to the dead-letter topic with
+ * the reasons; a bus or database failure is retried. The message id is derived from the
+ * message's place in the topic, so a redelivery republishes the same ids.
+ */
+@Injectable()
+export class KafkaIngressConsumer implements OnApplicationBootstrap {
+  constructor(
+    private readonly consumers: ConsumerRegistry,
+    private readonly credentials: CredentialsReadModel,
+    private readonly acceptance: Acceptance,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.subscribe({
+      groupId: INGRESS_GROUP_ID,
+      topics: [TOPICS.ingressTrigger.name, TOPICS.ingressEvent.name],
+      handler: (message) => this.handle(message),
+    });
+  }
+
+  private async handle(message: IncomingMessage): Promise<void> {
+    try {
+      const workspace = await this.authenticate(message);
+      const body = parseBody(message.value);
+      const messageId = deterministicUuid('ingress', message.topic, String(message.partition), message.offset, String(message.timestamp));
+      if (message.topic === TOPICS.ingressTrigger.name) {
+        await this.acceptance.acceptTrigger(workspace, valid(validateTrigger(body)), 'kafka', messageId);
+      } else {
+        await this.acceptance.acceptEvent(workspace, valid(validateEvent(body)), 'kafka', messageId);
+      }
+    } catch (error) {
+      const rejection = asRejection(error);
+      if (rejection === undefined) throw error; // transient: the bus delivers it again
+      await deadLetter(this.bus, this.logger, INGRESS_GROUP_ID, message, rejection.reason, rejection.errors);
+    }
+  }
+
+  private async authenticate(message: IncomingMessage): Promise<AuthenticatedWorkspace> {
+    const key = message.headers[INGRESS_WORKSPACE_KEY_HEADER];
+    const signature = message.headers[INGRESS_SIGNATURE_HEADER];
+    if (!key || !signature) {
+      throw new Rejected('authentication failed', [
+        { path: `headers.${!key ? INGRESS_WORKSPACE_KEY_HEADER : INGRESS_SIGNATURE_HEADER}`, message: 'is required' },
+      ]);
+    }
+    const candidates = await this.credentials.secretsOfWorkspaceKey(key);
+    const match = candidates.find((candidate) => ingressSignatureMatches(message.value, signature, candidate.secret));
+    if (match === undefined) {
+      throw new Rejected('authentication failed', [
+        {
+          path: `headers.${candidates.length === 0 ? INGRESS_WORKSPACE_KEY_HEADER : INGRESS_SIGNATURE_HEADER}`,
+          message: candidates.length === 0 ? 'no workspace has this workspace key' : 'does not match the message value',
+        },
+      ]);
+    }
+    return match.workspace;
+  }
+}
+
+function parseBody(value: Buffer): unknown {
+  if (value.length > MAX_INGEST_BODY_BYTES) throw new Rejected('payload too large', [{ path: '', message: `at most ${MAX_INGEST_BODY_BYTES} bytes` }]);
+  let body: unknown;
+  try {
+    body = JSON.parse(value.toString('utf8'));
+  } catch (error) {
+    throw new Rejected('invalid JSON', [{ path: '', message: (error as Error).message }]);
+  }
+  if (Array.isArray(body)) throw new Rejected('invalid payload', [{ path: '', message: 'one trigger or event per message; publish bulk as separate messages' }]);
+  return body;
+}
+
+function valid<T>(result: ParseResult<T>): T {
+  if (!result.ok) throw new Rejected('invalid payload', result.errors);
+  return result.value;
+}
+
+/** A client's mistake (dead-letter it) as opposed to Herald's trouble (retry it). */
+function asRejection(error: unknown): Rejected | undefined {
+  if (error instanceof Rejected) return error;
+  // unavailable (bus, database) and conflict (a concurrent claim of the key) pass with time.
+  if (error instanceof HeraldError && error.code !== 'unavailable' && error.code !== 'conflict') {
+    return new Rejected(error.code === 'validation_error' ? 'invalid payload' : error.message, error.fieldErrors.length > 0 ? error.fieldErrors : [{ path: '', message: error.message }]);
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+import { TOPICS, TriggerAccepted } from '@herald/contracts';
+import { expectEventually } from '@herald/testing';
+import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, signIngressMessage } from '../auth';
+import { IngestTestApp, TestWorkspace, startIngestTestApp } from '../testing/ingest-test-app';
+import { ingestTargets } from '../testing/ingest-targets';
+import { INGRESS_GROUP_ID } from './kafka-ingress.consumer';
+
+describe.each(ingestTargets())('the Kafka ingress ($name)', ({ database, bus }) => {
+  let t: IngestTestApp;
+
+  beforeAll(async () => {
+    t = await startIngestTestApp(database, bus);
+    await t.announceWorkflow(t.workspace, 'from-kafka');
+  });
+  afterAll(() => t?.close());
+
+  const publish = (topic: string, value: string, headers: Record<string, string>): Promise<void> =>
+    t.bus.publish(topic, [{ key: 'producer-chosen-key', value, headers }]);
+  const signed = (value: string, ws: TestWorkspace = t.workspace): Record<string, string> => ({
+    [INGRESS_WORKSPACE_KEY_HEADER]: ws.workspaceKey,
+    [INGRESS_SIGNATURE_HEADER]: signIngressMessage(value, ws.workspaceSecret),
+  });
+  const triggersFor = (recipient: string): TriggerAccepted[] =>
+    t.triggers.map((c) => c.envelope.payload as TriggerAccepted).filter((p) => p.recipient.kind === 'user' && p.recipient.distinct_id === recipient);
+
+  it('accepts a signed trigger and fans it out like a REST one, re-keyed by recipient', async () => {
+    const value = JSON.stringify({ workflow: 'from-kafka', recipients: ['k1', 'k2'], data: { via: 'kafka' } });
+    await publish(TOPICS.ingressTrigger.name, value, signed(value));
+    await expectEventually(() => expect([...triggersFor('k1'), ...triggersFor('k2')]).toHaveLength(2));
+    expect(triggersFor('k1')[0]).toMatchObject({ accepted_via: 'kafka', data: { via: 'kafka' }, recipient_count: 2 });
+    expect(t.triggers.find((c) => (c.envelope.payload as TriggerAccepted).recipient.kind === 'user' && c.key.endsWith(':k2'))?.key).toBe(`${t.workspace.id}:k2`);
+  });
+
+  it('accepts a signed event', async () => {
+    const value = JSON.stringify({ distinct_id: 'k3', event: 'kafka-event' });
+    await publish(TOPICS.ingressEvent.name, value, signed(value));
+    await expectEventually(() => expect(t.events.some((c) => (c.envelope.payload as { event: string }).event === 'kafka-event')).toBe(true));
+  });
+
+  it('dead-letters what can never be accepted, with the reasons, and goes on with the next message', async () => {
+    const invalid = JSON.stringify({ workflow: 'from-kafka', recipients: [{ distinct_id: 'x', $email: ['nope'] }] });
+    const unknownWorkflow = JSON.stringify({ workflow: 'missing', recipients: ['x'] });
+    const tampered = JSON.stringify({ workflow: 'from-kafka', recipients: ['tampered'] });
+    const forged = JSON.stringify({ workflow: 'from-kafka', recipients: ['forged'] });
+    const good = JSON.stringify({ workflow: 'from-kafka', recipients: ['after-poison'] });
+    await publish(TOPICS.ingressTrigger.name, invalid, signed(invalid));
+    await publish(TOPICS.ingressTrigger.name, unknownWorkflow, signed(unknownWorkflow));
+    await publish(TOPICS.ingressTrigger.name, 'not json at all', signed('not json at all'));
+    await publish(TOPICS.ingressTrigger.name, tampered, signed(forged));
+    await publish(TOPICS.ingressTrigger.name, forged, {});
+    await publish(TOPICS.ingressTrigger.name, good, signed(good));
+
+    await expectEventually(() => expect(triggersFor('after-poison')).toHaveLength(1));
+    await expectEventually(() => expect(t.deadLetters.filter((d) => d.consumer_group === INGRESS_GROUP_ID)).toHaveLength(5));
+    const letters = t.deadLetters.filter((d) => d.consumer_group === INGRESS_GROUP_ID);
+    expect(letters.map((d) => d.source_topic)).toEqual(Array(5).fill(TOPICS.ingressTrigger.name));
+    expect(letters[0]).toMatchObject({ reason: 'invalid payload', errors: [{ path: 'recipients[0].$email[0]', message: expect.any(String) }], original: invalid });
+    expect(letters[1]).toMatchObject({ reason: "workflow 'missing' not found" });
+    expect(letters[2]).toMatchObject({ reason: 'invalid JSON' });
+    expect(letters[3]).toMatchObject({ reason: 'authentication failed', errors: [{ path: `headers.${INGRESS_SIGNATURE_HEADER}` }] });
+    expect(letters[4]).toMatchObject({ reason: 'authentication failed', errors: [{ path: `headers.${INGRESS_WORKSPACE_KEY_HEADER}` }] });
+    expect([...triggersFor('tampered'), ...triggersFor('forged'), ...triggersFor('x')]).toEqual([]);
+  });
+
+  it('shares idempotency keys with REST', async () => {
+    const rest = await t.call('POST', 'trigger/', { workflow: 'from-kafka', recipients: ['k-idem'], $idempotency_key: 'cross-door' });
+    const value = JSON.stringify({ workflow: 'from-kafka', recipients: ['k-idem'], $idempotency_key: 'cross-door' });
+    await publish(TOPICS.ingressTrigger.name, value, signed(value));
+    const marker = JSON.stringify({ workflow: 'from-kafka', recipients: ['k-idem-marker'] });
+    await publish(TOPICS.ingressTrigger.name, marker, signed(marker));
+    await expectEventually(() => expect(triggersFor('k-idem-marker')).toHaveLength(1));
+    expect(triggersFor('k-idem').map((p) => p.message_id)).toEqual([(rest.body as { message_id: string }).message_id]);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * The OpenAPI description of `{base_url}` as far as ingest-api serves it (triggers and
+ * events), at `/openapi.json`. Written after the SuprSend reference (paths, field
+ * names, statuses) and kept honest by the integration tests, which check every
+ * response they receive against it. preference-service's paths join it with issue 7.
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
+const strings: Schema = { type: 'array', items: { type: 'string' } };
+const channelName: Schema = { type: 'string', enum: ['email', 'sms', 'inbox', 'androidpush', 'iospush', 'slack', 'ms_teams', 'webpush', 'whatsapp'] };
+const context: Schema = { type: 'object', properties: { tenant_id: { type: 'string' } }, description: 'Must equal the top-level tenant_id' };
+const webhook: Schema = { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } };
+
+const errorResponses = (...statuses: number[]): Record<string, Schema> =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      json(
+        ref('ErrorResponse'),
+        {
+          400: 'Validation error: every failing field by its path in `detail`',
+          401: 'Missing or invalid API key or signature',
+          404: 'Unknown or disabled workflow',
+          409: 'A request with this $idempotency_key is still being processed; retry',
+          413: 'Body larger than 800 KB',
+          503: 'Herald cannot accept requests now (broker or database unavailable); retry',
+        }[status] ?? 'Error',
+      ),
+    ]),
+  );
+
+const bulkResponse: Schema = {
+  type: 'object',
+  required: ['records', 'status'],
+  properties: {
+    status: { type: 'string', enum: ['success'] },
+    records: {
+      type: 'array',
+      items: {
+        oneOf: [
+          {
+            type: 'object',
+            required: ['status', 'status_code', 'message_id'],
+            properties: { status: { const: 'success' }, status_code: { const: 202 }, message_id: { type: 'string', format: 'uuid' } },
+          },
+          {
+            type: 'object',
+            required: ['status', 'status_code', 'error'],
+            properties: {
+              status: { const: 'error' },
+              status_code: { type: 'integer', minimum: 400, maximum: 599 },
+              error: { type: 'object', required: ['message', 'type'], properties: { message: { type: 'string' }, type: { type: 'string' } } },
+            },
+          },
+        ],
+      },
+    },
+  },
+};
+
+const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
+const security = [{ BearerAuth: [] }, { WorkspaceSignature: [] }];
+
+export const publicOpenApi = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Herald notification API',
+    version: '1.2.2',
+    description: 'Triggers and events. The wire format of the SuprSend API 1.2.2, so its backend SDKs work with only the base URL changed.',
+  },
+  servers: [{ url: 'http://127.0.0.1:3000' }],
+  security,
+  paths: {
+    '/trigger/': {
+      post: {
+        operationId: 'triggerWorkflow',
+        summary: 'Trigger a workflow for up to 100 recipients, or up to 100 triggers at once',
+        requestBody: jsonBody(
+          { oneOf: [ref('WorkflowTrigger'), { type: 'array', minItems: 1, maxItems: 100, items: ref('WorkflowTrigger') }] },
+          'One trigger (202) or an array of triggers (bulk, 207). At most 800 KB.',
+        ),
+        responses: {
+          '202': json(
+            { type: 'object', required: ['message_id', 'status'], properties: { message_id: { type: 'string', format: 'uuid' }, status: { const: 'success' } } },
+            'Accepted: one run per recipient will start. A repeat of an $idempotency_key within 24 hours answers the first message_id.',
+          ),
+          '207': json(bulkResponse, 'Bulk: a result per record, in order'),
+          ...errorResponses(400, 401, 404, 409, 413, 503),
+        },
+      },
+    },
+    '/event/': {
+      post: {
+        operationId: 'trackEvent',
+        summary: 'Track an event (starts workflows triggered by it, resumes wait-until nodes)',
+        requestBody: jsonBody({ oneOf: [ref('Event'), { type: 'array', minItems: 1, maxItems: 100, items: ref('Event') }] }, 'One event (202) or an array (207).'),
+        responses: {
+          '202': json({ type: 'object', required: ['message'], properties: { message: { const: 'OK' } } }, 'Accepted'),
+          '207': json(bulkResponse, 'Bulk: a result per record, in order'),
+          ...errorResponses(400, 401, 409, 413, 503),
+        },
+      },
+    },
+  } as Record<string, Record<string, unknown>>,
+  components: {
+    securitySchemes: {
+      BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace' },
+      WorkspaceSignature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description:
+          '`<workspace_key>:<base64 HMAC-SHA256(secret, METHOD\\nmd5hex(body)\\nContent-Type\\nDate\\nrequest_uri)>` with a `Date` header at most 15 minutes off, as the SuprSend SDKs sign',
+      },
+    },
+    schemas: {
+      ErrorResponse: {
+        type: 'object',
+        required: ['code', 'error_code', 'type', 'message', 'detail'],
+        properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
+      },
+      WorkflowTrigger: {
+        type: 'object',
+        required: ['workflow', 'recipients'],
+        properties: {
+          workflow: { type: 'string', description: 'Workflow slug' },
+          recipients: { type: 'array', minItems: 1, maxItems: 100, items: { oneOf: [{ type: 'string', description: 'distinct_id' }, ref('UserRecipient'), ref('ObjectRecipient')] } },
+          actor: { oneOf: [{ type: 'string' }, ref('UserRecipient')] },
+          data: { type: 'object', properties: { $attachments: { type: 'array', items: ref('Attachment') } } },
+          tenant_id: { type: 'string' },
+          $idempotency_key: { type: 'string', maxLength: 255 },
+        },
+      },
+      UserRecipient: {
+        type: 'object',
+        description: 'distinct_id is required unless is_transient. Other properties update the profile.',
+        properties: {
+          distinct_id: { type: 'string' },
+          is_transient: { type: 'boolean' },
+          $channels: { type: 'array', items: channelName },
+          $email: { type: 'array', items: { type: 'string', format: 'email' } },
+          $sms: strings,
+          $whatsapp: strings,
+          $inbox: strings,
+          $androidpush: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['token'] }] } },
+          $iospush: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['token'] }] } },
+          $webpush: { type: 'array', items: { type: 'object', required: ['endpoint', 'keys'] } },
+          $slack: {
+            type: 'array',
+            items: {
+              oneOf: [
+                { type: 'object', required: ['email', 'access_token'] },
+                { type: 'object', required: ['user_id', 'access_token'] },
+                { type: 'object', required: ['channel', 'access_token'] },
+                { type: 'object', required: ['incoming_webhook'], properties: { incoming_webhook: webhook } },
+              ],
+            },
+          },
+          $ms_teams: {
+            type: 'array',
+            items: {
+              oneOf: [
+                { type: 'object', required: ['tenant_id', 'service_url', 'conversation_id'] },
+                { type: 'object', required: ['tenant_id', 'service_url', 'user_id'] },
+                { type: 'object', required: ['incoming_webhook'], properties: { incoming_webhook: webhook } },
+              ],
+            },
+          },
+          $timezone: { type: 'string', description: 'IANA time zone name' },
+          $locale: { type: 'string' },
+          $context: context,
+        },
+      },
+      ObjectRecipient: {
+        type: 'object',
+        required: ['id', 'object_type'],
+        properties: { id: { type: 'string' }, object_type: { type: 'string' }, $context: context },
+      },
+      Attachment: {
+        oneOf: [
+          { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' }, filename: { type: 'string' }, ignore_if_error: { type: 'boolean' } } },
+          {
+            type: 'object',
+            required: ['data'],
+            properties: { data: { type: 'string', description: 'base64, below 50 KB decoded' }, filename: { type: 'string' }, contentType: { type: 'string' } },
+          },
+        ],
+      },
+      Event: {
+        type: 'object',
+        required: ['distinct_id', 'event'],
+        properties: {
+          distinct_id: { type: 'string' },
+          event: { type: 'string', maxLength: 255 },
+          properties: { type: 'object' },
+          tenant_id: { type: 'string' },
+          $idempotency_key: { type: 'string', maxLength: 255 },
+        },
+      },
+    },
+  },
+};

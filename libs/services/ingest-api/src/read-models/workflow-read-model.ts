@@ -1,0 +1,80 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { ExpiringCache } from './expiring-cache';
+
+export interface LiveWorkflow {
+  readonly slug: string;
+  readonly is_enabled: boolean;
+  readonly trigger_type: string;
+}
+
+interface AnnouncedWorkflow {
+  readonly is_enabled?: boolean;
+  readonly definition?: { readonly trigger_type?: string };
+}
+
+const CACHE_TTL_MS = 2_000;
+const CACHE_CAPACITY = 50_000;
+
+/**
+ * Which workflows are live in each workspace, from `notify.definition.changed.v1`: all
+ * ingest needs to answer 404 for an unknown or disabled workflow. The engine keeps its
+ * own read model with the whole definition.
+ */
+@Injectable()
+export class WorkflowReadModel implements OnApplicationBootstrap {
+  private readonly cache = new ExpiringCache<LiveWorkflow | null>(CACHE_TTL_MS, CACHE_CAPACITY);
+
+  constructor(
+    @InjectDataSource('ingest') private readonly db: DataSource,
+    private readonly consumers: ConsumerRegistry,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.definitionChanged.name], {
+      groupId: 'herald.ingest.definitions',
+      type: DEFINITION_CHANGED_TYPE,
+      parsePayload: parseDefinitionChanged,
+      handle: (change) => (change.kind === 'workflow' ? this.apply(change) : Promise.resolve()),
+    });
+  }
+
+  /** The live workflow, or null when the workspace has none with this slug. */
+  async find(workspaceId: string, slug: string): Promise<LiveWorkflow | null> {
+    const cacheKey = `${workspaceId}\u0000${slug}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const [row] = (await this.db.query(`SELECT slug, is_enabled, trigger_type FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2`, [
+      workspaceId,
+      slug,
+    ])) as LiveWorkflow[];
+    const workflow = row ?? null;
+    this.cache.set(cacheKey, workflow);
+    return workflow;
+  }
+
+  private async apply(change: DefinitionChanged): Promise<void> {
+    if (change.change === 'deleted') {
+      await this.db.query(`DELETE FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2 AND version < $3`, [
+        change.workspace_id,
+        change.id,
+        change.version,
+      ]);
+    } else {
+      const document = (change.document ?? {}) as AnnouncedWorkflow;
+      // A redelivered or reordered older announcement never overwrites a newer one.
+      await this.db.query(
+        `INSERT INTO ingest.workflows (workspace_id, slug, is_enabled, trigger_type, version) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = EXCLUDED.is_enabled, trigger_type = EXCLUDED.trigger_type, version = EXCLUDED.version
+         WHERE ingest.workflows.version < EXCLUDED.version`,
+        [change.workspace_id, change.id, document.is_enabled !== false, document.definition?.trigger_type ?? 'api', change.version],
+      );
+    }
+    this.cache.clear();
+    this.logger.info('workflow read model updated', { workspace_id: change.workspace_id, workflow: change.id, change: change.change, version: change.version });
+  }
+}
