@@ -11,3 +11,5 @@ export * from './messages/recipient-keys';
 export * from './messages/trigger-accepted.v1';
 export * from './messages/event-accepted.v1';
 export * from './messages/audience-changed.v1';
+export * from './messages/delivery-requested.v1';
+export * from './messages/delivery-outcome.v1';

@@ -95,6 +95,11 @@ describe.each(ingestTargets())('POST /trigger/ ($name)', ({ database, bus }) => 
 
   it('refuses what is not a JSON body: empty, malformed, too large, not JSON', async () => {
     expect(await t.call('POST', 'trigger/', undefined)).toMatchObject({ status: 400, body: { error_code: 'validation_error' } });
+    // What the SDKs send on body-less calls: a JSON content type and no bytes. It reaches the handler.
+    expect(await t.call('POST', 'trigger/', '', { 'content-type': 'application/json; charset=utf-8' })).toMatchObject({
+      status: 400,
+      body: { detail: 'a JSON body is required' },
+    });
     expect(await t.call('POST', 'trigger/', '{"workflow":')).toMatchObject({ status: 400, body: { error_code: 'validation_error' } });
     expect(await t.call('POST', 'trigger/', '{"__proto__": {"polluted": 1}}')).toMatchObject({ status: 400 });
     const huge = { workflow: 'order-shipped', recipients: ['u'], data: { blob: 'x'.repeat(820 * 1024) } };
