@@ -17,3 +17,4 @@ export * from './security/secret-box';
 export * from './messaging/dead-letter';
 export * from './http/validation';
 export * from './testing/test-http-app';
+export * from './security/request-auth';

@@ -1,4 +1,3 @@
 export { IngestApiModule, ingestApi } from './ingest-api.module';
 export * from './validation';
-export * from './auth';
 export { MAX_INGEST_BODY_BYTES } from './http/request-body';

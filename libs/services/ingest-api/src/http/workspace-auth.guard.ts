@@ -1,8 +1,16 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
-import { authorizationKind, parseBearerToken, parseSdkAuthorization, verifySdkSignature } from '../auth';
+import {
+  CLOCK,
+  Clock,
+  HERALD_LOGGER,
+  HeraldLogger,
+  authorizationKind,
+  parseBearerToken,
+  parseSdkAuthorization,
+  verifySdkSignature,
+} from '@herald/runtime';
 import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
 import { CredentialsReadModel } from '../read-models/credentials-read-model';
 

@@ -3,7 +3,7 @@ import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid } from 
 import { IncomingMessage, MessageBus } from '@herald/bus';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, deadLetter } from '@herald/runtime';
 import { Acceptance } from '../acceptance/acceptance';
-import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, ingressSignatureMatches } from '../auth';
+import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, ingressSignatureMatches } from './ingress-signature';
 import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
 import { CredentialsReadModel } from '../read-models/credentials-read-model';
 import { validateEvent, validateTrigger } from '../validation';

@@ -1,6 +1,6 @@
 import { TOPICS, TriggerAccepted } from '@herald/contracts';
 import { expectEventually } from '@herald/testing';
-import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, signIngressMessage } from '../auth';
+import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, signIngressMessage } from './ingress-signature';
 import { IngestTestApp, TestWorkspace, startIngestTestApp } from '../testing/ingest-test-app';
 import { ingestTargets } from '../testing/ingest-targets';
 import { INGRESS_GROUP_ID } from './kafka-ingress.consumer';

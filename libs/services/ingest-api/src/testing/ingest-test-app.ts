@@ -12,9 +12,8 @@ import {
 } from '@herald/contracts';
 import { InProcessBus, KafkaBus, MessageBus, MessageHeaders, NamespacedBus } from '@herald/bus';
 import { EmbeddedPostgres } from '@herald/database';
-import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, startTestHttpApp } from '@herald/runtime';
+import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, signSdkRequest, startTestHttpApp } from '@herald/runtime';
 import { BusTarget, DatabaseTarget, createTemporaryDatabase, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
-import { signSdkRequest } from '../auth';
 import { ingestApi } from '../ingest-api.module';
 import { publicOpenApi } from '../openapi/public-openapi';
 
