@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
+import { DefinitionsReadModel } from './read-models/definitions-read-model';
 
 /** Workflow runs: the append-only run log, durable timers, delivery commands. */
 @Module({})
@@ -9,6 +10,7 @@ export class WorkflowEngineModule {
     return {
       module: WorkflowEngineModule,
       imports: [ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS })],
+      providers: [DefinitionsReadModel],
     };
   }
 }

@@ -15,6 +15,8 @@ export interface TestHttpApp {
   readonly url: string;
   readonly bus: MessageBus;
   readonly config: HeraldConfig;
+  /** A provider of the application (a read model, a store), to test it through its own methods. */
+  get<T>(token: abstract new (...args: never[]) => T): T;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startTestHttpApp(
     url: `http://127.0.0.1:${port}/`,
     bus,
     config,
+    get: (token) => app.get(token, { strict: false }),
     close: async () => {
       await app.close();
       if (!options.bus) await bus.close();

@@ -1,5 +1,6 @@
 import { MigrationClass } from '@herald/database';
 import { eventStoreMigrations } from '@herald/event-store';
+import { CreateDefinitionReadModel1763900000000 } from './1763900000000-create-definition-read-model';
 
-/** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers. */
-export const ENGINE_MIGRATIONS: MigrationClass[] = [...eventStoreMigrations('engine')];
+/** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
+export const ENGINE_MIGRATIONS: MigrationClass[] = [...eventStoreMigrations('engine'), CreateDefinitionReadModel1763900000000];

@@ -1,0 +1,118 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+
+/** A workflow as management announces it: the live version and its definition. */
+export interface AnnouncedWorkflow {
+  readonly slug: string;
+  readonly version_no: number;
+  readonly is_enabled: boolean;
+  readonly definition: { readonly trigger_type?: string; readonly trigger_events?: readonly string[] } & Record<string, unknown>;
+}
+
+type EngineKind = 'workflow' | 'template' | 'category';
+const ENGINE_KINDS: readonly string[] = ['workflow', 'template', 'category'];
+
+/**
+ * The engine's copy of management's definitions (workflows with every version, live
+ * templates, the category set), from `notify.definition.changed.v1`. One consumer group
+ * for all engine replicas: they share the table. Reads go to the table; a run reads
+ * its definitions once per input, which the table's primary keys serve.
+ */
+@Injectable()
+export class DefinitionsReadModel implements OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly consumers: ConsumerRegistry,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.definitionChanged.name], {
+      groupId: 'herald.engine.definitions',
+      type: DEFINITION_CHANGED_TYPE,
+      parsePayload: parseDefinitionChanged,
+      handle: (change) => (ENGINE_KINDS.includes(change.kind) ? this.apply(change) : Promise.resolve()),
+    });
+  }
+
+  /** The live workflow, enabled or not; null when the workspace has none with this slug. */
+  async liveWorkflow(workspaceId: string, slug: string): Promise<AnnouncedWorkflow | null> {
+    return (await this.document<AnnouncedWorkflow>(workspaceId, 'workflow', slug)) ?? null;
+  }
+
+  /** The definition of one version, for a run that started with it. */
+  async workflowVersion(workspaceId: string, slug: string, versionNo: number): Promise<AnnouncedWorkflow['definition'] | null> {
+    const [row] = (await this.db.query(`SELECT definition FROM engine.workflow_versions WHERE workspace_id = $1 AND slug = $2 AND version_no = $3`, [
+      workspaceId,
+      slug,
+      versionNo,
+    ])) as Array<{ definition: AnnouncedWorkflow['definition'] }>;
+    return row?.definition ?? null;
+  }
+
+  /** Live, enabled workflows whose trigger_events hold this event name (interface 2.2, trigger_type `event`). */
+  async workflowsTriggeredBy(workspaceId: string, eventName: string): Promise<AnnouncedWorkflow[]> {
+    const rows = (await this.db.query(
+      `SELECT document FROM engine.definitions
+        WHERE workspace_id = $1 AND kind = 'workflow' AND (document->>'is_enabled')::boolean
+          AND document->'definition'->>'trigger_type' = 'event'
+          AND document->'definition'->'trigger_events' ? $2
+        ORDER BY id`,
+      [workspaceId, eventName],
+    )) as Array<{ document: AnnouncedWorkflow }>;
+    return rows.map((r) => r.document);
+  }
+
+  /** The live document of a template (its variants per channel), or null. */
+  async template<T = unknown>(workspaceId: string, slug: string): Promise<T | null> {
+    return (await this.document<T>(workspaceId, 'template', slug)) ?? null;
+  }
+
+  /** The live preference category set of a workspace, or null before one is committed. */
+  async categories<T = unknown>(workspaceId: string): Promise<T | null> {
+    return (await this.document<T>(workspaceId, 'category', 'categories')) ?? null;
+  }
+
+  private async document<T>(workspaceId: string, kind: EngineKind, id: string): Promise<T | undefined> {
+    const [row] = (await this.db.query(`SELECT document FROM engine.definitions WHERE workspace_id = $1 AND kind = $2 AND id = $3`, [
+      workspaceId,
+      kind,
+      id,
+    ])) as Array<{ document: T }>;
+    return row?.document;
+  }
+
+  private async apply(change: DefinitionChanged): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (change.change === 'deleted') {
+        await tx.query(`DELETE FROM engine.definitions WHERE workspace_id = $1 AND kind = $2 AND id = $3 AND version < $4`, [
+          change.workspace_id,
+          change.kind,
+          change.id,
+          change.version,
+        ]);
+        return;
+      }
+      // A redelivered or reordered older announcement never overwrites a newer one.
+      await tx.query(
+        `INSERT INTO engine.definitions (workspace_id, kind, id, version, document) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (workspace_id, kind, id) DO UPDATE SET version = EXCLUDED.version, document = EXCLUDED.document
+         WHERE engine.definitions.version < EXCLUDED.version`,
+        [change.workspace_id, change.kind, change.id, change.version, JSON.stringify(change.document)],
+      );
+      if (change.kind === 'workflow') {
+        const workflow = change.document as AnnouncedWorkflow;
+        // Versions are immutable once committed: the first announcement of one is kept.
+        await tx.query(
+          `INSERT INTO engine.workflow_versions (workspace_id, slug, version_no, definition) VALUES ($1, $2, $3, $4)
+           ON CONFLICT DO NOTHING`,
+          [change.workspace_id, change.id, workflow.version_no, JSON.stringify(workflow.definition)],
+        );
+      }
+    });
+    this.logger.info('definition read model updated', { workspace_id: change.workspace_id, kind: change.kind, id: change.id, change: change.change, version: change.version });
+  }
+}
