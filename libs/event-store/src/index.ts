@@ -17,3 +17,5 @@ export { OutboxRelay } from './relay/outbox-relay';
 export type { OutboxRelayOptions } from './relay/outbox-relay';
 export { TimerPoller } from './timers/timer-poller';
 export type { TimerPollerOptions } from './timers/timer-poller';
+export { StreamProcessor } from './stream-processor';
+export type { ProcessedStep, StepEffects, StreamCodec } from './stream-processor';

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { DefinitionsReadModel } from './read-models/definitions-read-model';
 
@@ -10,7 +11,7 @@ export class WorkflowEngineModule {
     return {
       module: WorkflowEngineModule,
       imports: [ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS })],
-      providers: [DefinitionsReadModel],
+      providers: [DefinitionsReadModel, EngineLoops],
     };
   }
 }

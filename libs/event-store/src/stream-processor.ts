@@ -1,0 +1,72 @@
+import { Decider } from '@herald/workflow';
+import { EventStore } from './event-store';
+import { NewEvent, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
+import { StreamConflictError } from './stream-conflict.error';
+
+/** What the decided events cause besides being recorded: messages to publish, timers to set or cancel. */
+export interface StepEffects {
+  readonly outbox?: readonly OutboxMessage[];
+  readonly timers?: readonly TimerSchedule[];
+  readonly cancelTimerIds?: readonly string[];
+}
+
+export interface StreamCodec<Event> {
+  /** The stored form of an event: its `type` and JSON data. */
+  toStored(event: Event): NewEvent;
+  /** The event back from its stored form. */
+  fromStored(recorded: RecordedEvent): Event;
+}
+
+export interface ProcessedStep<Event, State> {
+  /** Events appended by this step (none when the decider had nothing to add, e.g. a duplicate input). */
+  readonly events: readonly Event[];
+  readonly state: State;
+  /** The stream's position after the step. */
+  readonly position: number;
+  /** Appends that lost a race with another writer and were decided again. */
+  readonly conflicts: number;
+}
+
+/** Each attempt lets at least one of the racing writers win, so this outlasts any realistic race. */
+const MAX_ATTEMPTS = 16;
+
+/**
+ * Runs a pure decider on an event-sourced stream: read the stream, fold it, decide on
+ * the input, append the new events with their effects in one transaction at the
+ * expected position. When another writer got there first (two inputs of one stream on
+ * two consumers during a rebalance), nothing was written: read again and decide again.
+ * The decider stays pure; this is the only place that touches the store.
+ */
+export class StreamProcessor<Input, Event, State> {
+  constructor(
+    private readonly store: EventStore,
+    private readonly decider: Decider<Input, Event, State>,
+    private readonly codec: StreamCodec<Event>,
+    private readonly effectsOf: (events: readonly Event[], before: State, after: State, streamId: string) => StepEffects,
+  ) {}
+
+  async process(streamId: string, input: Input, now: Date): Promise<ProcessedStep<Event, State>> {
+    for (let attempt = 1; ; attempt += 1) {
+      const history = await this.store.readStream(streamId);
+      let state = this.decider.initialState();
+      for (const recorded of history) state = this.decider.evolve(state, this.codec.fromStored(recorded));
+      const position = history.length === 0 ? 0 : history[history.length - 1].position;
+      const events = this.decider.decide(input, state, now);
+      if (events.length === 0) return { events, state, position, conflicts: attempt - 1 };
+      const after = events.reduce(this.decider.evolve, state);
+      try {
+        const result = await this.store.append({
+          streamId,
+          expectedPosition: position,
+          events: events.map((e) => this.codec.toStored(e)),
+          ...this.effectsOf(events, state, after, streamId),
+        });
+        return { events, state: after, position: result.position, conflicts: attempt - 1 };
+      } catch (error) {
+        if (!(error instanceof StreamConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+        // Jittered backoff, so writers that collided do not collide again in lockstep.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MessageBus } from '@herald/bus';
+import { OutboxRelay, TimerPoller } from '@herald/event-store';
+import { HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+
+/**
+ * The engine's two background loops over its schema: the outbox relay (delivery
+ * commands, HTTP requests, follow-up inputs the runs decided) and the timer poller
+ * (delays, windows, timeouts that came due, by the database clock). Every replica runs
+ * both; the relay keeps one active leader and SKIP LOCKED hands each timer to one poller.
+ */
+@Injectable()
+export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
+  private relay?: OutboxRelay;
+  private poller?: TimerPoller;
+
+  constructor(
+    @InjectDataSource('engine') private readonly db: DataSource,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const relayLog = this.logger.child({ component: 'engine-outbox' });
+    const timerLog = this.logger.child({ component: 'engine-timers' });
+    this.relay = new OutboxRelay(this.db, 'engine', this.bus, (level, message, fields) => relayLog.write(level, message, fields));
+    this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields));
+    this.relay.start();
+    this.poller.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([this.relay?.stop(), this.poller?.stop()]);
+  }
+}
