@@ -71,13 +71,13 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
     const publicApp = await createHttpApp(
       'public',
       context,
-      SERVICES.filter((s) => s.api !== 'management').map((s) => s.module()),
+      SERVICES.filter((s) => s.api !== 'management'),
     );
     apps.push(publicApp);
     const managementApp = await createHttpApp(
       'management',
       context,
-      SERVICES.filter((s) => s.api === 'management').map((s) => s.module()),
+      SERVICES.filter((s) => s.api === 'management'),
     );
     apps.push(managementApp);
     // Both applications finish starting (migrations, the first account) before either

@@ -156,6 +156,12 @@ describe.each(MODES)('the official @suprsend/node-sdk against Herald ($name)', (
     await expectEventually(() => expect(events.filter((e) => e.event === 'sdk_bulk_event').map((e) => e.distinct_id).sort()).toEqual(['sdk-a', 'sdk-b']));
   });
 
+  it('describes the notification API at {base_url}/openapi.json, every public service merged', async () => {
+    const { status, body } = await fetchJson(`${herald.baseUrl}openapi.json`);
+    expect(status).toBe(200);
+    expect(Object.keys((body as { paths: Record<string, unknown> }).paths)).toEqual(expect.arrayContaining(['/trigger/', '/event/']));
+  });
+
   it('a wrong secret is refused with 401 and reported as a failure by the SDK', async () => {
     const wrong = new Suprsend(workspaceKey, 'not-the-secret', { base_url: herald.baseUrl });
     const response = await wrong.workflows.trigger(new WorkflowTriggerRequest({ workflow: 'welcome', recipients: ['nobody'], data: {} }));

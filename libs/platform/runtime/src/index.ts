@@ -18,3 +18,4 @@ export * from './messaging/dead-letter';
 export * from './http/validation';
 export * from './testing/test-http-app';
 export * from './security/request-auth';
+export * from './http/openapi';

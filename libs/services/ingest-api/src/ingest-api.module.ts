@@ -6,7 +6,7 @@ import { EventController } from './http/event.controller';
 import { TriggerController } from './http/trigger.controller';
 import { WorkspaceAuthGuard } from './http/workspace-auth.guard';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
-import { PublicOpenApiController } from './openapi/openapi.controller';
+import { ingestOpenApi } from './openapi/ingest-openapi';
 import { INGEST_MIGRATIONS } from './persistence/migrations';
 import { CredentialsReadModel, INGEST_SECRET_BOX } from './read-models/credentials-read-model';
 import { WorkflowReadModel } from './read-models/workflow-read-model';
@@ -18,7 +18,7 @@ export class IngestApiModule {
     return {
       module: IngestApiModule,
       imports: [ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS })],
-      controllers: [TriggerController, EventController, PublicOpenApiController],
+      controllers: [TriggerController, EventController],
       providers: [
         CredentialsReadModel,
         WorkflowReadModel,
@@ -44,4 +44,5 @@ export const ingestApi: ServiceDefinition = {
   name: 'ingest-api',
   api: 'public',
   module: () => IngestApiModule.register(),
+  openApi: ingestOpenApi,
 };

@@ -5,7 +5,7 @@ import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeysController } from './api-keys/api-keys.controller';
-import { ManagementOpenApiController } from './openapi/openapi.controller';
+import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
@@ -29,7 +29,6 @@ export class ManagementApiModule {
         WorkspaceKeysController,
         ApiKeysController,
         PreferenceCategoriesController,
-        ManagementOpenApiController,
         ...TEMPLATE_CONTROLLERS,
         ...VENDOR_CONTROLLERS,
         ...WORKFLOW_CONTROLLERS,
@@ -61,4 +60,5 @@ export const managementApi: ServiceDefinition = {
   name: 'management-api',
   api: 'management',
   module: () => ManagementApiModule.register(),
+  openApi: managementOpenApi,
 };

@@ -26,7 +26,7 @@ export async function runService(service: ServiceDefinition, env: NodeJS.Process
   lifecycle.installSignalHandlers();
   try {
     await ensureHeraldTopics(context.bus, config.topicPartitions);
-    const app = await createHttpApp(service.api, context, [service.module()]);
+    const app = await createHttpApp(service.api, context, [service]);
     lifecycle.onShutdown('stop consumers and HTTP', () => app.close());
     lifecycle.onShutdown('flush and close the bus', () => context.bus.close());
     const port = service.api === 'management' ? config.managementPort : config.port;

@@ -1,4 +1,5 @@
 import { DynamicModule } from '@nestjs/common';
+import type { OpenApiFragment } from '../http/openapi';
 
 export type ServiceName = 'ingest-api' | 'workflow-engine' | 'preference-service' | 'management-api' | 'channel-dispatchers';
 
@@ -11,4 +12,6 @@ export interface ServiceDefinition {
   readonly name: ServiceName;
   readonly api: 'public' | 'management' | 'internal';
   module(): DynamicModule;
+  /** The part of its API's `/openapi.json` this service serves. */
+  readonly openApi?: OpenApiFragment;
 }

@@ -2,7 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiExceptionFilter } from '../http/api-exception.filter';
+import { mergeOpenApi } from '../http/openapi';
 import { createValidationPipe } from '../http/validation';
+import { ServiceDefinition } from '../launch/service-definition';
 import { createHttpMetrics } from '../metrics/metrics';
 import { PlatformContext } from './platform-context';
 import { PlatformModule } from './platform.module';
@@ -35,11 +37,25 @@ function registerJsonBodyParser(app: NestFastifyApplication): void {
   });
 }
 
+/** `GET /openapi.json`: the merged description of the services this application hosts, unauthenticated like public docs. */
+function serveOpenApi(app: NestFastifyApplication, api: 'public' | 'management' | 'internal', services: readonly ServiceDefinition[]): void {
+  const fragments = services.flatMap((service) => (service.openApi ? [service.openApi] : []));
+  if (fragments.length === 0) return;
+  const document = mergeOpenApi(api === 'management' ? 'management' : 'public', fragments);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get('/openapi.json', (_request, reply) => {
+      void reply.send(document);
+    });
+}
+
 export async function createHttpApp(
-  api: string,
+  api: 'public' | 'management' | 'internal',
   context: PlatformContext,
-  serviceModules: readonly DynamicModule[],
+  services: readonly ServiceDefinition[],
 ): Promise<NestFastifyApplication> {
+  const serviceModules = services.map((service) => service.module());
   @Module({})
   class HttpAppRoot {}
 
@@ -60,6 +76,7 @@ export async function createHttpApp(
     bodyParser: false,
   });
   registerJsonBodyParser(app);
+  serveOpenApi(app, api, services);
   app.useGlobalFilters(new ApiExceptionFilter(context.logger));
   app.useGlobalPipes(createValidationPipe());
   const httpMetrics = createHttpMetrics(context.metrics, api);

@@ -45,7 +45,7 @@ export async function startTestHttpApp(
     health: new HealthRegistry(),
     databaseUrl,
   };
-  const app = await createHttpApp(service.api, context, [service.module()]);
+  const app = await createHttpApp(service.api, context, [service]);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {

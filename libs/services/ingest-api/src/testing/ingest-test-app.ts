@@ -15,9 +15,9 @@ import { EmbeddedPostgres } from '@herald/database';
 import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, signSdkRequest, startTestHttpApp } from '@herald/runtime';
 import { BusTarget, DatabaseTarget, createTemporaryDatabase, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
 import { ingestApi } from '../ingest-api.module';
-import { publicOpenApi } from '../openapi/public-openapi';
+import { ingestOpenApi } from '../openapi/ingest-openapi';
 
-const openApiProblems = openApiResponseChecker(publicOpenApi);
+const openApiProblems = openApiResponseChecker(ingestOpenApi);
 
 /** The recipient of the triggers that probe whether ingest knows a workflow yet. */
 export const PROBE_RECIPIENT = '__probe__';

@@ -1,8 +1,8 @@
 /**
- * The OpenAPI description of `{base_url}` as far as ingest-api serves it (triggers and
- * events), at `/openapi.json`. Written after the SuprSend reference (paths, field
- * names, statuses) and kept honest by the integration tests, which check every
- * response they receive against it. preference-service's paths join it with issue 7.
+ * ingest-api's part of `{base_url}/openapi.json` (triggers and events), merged with the
+ * other public services' parts by the HTTP application. Written after the SuprSend
+ * reference (paths, field names, statuses) and kept honest by the integration tests,
+ * which check every response they receive against it.
  */
 type Schema = Record<string, unknown>;
 
@@ -63,14 +63,7 @@ const bulkResponse: Schema = {
 const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
 const security = [{ BearerAuth: [] }, { WorkspaceSignature: [] }];
 
-export const publicOpenApi = {
-  openapi: '3.1.0',
-  info: {
-    title: 'Herald notification API',
-    version: '1.2.2',
-    description: 'Triggers and events. The wire format of the SuprSend API 1.2.2, so its backend SDKs work with only the base URL changed.',
-  },
-  servers: [{ url: 'http://127.0.0.1:3000' }],
+export const ingestOpenApi = {
   security,
   paths: {
     '/trigger/': {
@@ -103,7 +96,7 @@ export const publicOpenApi = {
         },
       },
     },
-  } as Record<string, Record<string, unknown>>,
+  },
   components: {
     securitySchemes: {
       BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace' },

@@ -1,0 +1,58 @@
+/**
+ * OpenAPI descriptions are written per service, as fragments (their paths and the
+ * components those paths use), and served merged per HTTP API at `/openapi.json`:
+ * `{base_url}` gathers ingest-api, preference-service and channel-dispatchers (the inbox)
+ * in the embedded mode, while a service started on its own serves its own part.
+ */
+export interface OpenApiFragment {
+  readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly components?: { readonly schemas?: Readonly<Record<string, unknown>>; readonly securitySchemes?: Readonly<Record<string, unknown>> };
+  readonly security?: readonly unknown[];
+}
+
+export interface OpenApiDocument extends OpenApiFragment {
+  readonly openapi: string;
+  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+}
+
+const INFO: Record<'public' | 'management', OpenApiDocument['info']> = {
+  public: {
+    title: 'Herald notification API',
+    version: '1.2.2',
+    description:
+      '`{base_url}`: triggers, events, users, objects, lists, preferences and the inbox, in the wire format of the SuprSend API 1.2.2, so its backend SDKs work with only the base URL changed.',
+  },
+  management: {
+    title: 'Herald management API',
+    version: '1.2.2',
+    description:
+      '`{management_url}`: workspaces, workspace keys, API keys, preference categories, templates, vendors and workflows of an account. Authenticate with `Authorization: ServiceToken <token>`.',
+  },
+};
+
+/** Merges fragments into one document; the same path twice, or one component name with two meanings, is a bug and throws. */
+export function mergeOpenApi(api: 'public' | 'management', fragments: readonly OpenApiFragment[]): OpenApiDocument {
+  const paths: Record<string, Readonly<Record<string, unknown>>> = {};
+  const schemas: Record<string, unknown> = {};
+  const securitySchemes: Record<string, unknown> = {};
+  const security: unknown[] = [];
+  for (const fragment of fragments) {
+    for (const [path, item] of Object.entries(fragment.paths)) {
+      if (path in paths) throw new Error(`OpenAPI: path ${path} is described by two services`);
+      paths[path] = item;
+    }
+    mergeNamed(schemas, fragment.components?.schemas ?? {}, 'schema');
+    mergeNamed(securitySchemes, fragment.components?.securitySchemes ?? {}, 'security scheme');
+    for (const requirement of fragment.security ?? []) {
+      if (!security.some((known) => JSON.stringify(known) === JSON.stringify(requirement))) security.push(requirement);
+    }
+  }
+  return { openapi: '3.1.0', info: INFO[api], security, paths, components: { schemas, securitySchemes } };
+}
+
+function mergeNamed(into: Record<string, unknown>, from: Readonly<Record<string, unknown>>, what: string): void {
+  for (const [name, value] of Object.entries(from)) {
+    if (name in into && JSON.stringify(into[name]) !== JSON.stringify(value)) throw new Error(`OpenAPI: ${what} ${name} is defined twice, differently`);
+    into[name] = value;
+  }
+}

@@ -1,0 +1,27 @@
+import { mergeOpenApi } from './openapi';
+
+describe('mergeOpenApi', () => {
+  const triggers = {
+    paths: { '/trigger/': { post: { responses: {} } } },
+    components: { schemas: { ErrorResponse: { type: 'object' }, Trigger: { type: 'object' } }, securitySchemes: { BearerAuth: { type: 'http' } } },
+    security: [{ BearerAuth: [] }],
+  };
+  const users = {
+    paths: { '/v1/user/{distinct_id}/': { get: { responses: {} } } },
+    components: { schemas: { ErrorResponse: { type: 'object' }, User: { type: 'object' } }, securitySchemes: { BearerAuth: { type: 'http' } } },
+    security: [{ BearerAuth: [] }],
+  };
+
+  it('gathers the paths and components of every service of one API, sharing identical components', () => {
+    const document = mergeOpenApi('public', [triggers, users]);
+    expect(document).toMatchObject({ openapi: '3.1.0', info: { title: 'Herald notification API' }, security: [{ BearerAuth: [] }] });
+    expect(Object.keys(document.paths)).toEqual(['/trigger/', '/v1/user/{distinct_id}/']);
+    expect(Object.keys(document.components?.schemas ?? {})).toEqual(['ErrorResponse', 'Trigger', 'User']);
+  });
+
+  it('refuses a path described twice, or one component name with two meanings', () => {
+    expect(() => mergeOpenApi('public', [triggers, triggers])).toThrow('path /trigger/ is described by two services');
+    const clash = { paths: {}, components: { schemas: { ErrorResponse: { type: 'string' } } } };
+    expect(() => mergeOpenApi('public', [triggers, clash])).toThrow('schema ErrorResponse is defined twice, differently');
+  });
+});
