@@ -1,0 +1,30 @@
+/**
+ * The workflow run interpreter (issue 5): a pure Decider over one run's inputs and
+ * events. The engine host loads the context, feeds inputs, appends the decided events
+ * to the run's stream and acts on them (timers, http requests, delivery commands).
+ */
+export { RunDecider, createRunDecider } from './run-decider';
+export { RunPorts, RunExpressions, JqOutcome, JsonnetOutcome, PreferencePolicy, PreferenceQuestion, PreferenceDecision } from './ports';
+export { RunContext, StoredProfile, TenantContext, PreferenceSnapshot, TemplateEntry, TemplateVariant } from './run-context';
+export {
+  RunInput,
+  StartRun,
+  TimerFiredInput,
+  HttpRespondedInput,
+  HttpResponse,
+  DeliveryOutcomeInput,
+  CancelRun,
+  PinnedWorkflow,
+  RunSource,
+  StartIds,
+  startFromTrigger,
+  startFromEvent,
+  userRecipient,
+} from './run-inputs';
+export * from './run-events';
+export { RunState, NewRun, LiveRun, LiveStatus, Waiting } from './run-state';
+export { NodePath, pathLabel } from './node-path';
+export { rateLimitAllows, MAX_OVERRIDE_RECIPIENTS } from './gates';
+export { HTTP_TIMEOUT_MS } from './http';
+export { DEFAULT_LOCALE } from './variant-selection';
+export { SEND_NODE_CHANNELS } from './send';

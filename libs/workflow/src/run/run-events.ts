@@ -1,0 +1,225 @@
+import { Attachment, Channel, DeliveryOutcome, DeliveryRequested, JsonRecord, Recipient, UserRecipient } from '@herald/contracts';
+import { ComparisonOp, KeyValue, NodeType, VariableNamespace, WorkflowDefinition } from '../definition';
+import { NodePath } from './node-path';
+import { PreferenceDecision } from './ports';
+import { PreferenceSnapshot } from './run-context';
+import { RunSource } from './run-inputs';
+
+/**
+ * The append-only log of one run. Every event is plain JSON and names its own schema
+ * version in `type`: a change of shape is a new type, and evolve keeps reading the old.
+ * Ids are derived from the run id and the node path (see node-path.ts), so a replayed
+ * decision names the same timers, requests and deliveries.
+ */
+export type RunEvent =
+  | RunStarted
+  | ActorOverridden
+  | TenantOverridden
+  | RecipientsOverridden
+  | RunAdmitted
+  | NodeEntered
+  | TimerScheduled
+  | DelayElapsed
+  | TimerFired
+  | BranchTaken
+  | HttpRequested
+  | HttpResponded
+  | OutputMerged
+  | DeliveryRequestedEvent
+  | DeliverySkipped
+  | DeliveryOutcomeRecorded
+  | RunCompleted
+  | RunFailed
+  | RunDiscarded
+  | RunCancelled;
+
+export type RunEventType = RunEvent['type'];
+
+/** Everything the run needs later, so a run is rebuilt from its log alone. */
+export interface RunStarted {
+  readonly type: 'run.started.v1';
+  readonly run_id: string;
+  readonly message_id: string;
+  readonly workspace_slug: string;
+  readonly workflow: { readonly slug: string; readonly version: number };
+  readonly definition: WorkflowDefinition;
+  readonly source: RunSource;
+  readonly recipient: Recipient;
+  readonly actor?: UserRecipient;
+  readonly tenant_id?: string;
+  readonly data: JsonRecord;
+  readonly attachments: readonly Attachment[];
+  readonly started_at: string;
+}
+
+/** `override_actor_user_expr` named another actor. */
+export interface ActorOverridden {
+  readonly type: 'actor.overridden.v1';
+  readonly actor: UserRecipient;
+}
+
+/** `override_tenant_expr` named another tenant. */
+export interface TenantOverridden {
+  readonly type: 'tenant.overridden.v1';
+  readonly tenant_id: string;
+}
+
+/**
+ * `override_recipients_*` computed the recipients: the host starts one run per entry
+ * (source `recipient_override`, with this run's actor and tenant) and this run completes.
+ */
+export interface RecipientsOverridden {
+  readonly type: 'recipients.overridden.v1';
+  readonly recipients: readonly Recipient[];
+  /** For an object recipient: how deep the host fans out to its subscribers (reference `$object_subscriptions_query.depth`). */
+  readonly object_subscriptions_depth?: number;
+}
+
+/** The run passed its conditions and rate limit; the host counts these for the next runs' rate limit. */
+export interface RunAdmitted {
+  readonly type: 'run.admitted.v1';
+  readonly at: string;
+}
+
+/** Where a node sits and what it is, for logs and failures. */
+export interface NodeRef {
+  readonly path: NodePath;
+  /** `nodes[2].branches[1].nodes[0]`. */
+  readonly label: string;
+  readonly name: string;
+  readonly node_type: NodeType;
+}
+
+export interface NodeEntered {
+  readonly type: 'node.entered.v1';
+  readonly node: NodeRef;
+}
+
+export type TimerPurpose = 'delay' | 'context_reload';
+
+/** The host writes a durable timer; the run waits for its `timer_fired`. */
+export interface TimerScheduled {
+  readonly type: 'timer.scheduled.v1';
+  readonly timer_id: string;
+  readonly due_at: string;
+  readonly purpose: TimerPurpose;
+}
+
+/** A delay whose due time had already passed: the run moves on at once. */
+export interface DelayElapsed {
+  readonly type: 'delay.elapsed.v1';
+  readonly path: NodePath;
+  readonly due_at: string;
+}
+
+export interface TimerFired {
+  readonly type: 'timer.fired.v1';
+  readonly timer_id: string;
+}
+
+/** One comparison as evaluated: both operands (absent when undefined) and the result. */
+export interface ComparisonTrace {
+  readonly variable_ns: VariableNamespace | '';
+  readonly variable: string;
+  readonly op: ComparisonOp;
+  readonly left?: unknown;
+  readonly right?: unknown;
+  readonly result: boolean;
+}
+
+export interface BranchTaken {
+  readonly type: 'branch.taken.v1';
+  readonly path: NodePath;
+  readonly branch_index: number;
+  readonly branch_name?: string;
+  readonly is_default: boolean;
+  /** The comparisons evaluated on the way, in order. */
+  readonly evaluations: readonly ComparisonTrace[];
+}
+
+/** A fully evaluated request, for the host's outbound HTTP client to send (with its own retries). */
+export interface HttpRequest {
+  readonly request_id: string;
+  readonly method: string;
+  readonly url: string;
+  readonly headers: readonly KeyValue[];
+  readonly query: readonly KeyValue[];
+  readonly body?: unknown;
+  readonly body_content_type?: string;
+  readonly timeout_ms: number;
+}
+
+export interface HttpRequested {
+  readonly type: 'http.requested.v1';
+  readonly path: NodePath;
+  readonly request: HttpRequest;
+}
+
+export interface HttpResponded {
+  readonly type: 'http.responded.v1';
+  readonly request_id: string;
+  readonly status?: number;
+  readonly error?: string;
+}
+
+/** A response merged into the run's data: under `key`, or (no key) its fields at the root. */
+export interface OutputMerged {
+  readonly type: 'output.merged.v1';
+  readonly path: NodePath;
+  readonly key?: string;
+  readonly value: unknown;
+}
+
+export interface DeliveryRequestedEvent {
+  readonly type: 'delivery.requested.v1';
+  readonly path: NodePath;
+  /** Exactly the payload of `notify.delivery.<channel>.requested.v1`. */
+  readonly delivery: DeliveryRequested;
+  readonly preference: { readonly snapshot: PreferenceSnapshot; readonly decision: PreferenceDecision };
+}
+
+export type SkipReason = 'not_in_recipient_channels' | 'no_identity' | 'preference' | 'no_variant' | 'not_routed';
+
+/** A channel a send node considered and did not send on, and why. */
+export interface DeliverySkipped {
+  readonly type: 'delivery.skipped.v1';
+  readonly path: NodePath;
+  readonly channel: Channel;
+  readonly reason: SkipReason;
+  readonly detail: string;
+}
+
+export interface DeliveryOutcomeRecorded {
+  readonly type: 'delivery.outcome_recorded.v1';
+  readonly outcome: DeliveryOutcome;
+}
+
+export interface RunCompleted {
+  readonly type: 'run.completed.v1';
+  readonly at: string;
+}
+
+export interface RunFailed {
+  readonly type: 'run.failed.v1';
+  readonly reason: string;
+  /** The node that failed; absent for a workflow-level rule (an override, a condition). */
+  readonly node?: NodeRef;
+  readonly at: string;
+}
+
+export type DiscardReason = 'conditions_not_met' | 'rate_limited';
+
+export interface RunDiscarded {
+  readonly type: 'run.discarded.v1';
+  readonly reason: DiscardReason;
+  readonly detail: string;
+  readonly at: string;
+}
+
+export interface RunCancelled {
+  readonly type: 'run.cancelled.v1';
+  readonly reason: string;
+  /** Timers the host deletes with this event. */
+  readonly cancelled_timers: readonly string[];
+  readonly at: string;
+}

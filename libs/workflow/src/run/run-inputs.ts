@@ -1,0 +1,117 @@
+import { Attachment, DeliveryOutcome, EventAccepted, JsonRecord, Recipient, TriggerAccepted, UserRecipient } from '@herald/contracts';
+import { WorkflowDefinition } from '../definition';
+import { RunContext } from './run-context';
+
+/**
+ * What the host feeds into a run, each with the context it loaded just before. Every
+ * input is recorded with the run's events, so replaying them reproduces the run.
+ */
+export type RunInput = StartRun | TimerFiredInput | HttpRespondedInput | DeliveryOutcomeInput | CancelRun;
+
+/** The pinned live version a run follows from start to end, even if the workflow changes meanwhile. */
+export interface PinnedWorkflow {
+  readonly slug: string;
+  readonly version: number;
+  readonly definition: WorkflowDefinition;
+}
+
+/** Why the run exists: a trigger, an inbound event, or a recipient override of a parent run. */
+export type RunSource =
+  | { readonly kind: 'trigger' }
+  | { readonly kind: 'event'; readonly event: string }
+  /** Started by the host for one recipient of a parent's `recipients.overridden.v1`; overrides are not applied again. */
+  | { readonly kind: 'recipient_override'; readonly parent_run_id: string };
+
+export interface StartRun {
+  readonly type: 'start';
+  /** Derived by the host from the envelope id, so a redelivered trigger names the same run. */
+  readonly run_id: string;
+  /** The trigger's (or event's) message_id, as the client got it. */
+  readonly message_id: string;
+  readonly workspace_slug: string;
+  readonly workflow: PinnedWorkflow;
+  readonly source: RunSource;
+  readonly recipient: Recipient;
+  readonly actor?: UserRecipient;
+  readonly data: JsonRecord;
+  readonly attachments: readonly Attachment[];
+  readonly tenant_id?: string;
+  readonly context: RunContext;
+}
+
+export interface TimerFiredInput {
+  readonly type: 'timer_fired';
+  readonly timer_id: string;
+  readonly context: RunContext;
+}
+
+/** The final answer to an http request, after the host's retries. */
+export interface HttpRespondedInput {
+  readonly type: 'http_responded';
+  readonly request_id: string;
+  readonly response: HttpResponse;
+  readonly context: RunContext;
+}
+
+export type HttpResponse =
+  /** `body` is the parsed JSON, or the text when the body is not JSON; absent when empty. */
+  | { readonly kind: 'response'; readonly status: number; readonly body?: unknown }
+  | { readonly kind: 'network_error'; readonly error: string };
+
+export interface DeliveryOutcomeInput {
+  readonly type: 'delivery_outcome';
+  readonly outcome: DeliveryOutcome;
+  readonly context: RunContext;
+}
+
+export interface CancelRun {
+  readonly type: 'cancel';
+  readonly reason: string;
+  readonly context: RunContext;
+}
+
+export interface StartIds {
+  readonly run_id: string;
+  readonly workflow: PinnedWorkflow;
+  readonly context: RunContext;
+}
+
+/** The start input of a run for one accepted trigger (one recipient). */
+export function startFromTrigger(trigger: TriggerAccepted, ids: StartIds): StartRun {
+  return {
+    type: 'start',
+    run_id: ids.run_id,
+    message_id: trigger.message_id,
+    workspace_slug: trigger.workspace_slug,
+    workflow: ids.workflow,
+    source: { kind: 'trigger' },
+    recipient: trigger.recipient,
+    ...(trigger.actor === undefined ? {} : { actor: trigger.actor }),
+    data: trigger.data,
+    attachments: trigger.attachments,
+    ...(trigger.tenant_id === undefined ? {} : { tenant_id: trigger.tenant_id }),
+    context: ids.context,
+  };
+}
+
+/** The start input of a run of an event-triggered workflow: the event's user is the recipient, its properties the data. */
+export function startFromEvent(event: EventAccepted, ids: StartIds): StartRun {
+  return {
+    type: 'start',
+    run_id: ids.run_id,
+    message_id: event.message_id,
+    workspace_slug: event.workspace_slug,
+    workflow: ids.workflow,
+    source: { kind: 'event', event: event.event },
+    recipient: userRecipient(event.distinct_id),
+    data: event.properties,
+    attachments: event.attachments,
+    ...(event.tenant_id === undefined ? {} : { tenant_id: event.tenant_id }),
+    context: ids.context,
+  };
+}
+
+/** A user known only by its distinct_id (nothing inline). */
+export function userRecipient(distinct_id: string, properties: JsonRecord = {}): UserRecipient {
+  return { kind: 'user', distinct_id, is_transient: false, inline: false, channels: {}, properties };
+}

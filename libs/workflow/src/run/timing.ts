@@ -1,0 +1,65 @@
+import { DURATION_EXAMPLE, DelayNode, RelativeTo, parseDuration } from '../definition';
+import { assertNever } from '../decider';
+import { MAX_INSTANT_MS, asInstant, asNumber } from './comparison';
+import { Result, fail, jqFirst, ok, quote } from './evaluate';
+import { RunExpressions } from './ports';
+import { RunScope } from './run-scope';
+
+/**
+ * When a delay node is due. A fixed duration counts from now; a dynamic one is a jq
+ * expression yielding a duration (`1h30m`) or a number of seconds; `relative_to` is a
+ * jq timestamp (ISO 8601 text or epoch seconds) moved before or after by a fixed or jq
+ * offset. The caller fires a due time that has already passed at once.
+ */
+export function delayDueAt(node: DelayNode, scope: RunScope, expressions: RunExpressions, now: Date): Result<number> {
+  switch (node.delay_type) {
+    case 'fixed':
+      return after(now.getTime(), fixedDuration(node.duration, 'duration'));
+    case 'dynamic':
+      return after(now.getTime(), dynamicDuration(node.duration, 'duration', scope, expressions));
+    case 'relative_to':
+      return relativeDueAt(node.relative_to, scope, expressions);
+    default:
+      return assertNever(node);
+  }
+}
+
+function relativeDueAt(relative: RelativeTo, scope: RunScope, expressions: RunExpressions): Result<number> {
+  const pivot = jqFirst(expressions, relative.pivot_expr, scope);
+  if (!pivot.ok) return fail(`relative_to.pivot_expr: ${pivot.error}`);
+  const pivotMs = asInstant(pivot.value);
+  if (pivotMs === undefined) return fail(`relative_to.pivot_expr gave ${quote(pivot.value)}, not a timestamp (ISO 8601 or epoch seconds)`);
+  const offset =
+    relative.offset_value_type === 'fixed'
+      ? fixedDuration(relative.offset_value, 'relative_to.offset_value')
+      : dynamicDuration(relative.offset_value, 'relative_to.offset_value', scope, expressions);
+  if (!offset.ok) return offset;
+  return instant(relative.offset_type === 'after' ? pivotMs + offset.value : pivotMs - offset.value);
+}
+
+function fixedDuration(text: string, field: string): Result<number> {
+  const ms = parseDuration(text);
+  return ms === undefined ? fail(`${field} ${quote(text)} is not a duration like ${DURATION_EXAMPLE}`) : ok(ms);
+}
+
+function dynamicDuration(filter: string, field: string, scope: RunScope, expressions: RunExpressions): Result<number> {
+  const value = jqFirst(expressions, filter, scope);
+  if (!value.ok) return fail(`${field}: ${value.error}`);
+  const ms = durationOf(value.value);
+  return ms === undefined ? fail(`${field} gave ${quote(value.value)}, not a duration like ${DURATION_EXAMPLE} or a number of seconds`) : ok(ms);
+}
+
+/** Milliseconds of a duration text, or of a non-negative number of seconds (number or numeric text). */
+export function durationOf(value: unknown): number | undefined {
+  const seconds = asNumber(value);
+  if (seconds !== undefined) return seconds >= 0 && Number.isSafeInteger(Math.round(seconds * 1000)) ? Math.round(seconds * 1000) : undefined;
+  return typeof value === 'string' ? parseDuration(value) : undefined;
+}
+
+function after(startMs: number, duration: Result<number>): Result<number> {
+  return duration.ok ? instant(startMs + duration.value) : duration;
+}
+
+function instant(ms: number): Result<number> {
+  return Math.abs(ms) <= MAX_INSTANT_MS ? ok(ms) : fail('the due time is out of range');
+}
