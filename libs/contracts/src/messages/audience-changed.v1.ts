@@ -8,14 +8,22 @@ import { InlineChannels, JsonRecord } from './trigger-payload';
  * channels and properties inline (interface 2.1.1: "Properties and channels passed
  * inline also update the user profile on trigger"); preference-service applies it to
  * the global profile, or to the per-tenant one when `tenant_id` is set.
+ *
+ * preference-service announces every change it commits with the other kinds. Each
+ * carries the whole state of what changed (a profile, a recipient's preferences in one
+ * scope, a tenant, a list's record), so a read model rebuilt from the topic needs no
+ * history. Keys: `workspace:distinct_id` (users), `workspace:object_type:id` (objects
+ * and their subscriptions), `workspace` (tenants and lists).
  */
 export const AUDIENCE_CHANGED_TYPE = 'audience.changed';
 export const AUDIENCE_CHANGED_VERSION = 1;
 
+export type AudienceSubject = { readonly type: 'user'; readonly distinct_id: string } | { readonly type: 'object'; readonly object_type: string; readonly id: string };
+
 export interface InlineProfileUpdate {
   readonly kind: 'inline_profile';
   readonly workspace_slug: string;
-  readonly subject: { readonly type: 'user'; readonly distinct_id: string } | { readonly type: 'object'; readonly object_type: string; readonly id: string };
+  readonly subject: AudienceSubject;
   /** The per-tenant profile to update (`$context.tenant_id`); absent: the global profile. */
   readonly tenant_id?: string;
   readonly channels: InlineChannels;
@@ -26,15 +34,104 @@ export interface InlineProfileUpdate {
   readonly source_message_id: string;
 }
 
-export type AudienceChanged = InlineProfileUpdate;
+/** A user's or object's profile (global, or one tenant's) after a change; absent when deleted. */
+export interface ProfileChanged {
+  readonly kind: 'profile';
+  readonly change: 'upserted' | 'deleted';
+  readonly workspace_slug: string;
+  readonly subject: AudienceSubject;
+  readonly tenant_id?: string;
+  /** Channels by name without `$` (`email`, `slack`, ...), values as stored. */
+  readonly profile?: { readonly properties: JsonRecord; readonly channels: JsonRecord };
+}
+
+/** A recipient's preferences in one scope (global, or `tenant_id`), whole: `PreferenceSnapshot.subject` of @herald/audience. */
+export interface PreferencesChanged {
+  readonly kind: 'preferences';
+  readonly workspace_slug: string;
+  readonly subject: AudienceSubject;
+  readonly tenant_id?: string;
+  readonly preferences: { readonly categories: JsonRecord; readonly restricted_channels: readonly string[] };
+}
+
+/** A tenant and its default preferences (`TenantPreferences` of @herald/audience); absent when deleted. */
+export interface TenantChanged {
+  readonly kind: 'tenant';
+  readonly change: 'upserted' | 'deleted';
+  readonly workspace_slug: string;
+  readonly tenant_id: string;
+  readonly tenant?: JsonRecord;
+  readonly preferences?: { readonly blocked_channels: readonly string[]; readonly categories: JsonRecord };
+}
+
+/** Users or objects subscribed to, or unsubscribed from, an object (the engine fans object recipients out to them). */
+export interface ObjectSubscriptionsChanged {
+  readonly kind: 'object_subscriptions';
+  readonly workspace_slug: string;
+  readonly object: { readonly object_type: string; readonly id: string };
+  readonly added: readonly AudienceSubject[];
+  readonly removed: readonly AudienceSubject[];
+}
+
+/** A subscriber list created, updated or deleted. */
+export interface ListChanged {
+  readonly kind: 'list';
+  readonly change: 'upserted' | 'deleted';
+  readonly workspace_slug: string;
+  readonly list_id: string;
+  readonly list?: JsonRecord;
+}
+
+/** Users added to or removed from a subscriber list. */
+export interface ListSubscribersChanged {
+  readonly kind: 'list_subscribers';
+  readonly workspace_slug: string;
+  readonly list_id: string;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
+export type AudienceChanged = InlineProfileUpdate | ProfileChanged | PreferencesChanged | TenantChanged | ObjectSubscriptionsChanged | ListChanged | ListSubscribersChanged;
+
+export const AUDIENCE_CHANGE_KINDS = ['inline_profile', 'profile', 'preferences', 'tenant', 'object_subscriptions', 'list', 'list_subscribers'] as const;
 
 export function parseAudienceChanged(payload: unknown): ParseResult<AudienceChanged> {
   const checks = PayloadChecks.of(payload);
-  checks.oneOf('kind', ['inline_profile']);
-  ['workspace_slug', 'source_message_id'].forEach((f) => checks.string(f));
-  checks.string('tenant_id', { optional: true });
-  checks.object('subject');
-  checks.object('channels');
-  checks.object('properties');
+  checks.oneOf('kind', AUDIENCE_CHANGE_KINDS);
+  checks.string('workspace_slug');
+  switch ((payload as { kind?: unknown } | null)?.kind) {
+    case 'inline_profile':
+      checks.string('source_message_id');
+      checks.string('tenant_id', { optional: true });
+      checks.object('subject');
+      checks.object('channels');
+      checks.object('properties');
+      break;
+    case 'profile':
+      checks.oneOf('change', ['upserted', 'deleted']);
+      checks.object('subject');
+      checks.string('tenant_id', { optional: true });
+      checks.object('profile', { optional: (payload as { change?: unknown }).change === 'deleted' });
+      break;
+    case 'preferences':
+      checks.object('subject');
+      checks.string('tenant_id', { optional: true });
+      checks.object('preferences');
+      break;
+    case 'tenant':
+      checks.oneOf('change', ['upserted', 'deleted']);
+      checks.string('tenant_id');
+      break;
+    case 'object_subscriptions':
+      checks.object('object');
+      break;
+    case 'list':
+      checks.oneOf('change', ['upserted', 'deleted']);
+      checks.string('list_id');
+      break;
+    case 'list_subscribers':
+      checks.string('list_id');
+      break;
+  }
   return checks.errors.length > 0 ? { ok: false, errors: checks.errors } : { ok: true, value: payload as AudienceChanged };
 }

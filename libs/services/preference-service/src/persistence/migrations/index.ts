@@ -1,4 +1,6 @@
 import { MigrationClass } from '@herald/database';
+import { outboxMigrations } from '@herald/event-store';
+import { CreateAudienceTables1763900000000 } from './1763900000000-create-audience-tables';
 
-/** Migrations of the `audience` schema, oldest first. */
-export const AUDIENCE_MIGRATIONS: MigrationClass[] = [];
+/** Migrations of the `audience` schema, oldest first. The outbox carries every change to `notify.audience.changed.v1`. */
+export const AUDIENCE_MIGRATIONS: MigrationClass[] = [...outboxMigrations('audience'), CreateAudienceTables1763900000000];

@@ -1,0 +1,58 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { CategoryDocument, LocatedCategory, indexCategories } from '@herald/audience';
+import { DEFINITION_CHANGED_TYPE, DefinitionChanged, HeraldError, TOPICS, parseDefinitionChanged } from '@herald/contracts';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+
+/**
+ * The live preference categories of each workspace, as management-api announces them
+ * (`notify.definition.changed.v1`, kind `category`, the whole document each time).
+ */
+@Injectable()
+export class CategoryReadModel implements OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource('audience') private readonly db: DataSource,
+    private readonly consumers: ConsumerRegistry,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.definitionChanged.name], {
+      groupId: 'herald.audience.categories',
+      type: DEFINITION_CHANGED_TYPE,
+      parsePayload: parseDefinitionChanged,
+      handle: (change) => this.apply(change),
+    });
+  }
+
+  /** Every live category of the workspace, by slug (none before the first commit). */
+  async categories(workspaceId: string, manager: EntityManager = this.db.manager): Promise<Map<string, LocatedCategory>> {
+    const [row] = (await manager.query(`SELECT document FROM audience.category_documents WHERE workspace_id = $1`, [workspaceId])) as Array<{
+      document: CategoryDocument;
+    }>;
+    return row ? indexCategories(row.document) : new Map();
+  }
+
+  /** One live category; 404 in the short shape of interface 7 naming it. */
+  async category(workspaceId: string, slug: string, manager?: EntityManager): Promise<LocatedCategory> {
+    const located = (await this.categories(workspaceId, manager)).get(slug);
+    if (!located) throw HeraldError.notFound(`category '${slug}' not found`, 'short');
+    return located;
+  }
+
+  private async apply(change: DefinitionChanged): Promise<void> {
+    if (change.kind !== 'category') return;
+    if (change.change === 'deleted') {
+      await this.db.query(`DELETE FROM audience.category_documents WHERE workspace_id = $1 AND version <= $2`, [change.workspace_id, change.version]);
+    } else {
+      await this.db.query(
+        `INSERT INTO audience.category_documents (workspace_id, version, document) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (workspace_id) DO UPDATE SET version = EXCLUDED.version, document = EXCLUDED.document
+         WHERE audience.category_documents.version < EXCLUDED.version`,
+        [change.workspace_id, change.version, JSON.stringify(change.document)],
+      );
+    }
+    this.logger.info('preference categories updated', { workspace_id: change.workspace_id, version: change.version });
+  }
+}

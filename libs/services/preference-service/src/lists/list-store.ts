@@ -1,0 +1,243 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { FieldError, HeraldError } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
+import { returningRows } from '@herald/database';
+import { CLOCK, Clock } from '@herald/runtime';
+import { AudienceWorkspace } from '../auth/audience-credentials';
+import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
+import { CursorMeta, CursorQuery } from './cursor-page';
+
+interface ListRow {
+  list_id: string;
+  list_name: string;
+  list_description: string;
+  subscribers_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The list record of the reference (static lists only). */
+export interface ListView {
+  list_id: string;
+  list_name: string;
+  list_description: string;
+  list_type: 'static_list';
+  subscribers_count: number;
+  source: null;
+  is_readonly: false;
+  status: 'active';
+  track_user_entry: false;
+  track_user_exit: false;
+  requested_for_delete: false;
+  created_at: string;
+  updated_at: string;
+  drafts: null;
+}
+
+export interface SubscriberEntry {
+  id: string;
+  distinct_id: string;
+  created_at: string;
+}
+
+/** At most this many distinct_ids per add or remove call. */
+export const MAX_IDS_PER_CALL = 10_000;
+
+/** Interface 7: a missing list is a 404 in the extended shape. */
+const listNotFound = (listId: string): HeraldError => HeraldError.notFound(`list_id: ${listId} not found`);
+
+@Injectable()
+export class ListStore {
+  constructor(
+    @InjectDataSource('audience') private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Creates the list, or renames/redescribes it when it exists. */
+  async upsert(ws: AudienceWorkspace, body: unknown): Promise<ListView> {
+    const input = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+    const errors: FieldError[] = [];
+    if (typeof input.list_id !== 'string' || input.list_id.trim() === '') errors.push({ path: 'list_id', message: 'must be a non-empty string' });
+    for (const field of ['list_name', 'list_description']) {
+      if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string') errors.push({ path: field, message: 'must be a string' });
+    }
+    if (errors.length > 0) throw HeraldError.validation(errors);
+    const listId = (input.list_id as string).trim();
+    return this.db.transaction(async (tx) => {
+      const [row] = (await tx.query(
+        `INSERT INTO audience.lists (workspace_id, list_id, list_name, list_description) VALUES ($1, $2, coalesce($3, $2), coalesce($4, ''))
+         ON CONFLICT (workspace_id, list_id) DO UPDATE
+           SET list_name = coalesce($3, audience.lists.list_name), list_description = coalesce($4, audience.lists.list_description), updated_at = now()
+         RETURNING list_id, list_name, list_description, subscribers_count, created_at, updated_at`,
+        [ws.id, listId, input.list_name ?? null, input.list_description ?? null],
+      )) as ListRow[];
+      const view = listView(row);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [
+        audienceChangedMessage(ws.id, { kind: 'list', change: 'upserted', workspace_slug: ws.slug, list_id: listId, list: { ...view } }, this.clock.now()),
+      ]);
+      return view;
+    });
+  }
+
+  async read(ws: AudienceWorkspace, listId: string, manager: EntityManager = this.db.manager): Promise<ListView> {
+    return listView(await this.row(manager, ws, listId, false));
+  }
+
+  /** Lists of the workspace, newest first, with offset paging (reference `GET /v1/subscriber_list`). */
+  async all(ws: AudienceWorkspace, limit: number, offset: number): Promise<{ meta: { count: number; limit: number; offset: number }; results: ListView[] }> {
+    const rows = (await this.db.query(
+      `SELECT list_id, list_name, list_description, subscribers_count, created_at, updated_at, count(*) OVER ()::int AS total
+         FROM audience.lists WHERE workspace_id = $1 ORDER BY created_at DESC, list_id LIMIT $2 OFFSET $3`,
+      [ws.id, limit, offset],
+    )) as Array<ListRow & { total: number }>;
+    const count = rows[0]?.total ?? (await this.db.query(`SELECT count(*)::int AS n FROM audience.lists WHERE workspace_id = $1`, [ws.id]))[0].n;
+    return { meta: { count, limit, offset }, results: rows.map(listView) };
+  }
+
+  /** Adds users (each once); answers how many were new. */
+  async add(ws: AudienceWorkspace, listId: string, body: unknown): Promise<number> {
+    const ids = distinctIds(body);
+    return this.db.transaction(async (tx) => {
+      // The list row lock orders writers of one list, so the count stays exact.
+      await this.row(tx, ws, listId, true);
+      const added = returningRows<{ distinct_id: string }>(await tx.query(
+        `INSERT INTO audience.list_subscribers (workspace_id, list_id, distinct_id)
+         SELECT $1, $2, d FROM unnest($3::text[]) WITH ORDINALITY AS t(d, ord) ORDER BY ord
+         ON CONFLICT (workspace_id, list_id, distinct_id) DO NOTHING RETURNING distinct_id`,
+        [ws.id, listId, ids],
+      ));
+      await this.changed(tx, ws, listId, added.map((r) => r.distinct_id), []);
+      return added.length;
+    });
+  }
+
+  async remove(ws: AudienceWorkspace, listId: string, body: unknown): Promise<number> {
+    const ids = distinctIds(body);
+    return this.db.transaction(async (tx) => {
+      await this.row(tx, ws, listId, true);
+      const gone = returningRows<{ distinct_id: string }>(await tx.query(
+        `DELETE FROM audience.list_subscribers WHERE workspace_id = $1 AND list_id = $2 AND distinct_id = ANY($3::text[]) RETURNING distinct_id`,
+        [ws.id, listId, ids],
+      ));
+      await this.changed(tx, ws, listId, [], gone.map((r) => r.distinct_id));
+      return gone.length;
+    });
+  }
+
+  async delete(ws: AudienceWorkspace, listId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await this.row(tx, ws, listId, true);
+      await tx.query(`DELETE FROM audience.lists WHERE workspace_id = $1 AND list_id = $2`, [ws.id, listId]);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [
+        audienceChangedMessage(ws.id, { kind: 'list', change: 'deleted', workspace_slug: ws.slug, list_id: listId }, this.clock.now()),
+      ]);
+    });
+  }
+
+  /**
+   * One page of members (interface 4.3). The id only grows, so a cursor keeps its place
+   * while members are added or removed: `after` continues past the cursor in the
+   * chosen order, `before` returns the page that precedes it.
+   */
+  async page(ws: AudienceWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
+    const list = await this.row(this.db.manager, ws, listId, false);
+    const ascending = query.sort === 'id';
+    const backwards = query.before !== undefined;
+    const cursor = query.before ?? query.after;
+    // Walking backwards reads the other way from the cursor and flips the rows afterwards.
+    const readAscending = ascending !== backwards;
+    const comparison = cursor === undefined ? '' : `AND id ${readAscending ? '>' : '<'} $3`;
+    // Ordered by the table's bigint id, not the text alias of the same name (which would sort '9999' after '99990').
+    const rows = (await this.db.query(
+      `SELECT id::text AS id, distinct_id, created_at FROM audience.list_subscribers
+        WHERE workspace_id = $1 AND list_id = $2 ${comparison}
+        ORDER BY list_subscribers.id ${readAscending ? 'ASC' : 'DESC'} LIMIT ${query.limit}`,
+      cursor === undefined ? [ws.id, listId] : [ws.id, listId, cursor.toString()],
+    )) as Array<{ id: string; distinct_id: string; created_at: Date }>;
+    if (backwards) rows.reverse();
+    const first = rows[0]?.id;
+    const last = rows[rows.length - 1]?.id;
+    const [hasPrev, hasNext] =
+      first === undefined || last === undefined
+        ? await this.aroundEmptyPage(ws, listId, cursor?.toString(), ascending, backwards)
+        : await Promise.all([this.anyBeyond(ws, listId, first, !ascending, false), this.anyBeyond(ws, listId, last, ascending, false)]);
+    return {
+      meta: { limit: query.limit, count: list.subscribers_count, before: first ?? null, after: last ?? null, has_prev: hasPrev, has_next: hasNext },
+      results: rows.map((r) => ({ id: r.id, distinct_id: r.distinct_id, created_at: r.created_at.toISOString() })),
+    };
+  }
+
+  /**
+   * An empty page lies just past its cursor, which itself (if still a member) belongs
+   * to the pages on the other side.
+   */
+  private async aroundEmptyPage(ws: AudienceWorkspace, listId: string, cursor: string | undefined, ascending: boolean, backwards: boolean): Promise<[boolean, boolean]> {
+    if (cursor === undefined) return [false, false];
+    const beyondCursor = await this.anyBeyond(ws, listId, cursor, backwards ? ascending : !ascending, true);
+    return backwards ? [false, beyondCursor] : [beyondCursor, false];
+  }
+
+  /** Whether a member lies past `id` in the given direction of ids. */
+  private async anyBeyond(ws: AudienceWorkspace, listId: string, id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> {
+    if (id === undefined) return false;
+    const op = `${upwards ? '>' : '<'}${inclusive ? '=' : ''}`;
+    const rows = (await this.db.query(`SELECT 1 FROM audience.list_subscribers WHERE workspace_id = $1 AND list_id = $2 AND id ${op} $3 LIMIT 1`, [
+      ws.id,
+      listId,
+      id,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  private async row(manager: EntityManager, ws: AudienceWorkspace, listId: string, forUpdate: boolean): Promise<ListRow> {
+    const [row] = (await manager.query(
+      `SELECT list_id, list_name, list_description, subscribers_count, created_at, updated_at FROM audience.lists
+        WHERE workspace_id = $1 AND list_id = $2 ${forUpdate ? 'FOR UPDATE' : ''}`,
+      [ws.id, listId],
+    )) as ListRow[];
+    if (!row) throw listNotFound(listId);
+    return row;
+  }
+
+  private async changed(tx: EntityManager, ws: AudienceWorkspace, listId: string, added: string[], removed: string[]): Promise<void> {
+    if (added.length === 0 && removed.length === 0) return;
+    await tx.query(`UPDATE audience.lists SET subscribers_count = subscribers_count + $3, updated_at = now() WHERE workspace_id = $1 AND list_id = $2`, [
+      ws.id,
+      listId,
+      added.length - removed.length,
+    ]);
+    await writeOutbox(tx, AUDIENCE_OUTBOX, [
+      audienceChangedMessage(ws.id, { kind: 'list_subscribers', workspace_slug: ws.slug, list_id: listId, added, removed }, this.clock.now()),
+    ]);
+  }
+}
+
+function distinctIds(body: unknown): string[] {
+  const ids = (body as { distinct_ids?: unknown } | null)?.distinct_ids;
+  if (!Array.isArray(ids)) throw HeraldError.validation([{ path: 'distinct_ids', message: 'must be an array of distinct_ids' }]);
+  if (ids.length > MAX_IDS_PER_CALL) throw HeraldError.validation([{ path: 'distinct_ids', message: `must have at most ${MAX_IDS_PER_CALL} entries` }]);
+  const errors = ids.flatMap((id, i) => (typeof id === 'string' && id !== '' ? [] : [{ path: `distinct_ids[${i}]`, message: 'must be a non-empty string' }]));
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return [...new Set(ids as string[])];
+}
+
+function listView(row: ListRow): ListView {
+  return {
+    list_id: row.list_id,
+    list_name: row.list_name,
+    list_description: row.list_description,
+    list_type: 'static_list',
+    subscribers_count: row.subscribers_count,
+    source: null,
+    is_readonly: false,
+    status: 'active',
+    track_user_entry: false,
+    track_user_exit: false,
+    requested_for_delete: false,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    drafts: null,
+  };
+}

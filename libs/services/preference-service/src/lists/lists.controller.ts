@@ -1,0 +1,66 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { FieldError, HeraldError } from '@herald/contracts';
+import { AudienceAuthGuard, Workspace } from '../auth/audience-auth.guard';
+import { AudienceWorkspace } from '../auth/audience-credentials';
+import { requiredBody } from '../http/request';
+import { DEFAULT_LIMIT, MAX_LIMIT, parseCursorQuery } from './cursor-page';
+import { ListStore } from './list-store';
+
+/** Subscriber lists (reference `/v1/subscriber_list/...`; interface 4.3 for the members). */
+@Controller('v1/subscriber_list')
+@UseGuards(AudienceAuthGuard)
+export class ListsController {
+  constructor(private readonly lists: ListStore) {}
+
+  @Post()
+  @HttpCode(201)
+  create(@Workspace() ws: AudienceWorkspace, @Body() body: unknown): Promise<unknown> {
+    return this.lists.upsert(ws, requiredBody(body));
+  }
+
+  /** The SDK calls it without the trailing slash; both spellings are routed (a redirect would break the signature). */
+  @Get()
+  all(@Workspace() ws: AudienceWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
+    const errors: FieldError[] = [];
+    const limit = integer(query.limit, DEFAULT_LIMIT);
+    const offset = integer(query.offset, 0);
+    if (limit === undefined || limit < 1 || limit > MAX_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
+    if (offset === undefined || offset < 0) errors.push({ path: 'offset', message: 'must be an integer of at least 0' });
+    if (errors.length > 0) throw HeraldError.validation(errors);
+    return this.lists.all(ws, limit as number, offset as number);
+  }
+
+  @Get(':list_id')
+  read(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string): Promise<unknown> {
+    return this.lists.read(ws, listId);
+  }
+
+  @Get(':list_id/subscriber')
+  subscribers(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+    return this.lists.page(ws, listId, parseCursorQuery(query));
+  }
+
+  @Post(':list_id/subscriber/add')
+  @HttpCode(201)
+  async add(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
+    return { success: true, affected_count: await this.lists.add(ws, listId, requiredBody(body)) };
+  }
+
+  @Post(':list_id/subscriber/remove')
+  @HttpCode(201)
+  async remove(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
+    return { success: true, affected_count: await this.lists.remove(ws, listId, requiredBody(body)) };
+  }
+
+  @Patch(':list_id/delete')
+  async delete(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string): Promise<unknown> {
+    await this.lists.delete(ws, listId);
+    return { success: true };
+  }
+}
+
+function integer(value: unknown, fallback: number): number | undefined {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  return typeof value === 'string' && Number.isInteger(n) ? n : undefined;
+}

@@ -1,0 +1,447 @@
+/**
+ * The OpenAPI description of preference-service's paths under `{base_url}`: a fragment
+ * in the style of ingest-api's `public-openapi.ts`, to be merged into the one
+ * `/openapi.json` that ingest-api serves on the same port. Written after the SuprSend
+ * reference (paths, field names, statuses) and interface 4.1-4.4 and 7; the
+ * integration tests check every response they receive against it.
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
+const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
+const strings: Schema = { type: 'array', items: { type: 'string' } };
+const preference: Schema = { type: 'string', enum: ['opt_in', 'opt_out'] };
+const tenantQuery: Schema = { name: 'tenant_id', in: 'query', required: false, schema: { type: 'string' }, description: 'The tenant scope (per-tenant preferences and tenant defaults)' };
+const path = (...names: string[]): Schema[] => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+
+const extended = (status: number, description: string): [string, Schema] => [String(status), json(ref('ErrorResponse'), description)];
+const short = (status: number, description: string): [string, Schema] => [String(status), json(ref('ShortError'), description)];
+const invalid = extended(400, 'Validation error: every failing field by its path in `detail`');
+const unauthenticated = extended(401, 'Missing or invalid API key or signature');
+const noContent = (description: string): Schema => ({ description });
+
+const objectOrUserMissing = short(404, 'The user or object does not exist (`object \'<type>/<id>\' not found`)');
+const categoryOrSubjectMissing = short(404, "The category (`category '<slug>' not found`) or the user or object does not exist");
+const listMissing = extended(404, 'The list does not exist (`not_found`, `NotFound`)');
+const tenantOrCategoryMissing = short(404, 'The tenant or the category does not exist');
+
+const preferencePaths = (base: string, subjectParams: Schema[], subject: string): Record<string, Record<string, unknown>> => ({
+  [`${base}/preference/`]: {
+    get: {
+      operationId: `get${subject}FullPreference`,
+      summary: `Every category's preference of the ${subject.toLowerCase()}, by section, and its channel restrictions`,
+      parameters: [...subjectParams, tenantQuery],
+      responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference')], invalid, unauthenticated, objectOrUserMissing]),
+    },
+  },
+  [`${base}/preference/category/{category_slug}/`]: {
+    get: {
+      operationId: `get${subject}CategoryPreference`,
+      summary: 'One category',
+      parameters: [...subjectParams, ...path('category_slug'), tenantQuery],
+      responses: Object.fromEntries([['200', json(ref('CategoryPreference'), 'The category record')], invalid, unauthenticated, categoryOrSubjectMissing]),
+    },
+    patch: {
+      operationId: `update${subject}CategoryPreference`,
+      summary: 'Update the preference for one category (interface 4.1)',
+      parameters: [...subjectParams, ...path('category_slug'), tenantQuery],
+      requestBody: jsonBody(ref('CategoryPreferenceUpdate'), 'Fields absent keep their value'),
+      responses: Object.fromEntries([['202', json(ref('CategoryPreference'), 'The updated record (interface 2.6)')], invalid, unauthenticated, categoryOrSubjectMissing]),
+    },
+  },
+  [`${base}/preference/channel_preference/`]: {
+    get: {
+      operationId: `get${subject}ChannelPreferences`,
+      summary: 'Channel restrictions',
+      parameters: [...subjectParams, tenantQuery],
+      responses: Object.fromEntries([['200', json(ref('ChannelPreferences'), 'Every channel')], invalid, unauthenticated, objectOrUserMissing]),
+    },
+    patch: {
+      operationId: `update${subject}ChannelPreferences`,
+      summary: 'Restrict or unrestrict channels (interface 4.2)',
+      parameters: [...subjectParams, tenantQuery],
+      requestBody: jsonBody(ref('ChannelPreferences'), 'The channels to change'),
+      responses: Object.fromEntries([['202', json(ref('ChannelPreferences'), 'Every channel after the change')], invalid, unauthenticated, objectOrUserMissing]),
+    },
+  },
+});
+
+const objectParams = path('object_type', 'id');
+const userParams = path('distinct_id');
+const listParams = path('list_id');
+const distinctIdsBody = jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: strings } }, 'At most 10,000 distinct_ids');
+const affected = json({ type: 'object', required: ['success', 'affected_count'], additionalProperties: false, properties: { success: { const: true }, affected_count: { type: 'integer', minimum: 0 } } }, 'How many changed');
+
+export const audienceOpenApi = {
+  paths: {
+    '/v1/object/{object_type}/{id}/': {
+      post: {
+        operationId: 'upsertObject',
+        summary: 'Create or update an object: `$<channel>` keys append channel values, other keys set properties',
+        parameters: objectParams,
+        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        responses: Object.fromEntries([['201', json(ref('Object'), 'The object')], invalid, unauthenticated]),
+      },
+      get: {
+        operationId: 'getObject',
+        parameters: objectParams,
+        responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], unauthenticated, objectOrUserMissing]),
+      },
+      patch: {
+        operationId: 'editObject',
+        summary: 'Apply `$set`, `$set_once`, `$unset`, `$append`, `$remove`, `$increment` operations in order',
+        parameters: objectParams,
+        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], invalid, unauthenticated, objectOrUserMissing]),
+      },
+      delete: {
+        operationId: 'deleteObject',
+        summary: 'Delete an object for good, with its preferences and subscriptions (interface 4.4)',
+        parameters: objectParams,
+        responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, objectOrUserMissing]),
+      },
+    },
+    ...preferencePaths('/v1/object/{object_type}/{id}', objectParams, 'Object'),
+    '/v1/user/{distinct_id}/': {
+      post: {
+        operationId: 'upsertUser',
+        parameters: userParams,
+        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        responses: Object.fromEntries([['201', json(ref('User'), 'The user')], invalid, unauthenticated]),
+      },
+      get: {
+        operationId: 'getUser',
+        summary: 'The user; with `tenant_id`, its per-tenant profile merged over the global one',
+        parameters: [...userParams, tenantQuery],
+        responses: Object.fromEntries([['200', json(ref('User'), 'The user')], invalid, unauthenticated, objectOrUserMissing]),
+      },
+      patch: {
+        operationId: 'editUser',
+        parameters: userParams,
+        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        responses: Object.fromEntries([['202', json(ref('User'), 'The user')], invalid, unauthenticated, objectOrUserMissing]),
+      },
+      delete: {
+        operationId: 'deleteUser',
+        parameters: userParams,
+        responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, objectOrUserMissing]),
+      },
+    },
+    ...preferencePaths('/v1/user/{distinct_id}', userParams, 'User'),
+    '/v1/subscriber_list/': {
+      post: {
+        operationId: 'createList',
+        requestBody: jsonBody({ type: 'object', required: ['list_id'], properties: { list_id: { type: 'string' }, list_name: { type: 'string' }, list_description: { type: 'string' } } }, 'The list'),
+        responses: Object.fromEntries([['201', json(ref('List'), 'The list (created or updated)')], invalid, unauthenticated]),
+      },
+      get: {
+        operationId: 'getLists',
+        summary: 'Lists, newest first (also routed without the trailing slash, as the SDK calls it)',
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+        ],
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['meta', 'results'], properties: { meta: ref('OffsetMeta'), results: { type: 'array', items: ref('List') } } }, 'A page of lists')],
+          invalid,
+          unauthenticated,
+        ]),
+      },
+    },
+    '/v1/subscriber_list/{list_id}/': {
+      get: { operationId: 'getList', parameters: listParams, responses: Object.fromEntries([['200', json(ref('List'), 'The list')], unauthenticated, listMissing]) },
+    },
+    '/v1/subscriber_list/{list_id}/subscriber/': {
+      get: {
+        operationId: 'getListSubscribers',
+        summary: 'Members, cursor-paged by id (interface 4.3)',
+        parameters: [
+          ...listParams,
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+          { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
+          { name: 'after', in: 'query', schema: { type: 'string' }, description: 'The page after this id, in the chosen order' },
+          { name: 'sort', in: 'query', schema: { type: 'string', enum: ['id', '-id'], default: '-id' } },
+        ],
+        responses: Object.fromEntries([
+          [
+            '200',
+            json(
+              { type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('CursorMeta'), results: { type: 'array', items: ref('ListSubscriber') } } },
+              'A page (interface 2.8)',
+            ),
+          ],
+          invalid,
+          unauthenticated,
+          listMissing,
+        ]),
+      },
+    },
+    '/v1/subscriber_list/{list_id}/subscriber/add/': {
+      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+    },
+    '/v1/subscriber_list/{list_id}/subscriber/remove/': {
+      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+    },
+    '/v1/subscriber_list/{list_id}/delete/': {
+      patch: {
+        operationId: 'deleteList',
+        parameters: listParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['success'], additionalProperties: false, properties: { success: { const: true } } }, 'Deleted')],
+          unauthenticated,
+          listMissing,
+        ]),
+      },
+    },
+    '/v1/tenant/{tenant_id}/': {
+      post: {
+        operationId: 'upsertTenant',
+        parameters: path('tenant_id'),
+        requestBody: jsonBody({ type: 'object', properties: { tenant_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The tenant'),
+        responses: Object.fromEntries([['201', json(ref('Tenant'), 'The tenant')], invalid, unauthenticated]),
+      },
+      get: { operationId: 'getTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['200', json(ref('Tenant'), 'The tenant')], unauthenticated, tenantOrCategoryMissing]) },
+      delete: { operationId: 'deleteTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, tenantOrCategoryMissing]) },
+    },
+    '/v1/tenant/{tenant_id}/category/{category_slug}/': {
+      patch: {
+        operationId: 'updateTenantCategoryDefault',
+        parameters: path('tenant_id', 'category_slug'),
+        requestBody: jsonBody(
+          {
+            type: 'object',
+            properties: {
+              preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
+              visible_to_subscriber: { type: 'boolean' },
+              mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
+              opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
+            },
+          },
+          'Fields absent keep their value',
+        ),
+        responses: Object.fromEntries([['202', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
+      },
+    },
+  } as Record<string, Record<string, unknown>>,
+  components: {
+    schemas: {
+      ErrorResponse: {
+        type: 'object',
+        required: ['code', 'error_code', 'type', 'message', 'detail'],
+        properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
+      },
+      ShortError: {
+        type: 'object',
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: { code: { type: 'integer' }, message: { type: 'string' } },
+      },
+      ChannelValues: {
+        type: 'array',
+        items: { type: 'object', required: ['value', 'status', 'perma_status'], properties: { value: {}, status: { type: 'string' }, perma_status: { type: 'string' } } },
+      },
+      Object: {
+        type: 'object',
+        required: ['object_type', 'id', 'subscriptions_count', 'properties', 'created_at', 'updated_at'],
+        properties: {
+          object_type: { type: 'string' },
+          id: { type: 'string' },
+          subscriptions_count: { type: 'integer' },
+          properties: { type: 'object' },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+        patternProperties: { '^\\$': ref('ChannelValues') },
+      },
+      User: {
+        type: 'object',
+        required: ['distinct_id', 'properties', 'created_at', 'updated_at'],
+        properties: {
+          distinct_id: { type: 'string' },
+          properties: { type: 'object' },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+        patternProperties: { '^\\$': ref('ChannelValues') },
+      },
+      ProfileOperations: { type: 'object', required: ['operations'], properties: { operations: { type: 'array', minItems: 1, items: { type: 'object' } } } },
+      CategoryPreferenceUpdate: {
+        type: 'object',
+        properties: {
+          preference,
+          opt_in_channels: strings,
+          opt_out_channels: strings,
+          digest_schedule: {
+            type: ['object', 'null'],
+            required: ['id'],
+            properties: {
+              id: { type: 'string' },
+              time: { type: 'string' },
+              dtstart: { type: 'string', format: 'date-time' },
+              weekdays: strings,
+              monthdays: { type: 'array', items: { type: 'object', properties: { pos: { type: 'integer', minimum: -31, maximum: 31 }, day: { type: ['string', 'null'] } } } },
+            },
+          },
+          properties: { type: 'array', items: { type: 'object', required: ['key', 'value'], properties: { key: { type: 'string' }, value: {} } } },
+        },
+      },
+      CategoryPreference: {
+        type: 'object',
+        description: 'Interface 2.6',
+        required: ['name', 'category', 'description', 'tags', 'effective_tags', 'original_preference', 'preference', 'is_editable', 'channels', 'digest_schedule_options', 'digest_schedule', 'properties'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string' },
+          category: { type: 'string' },
+          description: { type: 'string' },
+          tags: strings,
+          effective_tags: strings,
+          original_preference: preference,
+          preference,
+          is_editable: { type: 'boolean' },
+          channels: {
+            type: 'array',
+            items: { type: 'object', required: ['channel', 'preference', 'is_editable'], additionalProperties: false, properties: { channel: { type: 'string' }, preference, is_editable: { type: 'boolean' } } },
+          },
+          digest_schedule_options: {
+            type: 'object',
+            required: ['options'],
+            properties: {
+              options: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'label', 'frequency', 'interval', 'time', 'weekdays', 'is_default', 'is_user_selected'],
+                  properties: {
+                    id: { type: 'string' },
+                    label: { type: 'string' },
+                    frequency: { type: 'string' },
+                    interval: { type: 'integer' },
+                    time: { type: 'object', required: ['edit_policy', 'default_value', 'value'] },
+                    weekdays: { type: 'object', required: ['edit_policy', 'default_value', 'value'] },
+                    is_default: { type: 'boolean' },
+                    is_user_selected: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+          digest_schedule: {
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['id', 'label', 'frequency', 'interval', 'time', 'weekdays', 'is_default', 'is_user_selected'],
+                properties: {
+                  id: { type: 'string' },
+                  label: { type: 'string' },
+                  frequency: { type: 'string' },
+                  interval: { type: 'integer' },
+                  time: { type: ['string', 'null'] },
+                  weekdays: strings,
+                  is_default: { type: 'boolean' },
+                  is_user_selected: { type: 'boolean' },
+                },
+              },
+            ],
+          },
+          properties: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['key', 'label', 'value_type', 'default_value', 'is_optional', 'edit_policy', 'is_overridden', 'value'],
+              properties: { key: { type: 'string' }, label: { type: 'string' }, value_type: { type: 'string' }, is_optional: { type: 'boolean' }, edit_policy: { type: 'string' }, is_overridden: { type: 'boolean' } },
+            },
+          },
+        },
+      },
+      ChannelPreferences: {
+        type: 'object',
+        required: ['channel_preferences'],
+        additionalProperties: false,
+        properties: {
+          channel_preferences: {
+            type: 'array',
+            items: { type: 'object', required: ['channel', 'is_restricted'], additionalProperties: false, properties: { channel: { type: 'string' }, is_restricted: { type: 'boolean' } } },
+          },
+        },
+      },
+      FullPreference: {
+        type: 'object',
+        required: ['sections', 'channel_preferences'],
+        properties: {
+          sections: {
+            type: 'array',
+            items: { type: 'object', required: ['name', 'subcategories'], properties: { name: { type: 'string' }, description: { type: ['string', 'null'] }, subcategories: { type: 'array', items: ref('CategoryPreference') } } },
+          },
+          channel_preferences: { type: 'array', items: { type: 'object', required: ['channel', 'is_restricted'] } },
+        },
+      },
+      List: {
+        type: 'object',
+        required: ['list_id', 'list_name', 'list_description', 'list_type', 'subscribers_count', 'status', 'created_at', 'updated_at'],
+        properties: {
+          list_id: { type: 'string' },
+          list_name: { type: 'string' },
+          list_description: { type: 'string' },
+          list_type: { type: 'string', enum: ['static_list', 'query_based'] },
+          subscribers_count: { type: 'integer', minimum: 0 },
+          source: { type: ['string', 'null'] },
+          is_readonly: { type: 'boolean' },
+          status: { type: 'string' },
+          track_user_entry: { type: 'boolean' },
+          track_user_exit: { type: 'boolean' },
+          requested_for_delete: { type: 'boolean' },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+          drafts: { type: ['string', 'null'] },
+        },
+      },
+      ListSubscriber: {
+        type: 'object',
+        description: 'Interface 2.8',
+        required: ['id', 'distinct_id', 'created_at'],
+        additionalProperties: false,
+        properties: { id: { type: 'string' }, distinct_id: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
+      },
+      CursorMeta: {
+        type: 'object',
+        required: ['limit', 'count', 'before', 'after', 'has_prev', 'has_next'],
+        additionalProperties: false,
+        properties: {
+          limit: { type: 'integer' },
+          count: { type: 'integer' },
+          before: { type: ['string', 'null'], description: 'Cursor of the previous page (the first id of this one); null on an empty page' },
+          after: { type: ['string', 'null'], description: 'Cursor of the next page (the last id of this one); null on an empty page' },
+          has_prev: { type: 'boolean' },
+          has_next: { type: 'boolean' },
+        },
+      },
+      OffsetMeta: { type: 'object', required: ['count', 'limit', 'offset'], properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
+      Tenant: {
+        type: 'object',
+        required: ['tenant_id', 'tenant_name', 'blocked_channels', 'created_at', 'updated_at'],
+        properties: { tenant_id: { type: 'string' }, tenant_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+      },
+      TenantCategoryDefault: {
+        type: 'object',
+        required: ['name', 'category', 'root_category', 'default_preference', 'visible_to_subscriber', 'preference', 'mandatory_channels', 'opt_in_channels', 'blocked_channels'],
+        properties: {
+          name: { type: 'string' },
+          category: { type: 'string' },
+          description: { type: 'string' },
+          root_category: { type: 'string', enum: ['system', 'transactional', 'promotional'] },
+          default_preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
+          default_mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
+          default_opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
+          visible_to_subscriber: { type: 'boolean' },
+          preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
+          mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
+          opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
+          blocked_channels: strings,
+        },
+      },
+    },
+  },
+};

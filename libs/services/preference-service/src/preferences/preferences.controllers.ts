@@ -1,0 +1,104 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from '@nestjs/common';
+import { AudienceSubject } from '@herald/contracts';
+import { AudienceAuthGuard, Workspace } from '../auth/audience-auth.guard';
+import { AudienceWorkspace } from '../auth/audience-credentials';
+import { requiredBody, tenantQuery } from '../http/request';
+import { PreferenceStore } from './preference-store';
+
+/** Object preferences: interface 4.1 and 4.2, plus the reference's reads. `tenant_id` selects the tenant scope. */
+@Controller('v1/object/:object_type/:id/preference')
+@UseGuards(AudienceAuthGuard)
+export class ObjectPreferencesController {
+  constructor(private readonly preferences: PreferenceStore) {}
+
+  @Get()
+  full(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+    return this.preferences.full(ws, object(type, id), tenantQuery(tenant));
+  }
+
+  @Get('category/:category_slug')
+  category(
+    @Workspace() ws: AudienceWorkspace,
+    @Param('object_type') type: string,
+    @Param('id') id: string,
+    @Param('category_slug') slug: string,
+    @Query('tenant_id') tenant: unknown,
+  ): Promise<unknown> {
+    return this.preferences.category(ws, object(type, id), tenantQuery(tenant), slug);
+  }
+
+  /** Interface 4.1: 202 with the record of 2.6; 404 (short) naming the missing category. */
+  @Patch('category/:category_slug')
+  @HttpCode(202)
+  updateCategory(
+    @Workspace() ws: AudienceWorkspace,
+    @Param('object_type') type: string,
+    @Param('id') id: string,
+    @Param('category_slug') slug: string,
+    @Query('tenant_id') tenant: unknown,
+    @Body() body: unknown,
+  ): Promise<unknown> {
+    return this.preferences.updateCategory(ws, object(type, id), tenantQuery(tenant), slug, requiredBody(body));
+  }
+
+  @Get('channel_preference')
+  channels(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+    return this.preferences.channels(ws, object(type, id), tenantQuery(tenant));
+  }
+
+  /** Interface 4.2: 202 with every channel's restriction; 404 (short) naming the missing object. */
+  @Patch('channel_preference')
+  @HttpCode(202)
+  updateChannels(
+    @Workspace() ws: AudienceWorkspace,
+    @Param('object_type') type: string,
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: unknown,
+    @Body() body: unknown,
+  ): Promise<unknown> {
+    return this.preferences.updateChannels(ws, object(type, id), tenantQuery(tenant), requiredBody(body));
+  }
+}
+
+/** User preferences, the same operations under `/v1/user/{distinct_id}/preference/`. */
+@Controller('v1/user/:distinct_id/preference')
+@UseGuards(AudienceAuthGuard)
+export class UserPreferencesController {
+  constructor(private readonly preferences: PreferenceStore) {}
+
+  @Get()
+  full(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+    return this.preferences.full(ws, user(distinctId), tenantQuery(tenant));
+  }
+
+  @Get('category/:category_slug')
+  category(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Param('category_slug') slug: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+    return this.preferences.category(ws, user(distinctId), tenantQuery(tenant), slug);
+  }
+
+  @Patch('category/:category_slug')
+  @HttpCode(202)
+  updateCategory(
+    @Workspace() ws: AudienceWorkspace,
+    @Param('distinct_id') distinctId: string,
+    @Param('category_slug') slug: string,
+    @Query('tenant_id') tenant: unknown,
+    @Body() body: unknown,
+  ): Promise<unknown> {
+    return this.preferences.updateCategory(ws, user(distinctId), tenantQuery(tenant), slug, requiredBody(body));
+  }
+
+  @Get('channel_preference')
+  channels(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+    return this.preferences.channels(ws, user(distinctId), tenantQuery(tenant));
+  }
+
+  @Patch('channel_preference')
+  @HttpCode(202)
+  updateChannels(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
+    return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
+  }
+}
+
+const object = (objectType: string, id: string): AudienceSubject => ({ type: 'object', object_type: objectType, id });
+const user = (distinctId: string): AudienceSubject => ({ type: 'user', distinct_id: distinctId });

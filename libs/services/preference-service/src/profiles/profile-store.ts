@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
+import { returningRows } from '@herald/database';
+import { CLOCK, Clock } from '@herald/runtime';
+import { AudienceWorkspace } from '../auth/audience-credentials';
+import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
+import { Parsed, ProfileDocument, mergeProfiles } from './profile-document';
+import { scopeOf, subjectColumns, subjectNotFound } from './subject';
+
+export interface StoredProfile extends ProfileDocument {
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+interface ProfileRow {
+  tenant_id: string;
+  properties: ProfileDocument['properties'];
+  channels: ProfileDocument['channels'];
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Profiles of users and objects, global and per tenant; every change is announced through the outbox. */
+@Injectable()
+export class ProfileStore {
+  constructor(
+    @InjectDataSource('audience') private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Changes one profile (creating it when `create`), in one transaction with its
+   * announcement. `change` gets the current document and returns the new one.
+   */
+  async mutate(
+    workspace: AudienceWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    change: (current: ProfileDocument) => Parsed<ProfileDocument>,
+    options: { create: boolean },
+  ): Promise<StoredProfile> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    const key = [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
+    return this.db.transaction(async (tx) => {
+      if (options.create) {
+        await tx.query(
+          `INSERT INTO audience.profiles (workspace_id, subject_type, object_type, subject_id, tenant_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+          key,
+        );
+      }
+      const [row] = (await tx.query(
+        `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
+          WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5 FOR UPDATE`,
+        key,
+      )) as ProfileRow[];
+      if (!row) throw subjectNotFound(subject);
+      const next = change({ properties: row.properties, channels: row.channels });
+      if (!next.ok) throw HeraldError.validation(next.errors as FieldError[]);
+      const [stored] = returningRows<ProfileRow>(await tx.query(
+        `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
+          WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
+          RETURNING tenant_id, properties, channels, created_at, updated_at`,
+        [...key, JSON.stringify(next.value.properties), JSON.stringify(next.value.channels)],
+      ));
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [
+        audienceChangedMessage(
+          workspace.id,
+          {
+            kind: 'profile',
+            change: 'upserted',
+            workspace_slug: workspace.slug,
+            subject,
+            ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
+            profile: { properties: stored.properties, channels: stored.channels },
+          },
+          this.clock.now(),
+        ),
+      ]);
+      return stored;
+    });
+  }
+
+  /** The global profile, with the tenant's merged over it when `tenantId` names one; 404 when there is no global profile. */
+  async read(workspace: AudienceWorkspace, subject: AudienceSubject, tenantId?: string, manager: EntityManager = this.db.manager): Promise<StoredProfile> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    const rows = (await manager.query(
+      `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
+        WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id IN ('', $5)`,
+      [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)],
+    )) as ProfileRow[];
+    const global = rows.find((r) => r.tenant_id === '');
+    if (!global) throw subjectNotFound(subject);
+    const tenant = tenantId ? rows.find((r) => r.tenant_id === tenantId) : undefined;
+    return { ...global, ...mergeProfiles(global, tenant), updated_at: tenant && tenant.updated_at > global.updated_at ? tenant.updated_at : global.updated_at };
+  }
+
+  /** Whether the subject has a global profile; `lock` holds its row, ordering the writers of one subject's preferences. */
+  async exists(workspace: AudienceWorkspace, subject: AudienceSubject, manager: EntityManager = this.db.manager, lock = false): Promise<boolean> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    const rows = (await manager.query(
+      `SELECT 1 FROM audience.profiles WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = '' ${lock ? 'FOR UPDATE' : ''}`,
+      [workspace.id, subjectType, objectType, subjectId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Deletes a user or object for good: every profile scope, its preferences and its
+   * subscriptions (as subscriber and, for objects, as the object subscribed to).
+   */
+  async delete(workspace: AudienceWorkspace, subject: AudienceSubject): Promise<void> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    const key = [workspace.id, subjectType, objectType, subjectId];
+    await this.db.transaction(async (tx) => {
+      const deleted = returningRows<{ tenant_id: string }>(await tx.query(
+        `DELETE FROM audience.profiles WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 RETURNING tenant_id`,
+        key,
+      ));
+      if (deleted.length === 0) throw subjectNotFound(subject);
+      for (const table of ['category_preferences', 'channel_preferences']) {
+        await tx.query(`DELETE FROM audience.${table} WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4`, key);
+      }
+      await tx.query(
+        `DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND subscriber_type = $2 AND subscriber_object_type = $3 AND subscriber_id = $4`,
+        key,
+      );
+      if (subject.type === 'object') {
+        await tx.query(`DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3`, [workspace.id, objectType, subjectId]);
+      }
+      if (subject.type === 'user') {
+        await tx.query(
+          `WITH gone AS (DELETE FROM audience.list_subscribers WHERE workspace_id = $1 AND distinct_id = $2 RETURNING list_id)
+           UPDATE audience.lists l SET subscribers_count = l.subscribers_count - c.n, updated_at = now()
+             FROM (SELECT list_id, count(*)::int AS n FROM gone GROUP BY list_id) c
+            WHERE l.workspace_id = $1 AND l.list_id = c.list_id`,
+          [workspace.id, subjectId],
+        );
+      }
+      const now = this.clock.now();
+      await writeOutbox(
+        tx,
+        AUDIENCE_OUTBOX,
+        deleted.map((row) =>
+          audienceChangedMessage(
+            workspace.id,
+            { kind: 'profile', change: 'deleted', workspace_slug: workspace.slug, subject, ...(row.tenant_id === '' ? {} : { tenant_id: row.tenant_id }) },
+            now,
+          ),
+        ),
+      );
+    });
+  }
+
+  /** How many users and objects are subscribed to an object. */
+  async subscriptionsCount(workspace: AudienceWorkspace, objectType: string, id: string): Promise<number> {
+    const [row] = (await this.db.query(
+      `SELECT count(*)::int AS n FROM audience.object_subscriptions WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3`,
+      [workspace.id, objectType, id],
+    )) as Array<{ n: number }>;
+    return row.n;
+  }
+}
+

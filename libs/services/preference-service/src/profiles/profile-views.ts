@@ -1,0 +1,24 @@
+import { channelView } from './profile-document';
+import { StoredProfile } from './profile-store';
+
+export function userView(distinctId: string, profile: StoredProfile): Record<string, unknown> {
+  return {
+    distinct_id: distinctId,
+    properties: profile.properties,
+    created_at: profile.created_at.toISOString(),
+    updated_at: profile.updated_at.toISOString(),
+    ...channelView(profile.channels),
+  };
+}
+
+export function objectView(objectType: string, id: string, profile: StoredProfile, subscriptionsCount: number): Record<string, unknown> {
+  return {
+    object_type: objectType,
+    id,
+    subscriptions_count: subscriptionsCount,
+    properties: profile.properties,
+    created_at: profile.created_at.toISOString(),
+    updated_at: profile.updated_at.toISOString(),
+    ...channelView(profile.channels),
+  };
+}

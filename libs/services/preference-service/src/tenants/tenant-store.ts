@@ -1,0 +1,187 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { DefaultPreference, PREFERENCE_CHANNELS, TenantCategoryDefault, TenantPreferences } from '@herald/audience';
+import { FieldError, HeraldError } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
+import { CLOCK, Clock } from '@herald/runtime';
+import { AudienceWorkspace } from '../auth/audience-credentials';
+import { CategoryReadModel } from '../categories/category-read-model';
+import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
+
+interface TenantRow {
+  tenant_id: string;
+  document: Record<string, unknown>;
+  blocked_channels: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const tenantNotFound = (tenantId: string): HeraldError => HeraldError.notFound(`tenant '${tenantId}' not found`, 'short');
+
+/** Tenants (reference `/v1/tenant/{tenant_id}/`) and their default preferences per category. */
+@Injectable()
+export class TenantStore {
+  constructor(
+    @InjectDataSource('audience') private readonly db: DataSource,
+    private readonly categories: CategoryReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async upsert(ws: AudienceWorkspace, tenantId: string, body: unknown): Promise<Record<string, unknown>> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
+    const input = body as Record<string, unknown>;
+    const errors: FieldError[] = [];
+    if (input.tenant_name !== undefined && typeof input.tenant_name !== 'string') errors.push({ path: 'tenant_name', message: 'must be a string' });
+    const blocked = input.blocked_channels === undefined ? undefined : channelList(input.blocked_channels, 'blocked_channels', errors);
+    if (errors.length > 0) throw HeraldError.validation(errors);
+    const { blocked_channels: _omitted, ...document } = input;
+    return this.db.transaction(async (tx) => {
+      const [row] = (await tx.query(
+        `INSERT INTO audience.tenants (workspace_id, tenant_id, document, blocked_channels) VALUES ($1, $2, $3::jsonb, coalesce($4::text[], '{}'))
+         ON CONFLICT (workspace_id, tenant_id) DO UPDATE
+           SET document = audience.tenants.document || EXCLUDED.document,
+               blocked_channels = coalesce($4::text[], audience.tenants.blocked_channels), updated_at = now()
+         RETURNING tenant_id, document, blocked_channels, created_at, updated_at`,
+        [ws.id, tenantId, JSON.stringify(document), blocked ?? null],
+      )) as TenantRow[];
+      await this.announce(tx, ws, tenantId, row);
+      return tenantView(row);
+    });
+  }
+
+  async read(ws: AudienceWorkspace, tenantId: string): Promise<Record<string, unknown>> {
+    return tenantView(await this.row(this.db.manager, ws, tenantId, false));
+  }
+
+  async delete(ws: AudienceWorkspace, tenantId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await this.row(tx, ws, tenantId, true);
+      await tx.query(`DELETE FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2`, [ws.id, tenantId]);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [
+        audienceChangedMessage(ws.id, { kind: 'tenant', change: 'deleted', workspace_slug: ws.slug, tenant_id: tenantId }, this.clock.now()),
+      ]);
+    });
+  }
+
+  /** Reference `PATCH /v1/tenant/{tenant_id}/category/{category_slug}/`: the tenant's default for one category. */
+  async updateCategoryDefault(ws: AudienceWorkspace, tenantId: string, slug: string, body: unknown): Promise<Record<string, unknown>> {
+    return this.db.transaction(async (tx) => {
+      const row = await this.row(tx, ws, tenantId, true);
+      const located = await this.categories.category(ws.id, slug, tx);
+      const current = (await this.preferences(ws, tenantId, tx))?.categories[slug];
+      const next = categoryDefault(current, located.definition.default_preference, body);
+      await tx.query(
+        `INSERT INTO audience.tenant_category_defaults (workspace_id, tenant_id, category, defaults) VALUES ($1, $2, $3, $4::jsonb)
+         ON CONFLICT (workspace_id, tenant_id, category) DO UPDATE SET defaults = EXCLUDED.defaults, updated_at = now()`,
+        [ws.id, tenantId, slug, JSON.stringify(next)],
+      );
+      await this.announce(tx, ws, tenantId, row);
+      const { definition } = located;
+      return {
+        name: definition.name,
+        category: definition.category,
+        description: definition.description ?? '',
+        root_category: located.root_category,
+        default_preference: definition.default_preference,
+        default_mandatory_channels: definition.default_mandatory_channels ?? null,
+        default_opt_in_channels: definition.default_opt_in_channels ?? null,
+        visible_to_subscriber: next.visible_to_subscriber,
+        preference: next.preference,
+        mandatory_channels: next.mandatory_channels,
+        opt_in_channels: next.opt_in_channels,
+        blocked_channels: row.blocked_channels,
+      };
+    });
+  }
+
+  /** The tenant's preferences as evaluation takes them; null when there is no such tenant. */
+  async preferences(ws: AudienceWorkspace, tenantId: string, manager: EntityManager = this.db.manager): Promise<TenantPreferences | null> {
+    const [tenant] = (await manager.query(`SELECT blocked_channels FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2`, [ws.id, tenantId])) as Array<{
+      blocked_channels: string[];
+    }>;
+    if (!tenant) return null;
+    const defaults = (await manager.query(`SELECT category, defaults FROM audience.tenant_category_defaults WHERE workspace_id = $1 AND tenant_id = $2`, [
+      ws.id,
+      tenantId,
+    ])) as Array<{ category: string; defaults: TenantCategoryDefault }>;
+    return { tenant_id: tenantId, blocked_channels: tenant.blocked_channels, categories: Object.fromEntries(defaults.map((d) => [d.category, d.defaults])) };
+  }
+
+  private async row(manager: EntityManager, ws: AudienceWorkspace, tenantId: string, lock: boolean): Promise<TenantRow> {
+    const [row] = (await manager.query(
+      `SELECT tenant_id, document, blocked_channels, created_at, updated_at FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2 ${lock ? 'FOR UPDATE' : ''}`,
+      [ws.id, tenantId],
+    )) as TenantRow[];
+    if (!row) throw tenantNotFound(tenantId);
+    return row;
+  }
+
+  private async announce(tx: EntityManager, ws: AudienceWorkspace, tenantId: string, row: TenantRow): Promise<void> {
+    const preferences = await this.preferences(ws, tenantId, tx);
+    await writeOutbox(tx, AUDIENCE_OUTBOX, [
+      audienceChangedMessage(
+        ws.id,
+        {
+          kind: 'tenant',
+          change: 'upserted',
+          workspace_slug: ws.slug,
+          tenant_id: tenantId,
+          tenant: tenantView(row),
+          preferences: { blocked_channels: preferences?.blocked_channels ?? [], categories: { ...preferences?.categories } },
+        },
+        this.clock.now(),
+      ),
+    ]);
+  }
+}
+
+function tenantView(row: TenantRow): Record<string, unknown> {
+  return {
+    tenant_id: row.tenant_id,
+    tenant_name: row.document.tenant_name ?? row.tenant_id,
+    ...row.document,
+    blocked_channels: row.blocked_channels,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function channelList(value: unknown, path: string, errors: FieldError[]): string[] | null {
+  if (value === null) return null;
+  if (!Array.isArray(value)) {
+    errors.push({ path, message: 'must be an array of channels or null' });
+    return null;
+  }
+  value.forEach((c, i) => {
+    if (!(PREFERENCE_CHANNELS as readonly unknown[]).includes(c)) errors.push({ path: `${path}[${i}]`, message: `must be one of ${PREFERENCE_CHANNELS.join(', ')}` });
+  });
+  return value as string[];
+}
+
+/** Merges the body into the tenant's default for one category; absent fields keep their value. */
+function categoryDefault(current: TenantCategoryDefault | undefined, categoryDefaultPreference: DefaultPreference, body: unknown): TenantCategoryDefault {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
+  const input = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const base: TenantCategoryDefault = current ?? {
+    preference: categoryDefaultPreference,
+    visible_to_subscriber: true,
+    mandatory_channels: null,
+    opt_in_channels: null,
+    digest_schedule: null,
+  };
+  const preferences = ['opt_in', 'opt_out', 'cant_unsubscribe'];
+  if (input.preference !== undefined && !preferences.includes(input.preference as string)) errors.push({ path: 'preference', message: `must be one of ${preferences.join(', ')}` });
+  if (input.visible_to_subscriber !== undefined && typeof input.visible_to_subscriber !== 'boolean') errors.push({ path: 'visible_to_subscriber', message: 'must be a boolean' });
+  const mandatory = input.mandatory_channels === undefined ? base.mandatory_channels : channelList(input.mandatory_channels, 'mandatory_channels', errors);
+  const optIn = input.opt_in_channels === undefined ? base.opt_in_channels : channelList(input.opt_in_channels, 'opt_in_channels', errors);
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return {
+    ...base,
+    preference: (input.preference as DefaultPreference | undefined) ?? base.preference,
+    visible_to_subscriber: (input.visible_to_subscriber as boolean | undefined) ?? base.visible_to_subscriber,
+    mandatory_channels: mandatory,
+    opt_in_channels: optIn,
+  };
+}
