@@ -1,20 +1,69 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { DynamicModule, Inject, Module, OnModuleDestroy } from '@nestjs/common';
+import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { DeliveryConsumers } from './dispatch/delivery-consumers';
+import { DeliveryLedger } from './dispatch/delivery-ledger';
+import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
+import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
+import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
+import { RetryPoller } from './dispatch/retry-poller';
+import { InboxAuthGuard } from './http/inbox-auth.guard';
+import { InboxController } from './http/inbox.controller';
+import { InboxStore } from './inbox/inbox-store';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
+import { ApiKeyReadModel } from './read-models/api-key-read-model';
+import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
+import { AxiosHttp } from './vendors/http/axios-http';
+import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
+import { VendorRegistry } from './vendors/vendor-registry';
 
 /** Delivery commands to vendors: rendering, retries, fallback, delivery status, the inbox. */
 @Module({})
-export class ChannelDispatchersModule {
-  static register(): DynamicModule {
+export class ChannelDispatchersModule implements OnModuleDestroy {
+  constructor(@Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry) {}
+
+  static register(options: Partial<DispatchOptions> = {}): DynamicModule {
     return {
       module: ChannelDispatchersModule,
       imports: [ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS })],
+      controllers: [InboxController],
+      providers: [
+        { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
+        { provide: HTTP_PORT, useClass: AxiosHttp },
+        {
+          provide: VENDOR_REGISTRY,
+          inject: [HTTP_PORT, InboxStore],
+          useFactory: (http: HttpPort, inbox: InboxStore) => new VendorRegistry(http, inbox),
+        },
+        {
+          provide: DISPATCH_SECRET_BOX,
+          inject: [HERALD_CONFIG],
+          useFactory: (config: HeraldConfig): SecretBox => {
+            // Vendor credentials arrive sealed by management-api; the same key opens them.
+            if (!config.secretsKey) throw new Error('HERALD_SECRETS_KEY is required by channel-dispatchers (it opens vendor credentials)');
+            return new SecretBox(config.secretsKey);
+          },
+        },
+        InboxStore,
+        VendorReadModel,
+        ApiKeyReadModel,
+        InboxAuthGuard,
+        DeliveryLedger,
+        Dispatcher,
+        DeliveryConsumers,
+        RetryPoller,
+        DispatchOutboxRelay,
+      ],
     };
+  }
+
+  onModuleDestroy(): void {
+    this.registry.close();
   }
 }
 
 export const channelDispatchers: ServiceDefinition = {
   name: 'channel-dispatchers',
-  api: 'internal',
+  // The inbox API is part of {base_url}.
+  api: 'public',
   module: () => ChannelDispatchersModule.register(),
 };

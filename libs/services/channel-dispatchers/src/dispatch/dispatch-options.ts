@@ -1,0 +1,32 @@
+/** Timing of retries and recovery; the defaults suit production, tests shorten them. */
+export interface DispatchOptions {
+  /** Delay before the first retry; doubles per attempt. */
+  readonly initialRetryDelayMs: number;
+  readonly maxRetryDelayMs: number;
+  /** Attempts (each over all vendors by priority) before a retryable failure becomes final. */
+  readonly maxAttempts: number;
+  /** How often the retry poller looks for due retries and abandoned claims. */
+  readonly pollIntervalMs: number;
+  /** A claim still `sending` after this long belongs to an attempt that died. */
+  readonly abandonedAfterMs: number;
+}
+
+export const DEFAULT_DISPATCH_OPTIONS: DispatchOptions = {
+  initialRetryDelayMs: 5_000,
+  maxRetryDelayMs: 10 * 60_000,
+  maxAttempts: 6,
+  pollIntervalMs: 1_000,
+  abandonedAfterMs: 5 * 60_000,
+};
+
+export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
+
+/**
+ * Exponential backoff with equal jitter: half the doubled delay, plus a random part of
+ * the other half. Never near zero (a vendor that just failed gets a real pause), and
+ * spread, so failures of one vendor outage do not retry in lockstep.
+ */
+export function retryDelayMs(options: DispatchOptions, attempt: number, random: number): number {
+  const exponential = Math.min(options.maxRetryDelayMs, options.initialRetryDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential / 2 + (exponential / 2) * random);
+}

@@ -1,0 +1,141 @@
+import { LocalSmtpServer } from '../testing/local-smtp-server';
+import { RecordingServer } from '../testing/recording-server';
+import { DispatchTestApp, deliveryCommand, startDispatchTestApp } from '../testing/dispatch-test-app';
+import { dispatchTargets } from '../testing/dispatch-targets';
+
+const TWILIO = { account_sid: `AC${'b'.repeat(32)}`, auth_token: 'tw-token', from: '+14155550100' };
+
+describe.each(dispatchTargets())('channel-dispatchers ($name)', ({ database, bus }) => {
+  let dispatch: DispatchTestApp;
+  let smtp: LocalSmtpServer;
+  let twilio: RecordingServer;
+  let sendgrid: RecordingServer;
+
+  beforeAll(async () => {
+    [dispatch, smtp, twilio, sendgrid] = await Promise.all([
+      startDispatchTestApp(database, bus),
+      LocalSmtpServer.start({ username: 'mailer', password: 'secret' }),
+      RecordingServer.start({ status: 201, body: { sid: 'SM-default' } }),
+      RecordingServer.start({ status: 401, body: { errors: [{ message: 'invalid api key' }] } }),
+    ]);
+    await dispatch.announceVendor('email', 'smtp', {
+      priority: 2,
+      credentials: { host: '127.0.0.1', port: smtp.port, secure: false, username: 'mailer', password: 'secret', from: 'Acme <noreply@acme.test>' },
+    });
+    await dispatch.announceVendor('sms', 'twilio', { priority: 1, baseUrl: twilio.url, credentials: TWILIO });
+  });
+
+  afterAll(async () => {
+    await dispatch?.close();
+    await Promise.all([smtp?.close(), twilio?.close(), sendgrid?.close()]);
+  });
+
+  it('renders an email command and delivers it to the SMTP server, reporting sent_by_vendor keyed like the command', async () => {
+    const command = deliveryCommand('email', { subject: 'Welcome {{name}}', html: '<p>Hi {{name}}</p>' }, ['ada@example.com']);
+    const before = smtp.mails.length;
+    await dispatch.publishCommand(command);
+    const outcome = await dispatch.outcomeOf(command.delivery_id);
+    expect(outcome.key).toBe(`${dispatch.workspaceId}:user-1`);
+    expect(outcome.envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'email/smtp', run_id: command.run_id, attempts: 1 });
+    await smtp.received(before + 1);
+    expect(smtp.mails[before].to).toEqual(['ada@example.com']);
+    expect(smtp.mails[before].raw).toContain('Subject: Welcome Ada');
+  });
+
+  it('sends a command consumed three times once', async () => {
+    const command = deliveryCommand('sms', { text: 'Code {{name}}' }, ['+4915112345678']);
+    const before = twilio.requests.length;
+    await dispatch.publishCommand(command);
+    await dispatch.publishCommand(command);
+    await dispatch.publishCommand(command);
+    // Same key, same partition: once the next command's outcome is out, all three copies were consumed.
+    const sentinel = deliveryCommand('sms', { text: 'after' }, ['+4915112345678']);
+    await dispatch.publishCommand(sentinel);
+    await dispatch.outcomeOf(sentinel.delivery_id);
+    await dispatch.outcomeOf(command.delivery_id);
+    expect(twilio.requests.slice(before).filter((request) => request.body.includes('Body=Code+Ada'))).toHaveLength(1);
+  });
+
+  it('retries a retryable failure after a backoff, and reports a failure once attempts are exhausted', async () => {
+    const command = deliveryCommand('sms', { text: 'retry me' }, ['+4915112345678']);
+    twilio.respond({ status: 503 });
+    await dispatch.publishCommand(command);
+    expect((await dispatch.outcomeOf(command.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'sms/twilio', attempts: 2 });
+
+    const doomed = deliveryCommand('sms', { text: 'doomed' }, ['+4915112345678']);
+    twilio.respond({ status: 503 }, { status: 503 }, { status: 503 });
+    await dispatch.publishCommand(doomed);
+    const failure = (await dispatch.outcomeOf(doomed.delivery_id)).envelope.payload;
+    expect(failure).toMatchObject({ status: 'delivery_failure', attempts: 3, error: { retryable: true } });
+    expect(failure.error?.message).toContain('503');
+  });
+
+  it('falls back to the next vendor by priority when the first fails permanently', async () => {
+    await dispatch.announceVendor('email', 'sendgrid', { priority: 1, baseUrl: sendgrid.url, credentials: { api_key: 'SG.bad' }, settings: { from: 'noreply@acme.test' } });
+    const command = deliveryCommand('email', { subject: 'Fallback {{name}}', text: 'x' }, ['ada@example.com']);
+    const before = smtp.mails.length;
+    await dispatch.publishCommand(command);
+    expect((await dispatch.outcomeOf(command.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'email/smtp', attempts: 1 });
+    expect(sendgrid.requests.at(-1)?.headers.authorization).toBe('Bearer SG.bad');
+    await smtp.received(before + 1);
+    expect(smtp.mails[before].raw).toContain('Subject: Fallback Ada');
+  });
+
+  it('fails a command whose template does not render, without calling a vendor', async () => {
+    const command = deliveryCommand('sms', { text: 'Hi {{#if name}}' }, ['+4915112345678']);
+    const before = twilio.requests.length;
+    await dispatch.publishCommand(command);
+    const outcome = (await dispatch.outcomeOf(command.delivery_id)).envelope.payload;
+    expect(outcome).toMatchObject({ status: 'delivery_failure', error: { retryable: false } });
+    expect(outcome.error?.message).toMatch(/^template error in text/);
+    expect(twilio.requests.length).toBe(before);
+  });
+
+  it('stores an inbox command for the recipient, served newest first with seen/read/archived updates', async () => {
+    const first = deliveryCommand('inbox', { title: 'Hello {{name}}', body: 'first', action_url: '/a' }, ['user-1'], { recipient: { kind: 'user', distinct_id: 'inbox-user' } });
+    const second = deliveryCommand('inbox', { body: 'second' }, ['user-1'], { recipient: { kind: 'user', distinct_id: 'inbox-user' } });
+    await dispatch.publishCommand(first);
+    expect((await dispatch.outcomeOf(first.delivery_id)).envelope.payload).toMatchObject({ status: 'delivered', vendor: 'inbox/herald_inbox' });
+    await dispatch.publishCommand(second);
+    await dispatch.outcomeOf(second.delivery_id);
+
+    const page = await dispatch.call('GET', 'v1/user/inbox-user/inbox/?limit=1');
+    expect(page.status).toBe(200);
+    const body = page.body as { meta: { has_next: boolean; after: string }; results: Array<{ id: string; body: string }> };
+    expect(body.results.map((item) => item.body)).toEqual(['second']);
+    expect(body.meta.has_next).toBe(true);
+    const older = (await dispatch.call('GET', `v1/user/inbox-user/inbox/?after=${body.meta.after}`)).body as typeof body;
+    expect(older.results).toMatchObject([{ title: 'Hello Ada', body: 'first', action_url: '/a', seen_at: null, read_at: null }]);
+
+    const read = await dispatch.call('PATCH', `v1/user/inbox-user/inbox/${older.results[0].id}/`, { read: true });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ seen_at: expect.any(String), read_at: expect.any(String), archived_at: null });
+    expect((await dispatch.call('PATCH', `v1/user/someone-else/inbox/${older.results[0].id}/`, { read: true })).status).toBe(404);
+    expect((await dispatch.call('PATCH', `v1/user/inbox-user/inbox/${older.results[0].id}/`, { starred: true })).status).toBe(400);
+  });
+
+  it('resolves a claim abandoned between vendor call and record: fails it unless the vendor dedupes (the inbox redoes it)', async () => {
+    const abandon = (command: ReturnType<typeof deliveryCommand>) =>
+      dispatch.sql(
+        `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at)
+         VALUES ($1, $2, $3, $4, $5::jsonb, 'sending', 1, now() - interval '1 hour')`,
+        [command.delivery_id, dispatch.workspaceId, command.channel, `${dispatch.workspaceId}:user-1`, JSON.stringify(command)],
+      );
+    const sms = deliveryCommand('sms', { text: 'in doubt' }, ['+4915112345678']);
+    const inbox = deliveryCommand('inbox', { body: 'in doubt' }, ['x'], { recipient: { kind: 'user', distinct_id: 'doubt-user' } });
+    const before = twilio.requests.length;
+    await abandon(sms);
+    await abandon(inbox);
+    const failure = (await dispatch.outcomeOf(sms.delivery_id)).envelope.payload;
+    expect(failure).toMatchObject({ status: 'delivery_failure', error: { retryable: false } });
+    expect(failure.error?.message).toMatch(/^outcome unknown/);
+    expect(twilio.requests.length).toBe(before);
+    expect((await dispatch.outcomeOf(inbox.delivery_id)).envelope.payload).toMatchObject({ status: 'delivered' });
+    expect(((await dispatch.call('GET', 'v1/user/doubt-user/inbox/')).body as { results: unknown[] }).results).toHaveLength(1);
+  });
+
+  it('refuses the inbox API without a known API key', async () => {
+    const response = await fetch(`${dispatch.app.url}v1/user/inbox-user/inbox/`, { headers: { authorization: 'Bearer nope' } });
+    expect(response.status).toBe(401);
+  });
+});

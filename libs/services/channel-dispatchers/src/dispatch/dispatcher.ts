@@ -1,0 +1,178 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DELIVERY_OUTCOME_TYPE,
+  DELIVERY_OUTCOME_VERSION,
+  DeliveryOutcome,
+  DeliveryStatus,
+  TOPICS,
+  deterministicUuid,
+  envelopeOf,
+} from '@herald/contracts';
+import { OutboxMessage } from '@herald/event-store';
+import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { VendorReadModel } from '../read-models/vendor-read-model';
+import { renderContent } from '../rendering/render-content';
+import { RenderedContent } from '../rendering/rendered-content';
+import { TemplateEngine } from '../rendering/template-engine';
+import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
+import { VendorRegistry } from '../vendors/vendor-registry';
+import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
+import { DISPATCH_OPTIONS, DispatchOptions, retryDelayMs } from './dispatch-options';
+import { ClaimedDelivery, DeliveryLedger, FinalState } from './delivery-ledger';
+
+export const VENDOR_REGISTRY = Symbol('VENDOR_REGISTRY');
+
+interface Route {
+  readonly config: VendorConfig;
+  readonly vendor: ChannelVendor;
+}
+
+type IdentityResult = { readonly ok: true; readonly vendor: string; readonly vendorMessageId?: string } | { readonly ok: false; readonly retryable: boolean; readonly reason: string };
+
+/**
+ * One attempt at a claimed delivery: render, then send to every destination identity
+ * not sent yet, through the workspace's vendors of the channel by priority (the next
+ * vendor when one fails), then either record the result with its outcome, or
+ * schedule a retry when a failure may pass and attempts remain.
+ */
+@Injectable()
+export class Dispatcher {
+  private readonly templates = new TemplateEngine();
+
+  constructor(
+    private readonly ledger: DeliveryLedger,
+    private readonly vendorModel: VendorReadModel,
+    @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
+    @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  /**
+   * `abandoned`: the previous attempt's claim was found still open, so it may have
+   * reached a vendor without recording it. Repeating it could send twice; it is
+   * repeated only when every vendor of the route dedupes by the idempotency key.
+   */
+  async attempt(delivery: ClaimedDelivery, abandoned = false): Promise<void> {
+    const { command } = delivery;
+    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data);
+    if (!rendered.ok) return this.fail(delivery, rendered.reason, false);
+    const routes = await this.routesOf(delivery);
+    if (routes.length === 0) return this.fail(delivery, `no vendor is configured for the ${command.channel} channel`, false);
+    if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) {
+      return this.fail(delivery, 'outcome unknown: the dispatcher stopped between calling the vendor and recording the result; not repeated to avoid a duplicate', false);
+    }
+    const identities = command.destination.identities;
+    if (identities.length === 0) return this.fail(delivery, 'the command has no destination identity', false);
+
+    const sent = new Set(delivery.sentIdentities);
+    let lastSent: IdentityResult | undefined;
+    const failures: Array<Extract<IdentityResult, { ok: false }>> = [];
+    for (const [index, identity] of identities.entries()) {
+      if (sent.has(index)) continue;
+      const result = await this.sendToIdentity(delivery, rendered.content, routes, identity, index);
+      if (result.ok) {
+        await this.ledger.markIdentitySent(delivery.deliveryId, index);
+        sent.add(index);
+        lastSent = result;
+      } else {
+        failures.push(result);
+      }
+    }
+    if (failures.length === 0) return this.succeed(delivery, lastSent);
+    const reason = failures.map((failure) => failure.reason).join('; ');
+    const canRetry = failures.some((failure) => failure.retryable);
+    if (canRetry && delivery.attempts < this.options.maxAttempts) {
+      const delayMs = retryDelayMs(this.options, delivery.attempts, Math.random());
+      this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: delayMs, reason });
+      return this.ledger.scheduleRetry(delivery.deliveryId, delayMs, reason);
+    }
+    // Some identities got it: the message reached the recipient, so report it sent.
+    if (sent.size > 0) return this.succeed(delivery, lastSent, reason);
+    return this.fail(delivery, reason, canRetry);
+  }
+
+  private async sendToIdentity(delivery: ClaimedDelivery, content: RenderedContent, routes: readonly Route[], identity: unknown, index: number): Promise<IdentityResult> {
+    const reasons: string[] = [];
+    let anyRetryable = false;
+    for (const route of routes) {
+      const result = await this.sendThrough(route, delivery, content, identity, index);
+      if (result.ok) return { ok: true, vendor: `${route.config.channel}/${route.config.vendor}`, vendorMessageId: result.vendorMessageId };
+      anyRetryable ||= result.retryable;
+      reasons.push(`${route.config.vendor}: ${result.reason}`);
+      this.logger.warn('vendor failed', { delivery_id: delivery.deliveryId, vendor: route.config.vendor, retryable: result.retryable, reason: result.reason });
+    }
+    return { ok: false, retryable: anyRetryable, reason: reasons.join('; ') };
+  }
+
+  private async sendThrough(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
+    try {
+      return await route.vendor.send({
+        deliveryId: delivery.deliveryId,
+        workspaceId: delivery.workspaceId,
+        recipientId: delivery.command.recipient.distinct_id,
+        content,
+        identity,
+        config: route.config,
+        idempotencyKey: deterministicUuid('delivery', delivery.deliveryId, String(index)),
+      });
+    } catch (error) {
+      // A misconfigured vendor or an unusable identity will not improve; anything else (our database) may.
+      const message = error instanceof Error ? error.message : String(error);
+      return error instanceof VendorConfigError ? permanent(message) : retryable(message);
+    }
+  }
+
+  private async routesOf(delivery: ClaimedDelivery): Promise<Route[]> {
+    const { channel } = delivery.command;
+    const configured = await this.vendorModel.vendorsOf(delivery.workspaceId, channel);
+    const configs: readonly VendorConfig[] = configured.length === 0 && channel === 'inbox' ? [BUILT_IN_INBOX] : configured;
+    return configs.flatMap((config) => {
+      const vendor = this.registry.find(channel, config.vendor);
+      if (!vendor) this.logger.warn('vendor not implemented; skipped', { channel, vendor: config.vendor });
+      return vendor ? [{ config, vendor }] : [];
+    });
+  }
+
+  private succeed(delivery: ClaimedDelivery, result: IdentityResult | undefined, partialFailure?: string): Promise<void> {
+    const vendor = result?.ok ? result.vendor : undefined;
+    const vendorMessageId = result?.ok ? result.vendorMessageId : undefined;
+    // Storing in the inbox is delivery itself; a vendor's acceptance is only "sent by vendor".
+    const status: DeliveryStatus = delivery.command.channel === 'inbox' ? 'delivered' : 'sent_by_vendor';
+    const state: FinalState = { status: 'sent', vendor, vendorMessageId, error: partialFailure };
+    return this.ledger.finish(delivery.deliveryId, state, this.outcome(delivery, { status, vendor, vendor_message_id: vendorMessageId }));
+  }
+
+  private fail(delivery: ClaimedDelivery, reason: string, wasRetryable: boolean): Promise<void> {
+    this.logger.warn('delivery failed', { delivery_id: delivery.deliveryId, attempts: delivery.attempts, reason });
+    return this.ledger.finish(
+      delivery.deliveryId,
+      { status: 'failed', error: reason },
+      this.outcome(delivery, { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable } }),
+    );
+  }
+
+  /** The one final outcome of a delivery, keyed like its command; its id derives from the delivery, so a republish is deduped. */
+  private outcome(delivery: ClaimedDelivery, result: Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error'>): OutboxMessage {
+    const { command } = delivery;
+    const payload: DeliveryOutcome = {
+      delivery_id: command.delivery_id,
+      run_id: command.run_id,
+      message_id: command.message_id,
+      workspace_slug: command.workspace_slug,
+      channel: command.channel,
+      ...Object.fromEntries(Object.entries(result).filter(([, value]) => value !== undefined)),
+      status: result.status,
+      attempts: delivery.attempts,
+      at: this.clock.now().toISOString(),
+    };
+    const messageId = deterministicUuid('delivery-outcome', command.delivery_id);
+    return {
+      messageId,
+      topic: TOPICS.deliveryOutcome.name,
+      key: delivery.messageKey,
+      value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, messageId, delivery.workspaceId, this.clock.now(), payload)),
+      headers: { 'message-id': messageId },
+    };
+  }
+}

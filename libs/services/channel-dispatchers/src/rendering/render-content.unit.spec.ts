@@ -1,0 +1,95 @@
+import { renderContent } from './render-content';
+import { TemplateEngine } from './template-engine';
+
+const engine = new TemplateEngine();
+const data = {
+  name: 'Ada <admin>',
+  plan: 'pro',
+  $recipient: { distinct_id: 'u1', first_name: 'Ada' },
+  $actor: { name: 'Bob' },
+  $tenant: { name: 'Acme' },
+  $batched_events: [{ item: 'a' }, { item: 'b' }],
+  $batched_events_count: 2,
+};
+
+describe('renderContent', () => {
+  it('renders email subject as text and html escaped, with the namespaces of render_data', () => {
+    const result = renderContent(engine, 'email', {
+      subject: 'Hi {{name}} from {{$tenant.name}}',
+      html: '<p>{{name}} {{#each $batched_events}}{{item}}{{/each}} ({{$batched_events_count}})</p>',
+      text: '{{$actor.name}} invited {{$recipient.first_name}}',
+      reply_to: 'support@acme.test',
+    }, data);
+    expect(result).toEqual({
+      ok: true,
+      content: {
+        channel: 'email',
+        subject: 'Hi Ada <admin> from Acme',
+        html: '<p>Ada &lt;admin&gt; ab (2)</p>',
+        text: 'Bob invited Ada',
+        replyTo: 'support@acme.test',
+      },
+    });
+  });
+
+  it('fails a message whose template does not compile, naming the field', () => {
+    const result = renderContent(engine, 'email', { subject: 'Hi {{#if name}}', text: 'x' }, data);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(/template error in subject/);
+  });
+
+  it('fails a message whose template calls an unknown helper at render time', () => {
+    const result = renderContent(engine, 'sms', { text: '{{shout name}}' }, data);
+    expect(!result.ok && result.reason).toMatch(/template error in text: Missing helper: "shout"/);
+  });
+
+  it('fails content missing what the channel needs', () => {
+    expect(renderContent(engine, 'email', { subject: 'x' }, data)).toEqual({ ok: false, reason: 'template error in html: email content needs html or text' });
+    expect(renderContent(engine, 'androidpush', { title: '{{missing}}', body: 'b' }, data)).toEqual({
+      ok: false,
+      reason: 'template error in title: is required and rendered empty',
+    });
+  });
+
+  it('renders whatsapp templates with parameters', () => {
+    expect(renderContent(engine, 'whatsapp', { template: 'order_update', language: 'en_US', parameters: ['{{plan}}', '{{$actor.name}}'] }, data)).toEqual({
+      ok: true,
+      content: { channel: 'whatsapp', kind: 'template', name: 'order_update', language: 'en_US', parameters: ['pro', 'Bob'] },
+    });
+  });
+
+  it('renders push with a flat string data map and deep link', () => {
+    expect(renderContent(engine, 'iospush', { title: 'T {{plan}}', body: 'B', deep_link: 'app://x/{{$recipient.distinct_id}}', data: { plan: '{{plan}}', n: 2 } }, data)).toEqual({
+      ok: true,
+      content: { channel: 'iospush', title: 'T pro', body: 'B', deepLink: 'app://x/u1', data: { plan: 'pro', n: '2' } },
+    });
+  });
+
+  it('renders slack blocks given as JSON or as a template string that renders to JSON', () => {
+    const asJson = renderContent(engine, 'slack', { text: 'Hi {{name}}', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*{{plan}}*' } }] }, data);
+    const asString = renderContent(engine, 'slack', { text: 'Hi', blocks: '[{"type":"section","text":{"type":"mrkdwn","text":"*{{plan}}*"}}]' }, data);
+    const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: '*pro*' } }];
+    expect(asJson).toEqual({ ok: true, content: { channel: 'slack', text: 'Hi Ada <admin>', blocks } });
+    expect(asString).toEqual({ ok: true, content: { channel: 'slack', text: 'Hi', blocks } });
+    expect(renderContent(engine, 'slack', { blocks: '{{plan}}' }, data)).toEqual({ ok: false, reason: 'template error in blocks: did not render to valid JSON' });
+  });
+
+  it('renders ms teams cards, webpush and inbox', () => {
+    expect(renderContent(engine, 'ms_teams', { text: 't', card: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: '{{plan}}' }] } }, data)).toEqual({
+      ok: true,
+      content: { channel: 'ms_teams', text: 't', card: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'pro' }] } },
+    });
+    expect(renderContent(engine, 'webpush', { title: 'W', body: '{{plan}}', url: 'https://x.test/{{plan}}' }, data)).toEqual({
+      ok: true,
+      content: { channel: 'webpush', title: 'W', body: 'pro', url: 'https://x.test/pro' },
+    });
+    expect(renderContent(engine, 'inbox', { title: 'Hello {{$recipient.first_name}}', body: '{{plan}}', avatar: 'https://a.test/a.png', action_url: '/x' }, data)).toEqual({
+      ok: true,
+      content: { channel: 'inbox', title: 'Hello Ada', body: 'pro', avatar: 'https://a.test/a.png', actionUrl: '/x' },
+    });
+  });
+
+  it('does not expose prototype properties to templates', () => {
+    expect(renderContent(engine, 'sms', { text: '[{{constructor.name}}]' }, data)).toEqual({ ok: true, content: { channel: 'sms', text: '[]' } });
+  });
+});

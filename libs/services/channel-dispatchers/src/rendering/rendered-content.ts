@@ -1,0 +1,71 @@
+/** What a vendor sends, per channel, after the template variant's content was rendered. */
+
+export interface EmailContent {
+  readonly channel: 'email';
+  readonly subject: string;
+  readonly html?: string;
+  readonly text?: string;
+  /** Overrides the vendor's configured sender. */
+  readonly from?: string;
+  readonly replyTo?: string;
+}
+
+export interface SmsContent {
+  readonly channel: 'sms';
+  readonly text: string;
+}
+
+export type WhatsappContent =
+  | { readonly channel: 'whatsapp'; readonly kind: 'template'; readonly name: string; readonly language: string; readonly parameters: readonly string[] }
+  | { readonly channel: 'whatsapp'; readonly kind: 'text'; readonly text: string };
+
+export interface PushContent {
+  readonly channel: 'androidpush' | 'iospush';
+  readonly title: string;
+  readonly body: string;
+  readonly imageUrl?: string;
+  readonly deepLink?: string;
+  /** String values only: FCM and most clients require a flat string map. */
+  readonly data: Readonly<Record<string, string>>;
+}
+
+export interface WebpushContent {
+  readonly channel: 'webpush';
+  readonly title: string;
+  readonly body: string;
+  readonly icon?: string;
+  readonly image?: string;
+  readonly url?: string;
+}
+
+export interface SlackContent {
+  readonly channel: 'slack';
+  /** Always present: Slack shows it in notifications even when blocks are given. */
+  readonly text: string;
+  readonly blocks?: readonly unknown[];
+}
+
+export interface MsTeamsContent {
+  readonly channel: 'ms_teams';
+  readonly text: string;
+  /** An Adaptive Card, sent as an attachment. */
+  readonly card?: Readonly<Record<string, unknown>>;
+}
+
+export interface InboxContent {
+  readonly channel: 'inbox';
+  readonly title?: string;
+  readonly body: string;
+  readonly avatar?: string;
+  readonly actionUrl?: string;
+}
+
+export type RenderedContent =
+  | EmailContent
+  | SmsContent
+  | WhatsappContent
+  | PushContent
+  | WebpushContent
+  | SlackContent
+  | MsTeamsContent
+  | InboxContent;

@@ -1,0 +1,59 @@
+import Handlebars from 'handlebars';
+import { JsonRecord } from '@herald/contracts';
+
+/** A template that does not compile or render; the message fails with this reason. */
+export class TemplateError extends Error {
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`template error in ${field}: ${reason}`);
+    this.name = 'TemplateError';
+  }
+}
+
+const CACHE_CAPACITY = 2_000;
+
+/**
+ * Handlebars, isolated from the global instance (no helper or partial registered by
+ * anyone else leaks in), with compiled templates cached by source: one workflow's
+ * commands reuse the same few templates thousands of times.
+ */
+export class TemplateEngine {
+  private readonly handlebars = Handlebars.create();
+  private readonly compiled = new Map<string, HandlebarsTemplateDelegate>();
+
+  /**
+   * Renders one string. `escape` is true only for HTML (email html); every other field
+   * (subjects, SMS, chat text, push) is plain text, where `&amp;` would be a bug.
+   */
+  render(field: string, source: string, data: JsonRecord, escape: boolean): string {
+    try {
+      return this.template(source, escape)(data, { allowProtoPropertiesByDefault: false });
+    } catch (error) {
+      throw new TemplateError(field, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** Every string inside a JSON value (Slack blocks, Teams cards, push data) rendered as plain text. */
+  renderJson(field: string, value: unknown, data: JsonRecord): unknown {
+    if (typeof value === 'string') return this.render(field, value, data, false);
+    if (Array.isArray(value)) return value.map((item, index) => this.renderJson(`${field}[${index}]`, item, data));
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.renderJson(`${field}.${key}`, item, data)]));
+    }
+    return value;
+  }
+
+  private template(source: string, escape: boolean): HandlebarsTemplateDelegate {
+    const cacheKey = `${escape ? 'h' : 't'}:${source}`;
+    const cached = this.compiled.get(cacheKey);
+    if (cached) return cached;
+    // compile() is lazy; parse first so a syntax error surfaces here, with its line.
+    this.handlebars.parse(source);
+    const template = this.handlebars.compile(source, { noEscape: !escape, strict: false });
+    if (this.compiled.size >= CACHE_CAPACITY) this.compiled.delete(this.compiled.keys().next().value as string);
+    this.compiled.set(cacheKey, template);
+    return template;
+  }
+}

@@ -1,0 +1,201 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  CREDENTIALS_CHANGED_TYPE,
+  Channel,
+  DEFINITION_CHANGED_TYPE,
+  DELIVERY_REQUESTED_TYPE,
+  DefinitionChanged,
+  DeliveryOutcome,
+  DeliveryRequested,
+  Envelope,
+  TOPICS,
+  deliveryTopic,
+  envelopeOf,
+} from '@herald/contracts';
+import { InProcessBus, KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
+import { EmbeddedPostgres } from '@herald/database';
+import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, hashToken, startTestHttpApp } from '@herald/runtime';
+import { BusTarget, DatabaseTarget, createTemporaryDatabase, expectEventually, fetchJson, uniqueName } from '@herald/testing';
+import { ChannelDispatchersModule, channelDispatchers } from '../channel-dispatchers.module';
+import { DispatchOptions } from '../dispatch/dispatch-options';
+
+export interface DispatchTestApp {
+  readonly app: TestHttpApp;
+  readonly bus: MessageBus;
+  readonly workspaceId: string;
+  readonly apiKey: string;
+  /** Every outcome published on `notify.delivery.outcome.v1`, with its key. */
+  readonly outcomes: Array<{ key: string; envelope: Envelope<DeliveryOutcome> }>;
+  /** Announces a vendor as management-api does (credentials sealed with `vendor:<id>`) and waits until the read model has it. */
+  announceVendor(channel: Channel, vendor: string, options: VendorAnnouncement): Promise<void>;
+  /** Publishes a delivery command as the engine's outbox relay would (same message-id on every republish). */
+  publishCommand(command: DeliveryRequested): Promise<void>;
+  /** The one outcome of a delivery, once published. */
+  outcomeOf(deliveryId: string): Promise<{ key: string; envelope: Envelope<DeliveryOutcome> }>;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** A query on the test database, to stage states no message can reach (a claim abandoned by a crash). */
+  sql(text: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+}
+
+export interface VendorAnnouncement {
+  readonly credentials: Record<string, unknown>;
+  readonly priority?: number;
+  readonly baseUrl?: string | null;
+  readonly settings?: Record<string, unknown>;
+  readonly enabled?: boolean;
+}
+
+/** Retries fast enough for a test. */
+const TEST_OPTIONS: Partial<DispatchOptions> = { initialRetryDelayMs: 100, maxRetryDelayMs: 400, maxAttempts: 3, pollIntervalMs: 50, abandonedAfterMs: 60_000 };
+
+/**
+ * channel-dispatchers on a fresh database and bus of the target, fed with an API key and
+ * vendors through the messages management-api publishes, with a reader of the outcomes.
+ */
+export async function startDispatchTestApp(database: DatabaseTarget, busTarget: BusTarget): Promise<DispatchTestApp> {
+  const secretsKey = randomBytes(32);
+  const box = new SecretBox(secretsKey);
+  const { url: databaseUrl, dispose } = await openDatabase(database);
+  const bus = openBus(busTarget);
+  await ensureHeraldTopics(bus, 3);
+  const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register(TEST_OPTIONS) };
+  const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey });
+  const workspaceId = randomUUID();
+  const apiKey = `hak_${randomBytes(24).toString('base64url')}`;
+
+  const outcomes: DispatchTestApp['outcomes'] = [];
+  await bus.subscribe({
+    groupId: uniqueName('test-outcomes'),
+    topics: [TOPICS.deliveryOutcome.name],
+    handler: async (message) => {
+      outcomes.push({ key: message.key, envelope: JSON.parse(message.value.toString('utf8')) as Envelope<DeliveryOutcome> });
+    },
+  });
+
+  const versions = new Map<string, number>();
+  const publishEnvelope = (topic: string, key: string, messageId: string, type: string, payload: unknown) =>
+    bus.publish(topic, [{ key, value: JSON.stringify(envelopeOf(type, 1, messageId, workspaceId, new Date(), payload)), headers: { 'message-id': messageId } }]);
+
+  await publishEnvelope(TOPICS.credentialsChanged.name, workspaceId, randomUUID(), CREDENTIALS_CHANGED_TYPE, {
+    kind: 'api_key',
+    change: 'created',
+    api_key_id: randomUUID(),
+    workspace_id: workspaceId,
+    workspace_slug: 'staging',
+    key_hash: hashToken(apiKey).toString('hex'),
+  });
+
+  const call: DispatchTestApp['call'] = (method, path, body) =>
+    fetchJson(`${app.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  // Ready when the API key authenticates.
+  await expectEventually(async () => expect((await call('GET', 'v1/user/probe/inbox/')).status).toBe(200));
+
+  return {
+    app,
+    bus,
+    workspaceId,
+    apiKey,
+    outcomes,
+    announceVendor: async (channel, vendor, options) => {
+      const id = `${channel}/${vendor}`;
+      const version = (versions.get(id) ?? 0) + 1;
+      versions.set(id, version);
+      const vendorId = randomUUID();
+      const announcement: DefinitionChanged = {
+        kind: 'vendor',
+        change: 'upserted',
+        workspace_id: workspaceId,
+        workspace_slug: 'staging',
+        id,
+        version,
+        document: {
+          id: vendorId,
+          channel,
+          vendor,
+          is_enabled: options.enabled ?? true,
+          priority: options.priority ?? 1,
+          base_url: options.baseUrl ?? null,
+          settings: options.settings ?? {},
+          credentials_sealed: box.seal(JSON.stringify(options.credentials), `vendor:${vendorId}`).toString('base64'),
+          version,
+        },
+      };
+      await publishEnvelope(TOPICS.definitionChanged.name, workspaceId, randomUUID(), DEFINITION_CHANGED_TYPE, announcement);
+      // The read model applies it on its consumer; the announcement is visible in the table first.
+      await expectEventually(async () => {
+        const rows = await queryDatabase(databaseUrl, `SELECT version FROM dispatch.vendors WHERE workspace_id = $1 AND channel = $2 AND vendor = $3`, [
+          workspaceId,
+          channel,
+          vendor,
+        ]);
+        expect(rows[0]?.version).toBe(version);
+      });
+      // The read model caches per workspace and channel; the consumer cleared it on apply.
+    },
+    publishCommand: (command) =>
+      publishEnvelope(deliveryTopic(command.channel).name, `${workspaceId}:${command.recipient.distinct_id ?? ''}`, `cmd-${command.delivery_id}`, DELIVERY_REQUESTED_TYPE, command),
+    outcomeOf: (deliveryId) =>
+      expectEventually(() => {
+        const found = outcomes.filter((outcome) => outcome.envelope.payload.delivery_id === deliveryId);
+        expect(found).toHaveLength(1);
+        return found[0];
+      }),
+    call,
+    sql: (text, params = []) => queryDatabase(databaseUrl, text, params),
+    close: async () => {
+      await app.close();
+      await bus.close();
+      await dispose();
+    },
+  };
+}
+
+/** A delivery command as the engine builds it. */
+export function deliveryCommand(channel: Channel, content: Record<string, unknown>, identities: unknown[], overrides: Partial<DeliveryRequested> = {}): DeliveryRequested {
+  return {
+    delivery_id: randomUUID(),
+    run_id: randomUUID(),
+    message_id: randomUUID(),
+    workspace_slug: 'staging',
+    workflow: { slug: 'welcome', version: 1 },
+    node_name: `send_${channel}`,
+    channel,
+    recipient: { kind: 'user', distinct_id: 'user-1' },
+    destination: { identities },
+    template: { slug: 'welcome', variant_id: 'v1', content },
+    render_data: { name: 'Ada', $recipient: { distinct_id: 'user-1' } },
+    attachments: [],
+    requested_at: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+async function queryDatabase(url: string, text: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as Array<Record<string, unknown>>;
+  } finally {
+    await client.end();
+  }
+}
+
+async function openDatabase(target: DatabaseTarget): Promise<{ url: string; dispose: () => Promise<void> }> {
+  if (target.kind === 'embedded') {
+    const embedded = await EmbeddedPostgres.start();
+    return { url: embedded.url, dispose: () => embedded.stop() };
+  }
+  const database = await createTemporaryDatabase(target.url);
+  return { url: database.url, dispose: () => database.drop() };
+}
+
+function openBus(target: BusTarget): MessageBus {
+  if (target.kind === 'in-process') return new InProcessBus();
+  return new NamespacedBus(new KafkaBus({ brokers: target.brokers, clientId: uniqueName('dispatch-test') }), uniqueName('t'));
+}

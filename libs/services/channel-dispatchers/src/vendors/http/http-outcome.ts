@@ -1,0 +1,47 @@
+import { SendResult, permanent, retryable } from '../vendor.port';
+import { HttpPort, HttpRequest, HttpResponse } from './http.port';
+
+/** How much of a vendor's error body goes into a failure reason. */
+const REASON_BODY_CHARS = 300;
+
+/**
+ * 2xx is sent; 408, 425, 429 and 5xx may pass on retry; every other status is the
+ * vendor refusing this message or this configuration, which a retry repeats.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+export function failureOf(vendor: string, response: HttpResponse): SendResult {
+  const reason = `${vendor} answered ${response.status}: ${response.body.slice(0, REASON_BODY_CHARS)}`;
+  return isRetryableStatus(response.status) ? retryable(reason) : permanent(reason);
+}
+
+/** Calls the vendor; a request that got no answer (refused, reset, timed out) is retryable. */
+export async function callVendor(http: HttpPort, vendor: string, request: HttpRequest): Promise<HttpResponse | SendResult> {
+  try {
+    return await http.request(request);
+  } catch (error) {
+    return retryable(`${vendor} unreachable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export function isResponse(value: HttpResponse | SendResult): value is HttpResponse {
+  return 'status' in value;
+}
+
+export function parseJson(body: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+export const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+export const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' } as const;

@@ -1,0 +1,72 @@
+import { FORM_HEADERS, basicAuth, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
+import { HttpPort } from '../http/http.port';
+import { addressOf } from '../identity';
+import { ChannelVendor, SendRequest, SendResult, baseUrlOf, contentOf, permanent, retryable, sent, stringField } from '../vendor.port';
+
+/** Twilio Messages: basic auth with the account SID, `From` or a messaging service (MG…) as sender, answers `{sid}`. */
+export class TwilioVendor implements ChannelVendor {
+  readonly channel = 'sms' as const;
+  readonly vendor = 'twilio';
+  readonly dedupesByKey = false;
+
+  constructor(private readonly http: HttpPort) {}
+
+  async send(request: SendRequest): Promise<SendResult> {
+    const content = contentOf(request, 'sms');
+    const credentials = request.config.credentials;
+    const sid = stringField(credentials, 'account_sid');
+    const from = stringField(credentials, 'from');
+    const form = new URLSearchParams({ To: addressOf(request.identity), Body: content.text });
+    form.set(from.startsWith('MG') ? 'MessagingServiceSid' : 'From', from);
+    const response = await callVendor(this.http, this.vendor, {
+      method: 'POST',
+      url: `${baseUrlOf(request.config)}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`,
+      headers: { ...FORM_HEADERS, authorization: basicAuth(sid, stringField(credentials, 'auth_token')) },
+      body: form.toString(),
+    });
+    if (!isResponse(response)) return response;
+    return response.status === 201 || response.status === 200 ? sent(String(parseJson(response.body).sid ?? '')) : failureOf(this.vendor, response);
+  }
+}
+
+/** Vonage statuses a retry can pass: throttled (1) and internal error (5). */
+const VONAGE_TRANSIENT = new Set(['1', '5']);
+
+/** Vonage SMS API: key and secret in the form, always 200 with a status per message part. */
+export class VonageVendor implements ChannelVendor {
+  readonly channel = 'sms' as const;
+  readonly vendor = 'vonage';
+  readonly dedupesByKey = false;
+
+  constructor(private readonly http: HttpPort) {}
+
+  async send(request: SendRequest): Promise<SendResult> {
+    const content = contentOf(request, 'sms');
+    const credentials = request.config.credentials;
+    const form = new URLSearchParams({
+      api_key: stringField(credentials, 'api_key'),
+      api_secret: stringField(credentials, 'api_secret'),
+      from: stringField(credentials, 'from').replace(/^\+/, ''),
+      // Vonage takes international numbers without the plus.
+      to: addressOf(request.identity).replace(/^\+/, ''),
+      text: content.text,
+      'client-ref': request.deliveryId.slice(0, 40),
+    });
+    const response = await callVendor(this.http, this.vendor, {
+      method: 'POST',
+      url: `${baseUrlOf(request.config)}/sms/json`,
+      headers: FORM_HEADERS,
+      body: form.toString(),
+    });
+    if (!isResponse(response)) return response;
+    if (response.status !== 200) return failureOf(this.vendor, response);
+    const parts = (parseJson(response.body).messages ?? []) as Array<{ status?: string; 'message-id'?: string; 'error-text'?: string }>;
+    const failed = parts.find((part) => part.status !== '0');
+    if (parts.length === 0) return retryable('vonage answered without message status');
+    if (failed) {
+      const reason = `vonage status ${String(failed.status)}: ${String(failed['error-text'] ?? '')}`;
+      return VONAGE_TRANSIENT.has(String(failed.status)) ? retryable(reason) : permanent(reason);
+    }
+    return sent(parts[0]['message-id']);
+  }
+}
