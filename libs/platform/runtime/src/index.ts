@@ -19,3 +19,4 @@ export * from './http/validation';
 export * from './testing/test-http-app';
 export * from './security/request-auth';
 export * from './http/openapi';
+export * from './testing/run-mode-targets';

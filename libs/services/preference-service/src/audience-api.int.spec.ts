@@ -1,5 +1,5 @@
 import { expectEventually } from '@herald/testing';
-import { audienceTargets } from './testing/audience-targets';
+import { runModeTargets } from '@herald/runtime';
 import { AudienceTestApp, startAudienceTestApp } from './testing/audience-test-app';
 import { SAMPLE_CATEGORIES } from './testing/sample-categories';
 
@@ -7,7 +7,7 @@ type Json = Record<string, unknown>;
 const channelOf = (body: unknown, channel: string): Json | undefined =>
   ((body as Json).channels as Json[]).find((c) => c.channel === channel);
 
-describe.each(audienceTargets())('preference-service ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('preference-service ($name)', ({ database, bus }) => {
   let t: AudienceTestApp;
 
   beforeAll(async () => {

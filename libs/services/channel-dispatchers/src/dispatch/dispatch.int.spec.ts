@@ -1,11 +1,11 @@
 import { LocalSmtpServer } from '../testing/local-smtp-server';
 import { RecordingServer } from '../testing/recording-server';
 import { DispatchTestApp, deliveryCommand, startDispatchTestApp } from '../testing/dispatch-test-app';
-import { dispatchTargets } from '../testing/dispatch-targets';
+import { runModeTargets } from '@herald/runtime';
 
 const TWILIO = { account_sid: `AC${'b'.repeat(32)}`, auth_token: 'tw-token', from: '+14155550100' };
 
-describe.each(dispatchTargets())('channel-dispatchers ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus }) => {
   let dispatch: DispatchTestApp;
   let smtp: LocalSmtpServer;
   let twilio: RecordingServer;

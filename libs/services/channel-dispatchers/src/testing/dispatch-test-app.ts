@@ -12,10 +12,9 @@ import {
   deliveryTopic,
   envelopeOf,
 } from '@herald/contracts';
-import { InProcessBus, KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
-import { EmbeddedPostgres } from '@herald/database';
-import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, hashToken, startTestHttpApp } from '@herald/runtime';
-import { BusTarget, DatabaseTarget, createTemporaryDatabase, expectEventually, fetchJson, uniqueName } from '@herald/testing';
+import { MessageBus } from '@herald/bus';
+import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
+import { BusTarget, DatabaseTarget, expectEventually, fetchJson, uniqueName } from '@herald/testing';
 import { ChannelDispatchersModule, channelDispatchers } from '../channel-dispatchers.module';
 import { DispatchOptions } from '../dispatch/dispatch-options';
 
@@ -56,8 +55,8 @@ const TEST_OPTIONS: Partial<DispatchOptions> = { initialRetryDelayMs: 100, maxRe
 export async function startDispatchTestApp(database: DatabaseTarget, busTarget: BusTarget): Promise<DispatchTestApp> {
   const secretsKey = randomBytes(32);
   const box = new SecretBox(secretsKey);
-  const { url: databaseUrl, dispose } = await openDatabase(database);
-  const bus = openBus(busTarget);
+  const { url: databaseUrl, dispose } = await openTargetDatabase(database);
+  const bus = openTargetBus(busTarget, 'dispatch-test');
   await ensureHeraldTopics(bus, 3);
   const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register(TEST_OPTIONS) };
   const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey });
@@ -184,18 +183,4 @@ async function queryDatabase(url: string, text: string, params: unknown[]): Prom
   } finally {
     await client.end();
   }
-}
-
-async function openDatabase(target: DatabaseTarget): Promise<{ url: string; dispose: () => Promise<void> }> {
-  if (target.kind === 'embedded') {
-    const embedded = await EmbeddedPostgres.start();
-    return { url: embedded.url, dispose: () => embedded.stop() };
-  }
-  const database = await createTemporaryDatabase(target.url);
-  return { url: database.url, dispose: () => database.drop() };
-}
-
-function openBus(target: BusTarget): MessageBus {
-  if (target.kind === 'in-process') return new InProcessBus();
-  return new NamespacedBus(new KafkaBus({ brokers: target.brokers, clientId: uniqueName('dispatch-test') }), uniqueName('t'));
 }

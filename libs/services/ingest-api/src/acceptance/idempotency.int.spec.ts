@@ -1,9 +1,9 @@
 import { EventAccepted, TriggerAccepted } from '@herald/contracts';
 import { expectEventually } from '@herald/testing';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
-import { ingestTargets } from '../testing/ingest-targets';
+import { runModeTargets } from '@herald/runtime';
 
-describe.each(ingestTargets())('$idempotency_key ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
 
   beforeAll(async () => {

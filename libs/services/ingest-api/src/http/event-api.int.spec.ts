@@ -1,9 +1,9 @@
 import { EventAccepted } from '@herald/contracts';
 import { expectEventually } from '@herald/testing';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
-import { ingestTargets } from '../testing/ingest-targets';
+import { runModeTargets } from '@herald/runtime';
 
-describe.each(ingestTargets())('POST /event/ ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('POST /event/ ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { TriggerAccepted } from '@herald/contracts';
 import { expectEventually } from '@herald/testing';
 import { PROBE_RECIPIENT, IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
-import { ingestTargets } from '../testing/ingest-targets';
+import { runModeTargets } from '@herald/runtime';
 import { eventSlots, mutate, triggerSlots } from '../validation/testing/mutations';
 import { SeededRandom } from '../validation/testing/seeded-random';
 import { randomJson, randomValidEvent, randomValidTrigger } from '../validation/testing/valid-generators';
@@ -73,7 +73,7 @@ async function inBatches<T>(items: readonly T[], size: number, run: (item: T) =>
   for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(run));
 }
 
-describe.each(ingestTargets())('malformed bodies over HTTP ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('malformed bodies over HTTP ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
 
   beforeAll(async () => {

@@ -3,11 +3,11 @@ import { hashToken } from '@herald/runtime';
 import { expectEventually } from '@herald/testing';
 import { sampleTrigger } from '../validation/testing/sample-bodies';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
-import { ingestTargets } from '../testing/ingest-targets';
+import { runModeTargets } from '@herald/runtime';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe.each(ingestTargets())('POST /trigger/ ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('POST /trigger/ ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
 
   beforeAll(async () => {

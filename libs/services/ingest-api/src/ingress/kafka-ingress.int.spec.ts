@@ -2,10 +2,10 @@ import { TOPICS, TriggerAccepted } from '@herald/contracts';
 import { expectEventually } from '@herald/testing';
 import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, signIngressMessage } from './ingress-signature';
 import { IngestTestApp, TestWorkspace, startIngestTestApp } from '../testing/ingest-test-app';
-import { ingestTargets } from '../testing/ingest-targets';
+import { runModeTargets } from '@herald/runtime';
 import { INGRESS_GROUP_ID } from './kafka-ingress.consumer';
 
-describe.each(ingestTargets())('the Kafka ingress ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('the Kafka ingress ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
 
   beforeAll(async () => {

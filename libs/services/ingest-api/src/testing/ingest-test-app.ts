@@ -10,10 +10,18 @@ import {
   TOPICS,
   envelopeOf,
 } from '@herald/contracts';
-import { InProcessBus, KafkaBus, MessageBus, MessageHeaders, NamespacedBus } from '@herald/bus';
-import { EmbeddedPostgres } from '@herald/database';
-import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, signSdkRequest, startTestHttpApp } from '@herald/runtime';
-import { BusTarget, DatabaseTarget, createTemporaryDatabase, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
+import { MessageBus, MessageHeaders } from '@herald/bus';
+import {
+  SecretBox,
+  TestHttpApp,
+  ensureHeraldTopics,
+  hashToken,
+  openTargetBus,
+  openTargetDatabase,
+  signSdkRequest,
+  startTestHttpApp,
+} from '@herald/runtime';
+import { BusTarget, DatabaseTarget, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
 import { ingestApi } from '../ingest-api.module';
 import { ingestOpenApi } from '../openapi/ingest-openapi';
 
@@ -70,8 +78,8 @@ export interface IngestTestApp {
 export async function startIngestTestApp(database: DatabaseTarget, busTarget: BusTarget, options: { env?: Record<string, string> } = {}): Promise<IngestTestApp> {
   const secretsKey = randomBytes(32);
   const box = new SecretBox(secretsKey);
-  const { url: databaseUrl, dispose } = await openDatabase(database);
-  const bus = openBus(busTarget);
+  const { url: databaseUrl, dispose } = await openTargetDatabase(database);
+  const bus = openTargetBus(busTarget, 'ingest-test');
   await ensureHeraldTopics(bus, 3);
   const app = await startTestHttpApp(ingestApi, databaseUrl, { bus, secretsKey, env: options.env });
 
@@ -225,18 +233,4 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
       await dispose();
     },
   };
-}
-
-async function openDatabase(target: DatabaseTarget): Promise<{ url: string; dispose: () => Promise<void> }> {
-  if (target.kind === 'embedded') {
-    const embedded = await EmbeddedPostgres.start();
-    return { url: embedded.url, dispose: () => embedded.stop() };
-  }
-  const database = await createTemporaryDatabase(target.url);
-  return { url: database.url, dispose: () => database.drop() };
-}
-
-function openBus(target: BusTarget): MessageBus {
-  if (target.kind === 'in-process') return new InProcessBus();
-  return new NamespacedBus(new KafkaBus({ brokers: target.brokers, clientId: uniqueName('ingest-test') }), uniqueName('t'));
 }

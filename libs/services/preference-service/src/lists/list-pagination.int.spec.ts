@@ -1,4 +1,4 @@
-import { audienceTargets } from '../testing/audience-targets';
+import { runModeTargets } from '@herald/runtime';
 import { AudienceTestApp, startAudienceTestApp } from '../testing/audience-test-app';
 
 const MEMBERS = 100_000;
@@ -13,7 +13,7 @@ interface Page {
  * Interface 4.3 at size: 100,000 members read page by page while other clients add and
  * remove members. Every original member must come exactly once, in id order.
  */
-describe.each(audienceTargets())('paging 100,000 list subscribers ($name)', ({ database, bus }) => {
+describe.each(runModeTargets())('paging 100,000 list subscribers ($name)', ({ database, bus }) => {
   let t: AudienceTestApp;
 
   beforeAll(async () => {

@@ -12,10 +12,9 @@ import {
   parseAudienceChanged,
   parseEnvelope,
 } from '@herald/contracts';
-import { InProcessBus, KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
-import { EmbeddedPostgres } from '@herald/database';
-import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, signSdkRequest, startTestHttpApp } from '@herald/runtime';
-import { BusTarget, DatabaseTarget, createTemporaryDatabase, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
+import { MessageBus } from '@herald/bus';
+import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, signSdkRequest, openTargetBus, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
+import { BusTarget, DatabaseTarget, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
 import { audienceOpenApi } from '../openapi/audience-openapi';
 import { preferenceService } from '../preference-service.module';
 
@@ -62,8 +61,8 @@ export interface AudienceTestApp {
 export async function startAudienceTestApp(database: DatabaseTarget, busTarget: BusTarget): Promise<AudienceTestApp> {
   const secretsKey = randomBytes(32);
   const box = new SecretBox(secretsKey);
-  const { url: databaseUrl, dispose } = await openDatabase(database);
-  const bus = busTarget.kind === 'in-process' ? new InProcessBus() : new NamespacedBus(new KafkaBus({ brokers: busTarget.brokers, clientId: uniqueName('audience-test') }), uniqueName('a'));
+  const { url: databaseUrl, dispose } = await openTargetDatabase(database);
+  const bus = openTargetBus(busTarget, 'audience-test');
   await ensureHeraldTopics(bus, 3);
   const app = await startTestHttpApp(preferenceService, databaseUrl, { bus, secretsKey });
 
@@ -173,13 +172,4 @@ async function sqlOn<T>(databaseUrl: string, text: string, params: unknown[]): P
   } finally {
     await client.end();
   }
-}
-
-async function openDatabase(target: DatabaseTarget): Promise<{ url: string; dispose: () => Promise<void> }> {
-  if (target.kind === 'embedded') {
-    const embedded = await EmbeddedPostgres.start();
-    return { url: embedded.url, dispose: () => embedded.stop() };
-  }
-  const database = await createTemporaryDatabase(target.url);
-  return { url: database.url, dispose: () => database.drop() };
 }
