@@ -59,6 +59,13 @@ export const TOPICS = {
     consumers: ['workflow-engine'],
     purpose: 'Due durable timers (delay, batch and digest windows, wait-until timeouts)',
   }),
+  runHttpRequested: topic({
+    name: 'notify.run.http_requested.v1',
+    key: 'workspace:recipient',
+    producers: ['workflow-engine (outbox relay)'],
+    consumers: ['workflow-engine (group herald.engine.http)'],
+    purpose: 'HTTP requests of webhook and fetch nodes, sent by the engine\'s HTTP worker',
+  }),
   deliveryOutcome: topic({
     name: 'notify.delivery.outcome.v1',
     key: 'workspace:recipient',

@@ -42,7 +42,7 @@ export class StreamProcessor<Input, Event, State> {
     private readonly store: EventStore,
     private readonly decider: Decider<Input, Event, State>,
     private readonly codec: StreamCodec<Event>,
-    private readonly effectsOf: (events: readonly Event[], before: State, after: State, streamId: string) => StepEffects,
+    private readonly effectsOf: (events: readonly Event[], before: State, after: State, streamId: string, now: Date) => StepEffects,
   ) {}
 
   async process(streamId: string, input: Input, now: Date): Promise<ProcessedStep<Event, State>> {
@@ -59,7 +59,7 @@ export class StreamProcessor<Input, Event, State> {
           streamId,
           expectedPosition: position,
           events: events.map((e) => this.codec.toStored(e)),
-          ...this.effectsOf(events, state, after, streamId),
+          ...this.effectsOf(events, state, after, streamId, now),
         });
         return { events, state: after, position: result.position, conflicts: attempt - 1 };
       } catch (error) {

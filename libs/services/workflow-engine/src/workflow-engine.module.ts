@@ -1,17 +1,47 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { DefinitionsReadModel } from './read-models/definitions-read-model';
+import { HttpWorker } from './runs/http-worker';
+import { RunContextLoader } from './runs/run-context-loader';
+import { runExpressions } from './runs/run-expressions';
+import { PREFERENCE_POLICY, RUN_EXPRESSIONS, RunHost } from './runs/run-host';
+import { RunInputsConsumer } from './runs/run-inputs.consumer';
+import { audiencePreferencePolicy } from './runs/run-preferences';
 
-/** Workflow runs: the append-only run log, durable timers, delivery commands. */
+const EXPRESSION_ENGINES = Symbol('EXPRESSION_ENGINES');
+
+/** The jq and Jsonnet worker threads stop after the consumers that use them. */
+@Injectable()
+class ExpressionEnginesCloser implements OnApplicationShutdown {
+  constructor(@Inject(EXPRESSION_ENGINES) private readonly engines: ExpressionEngines) {}
+
+  onApplicationShutdown(): Promise<void> {
+    return this.engines.close();
+  }
+}
+
+/** Workflow runs: the append-only run log, durable timers, webhook calls, delivery commands. */
 @Module({})
 export class WorkflowEngineModule {
   static register(): DynamicModule {
     return {
       module: WorkflowEngineModule,
       imports: [ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS })],
-      providers: [DefinitionsReadModel, EngineLoops],
+      providers: [
+        DefinitionsReadModel,
+        EngineLoops,
+        RunContextLoader,
+        RunHost,
+        RunInputsConsumer,
+        HttpWorker,
+        { provide: EXPRESSION_ENGINES, useFactory: (): ExpressionEngines => createExpressionEngines({ jq: { variables: HERALD_JQ_VARIABLES } }) },
+        { provide: RUN_EXPRESSIONS, inject: [EXPRESSION_ENGINES], useFactory: runExpressions },
+        { provide: PREFERENCE_POLICY, useValue: audiencePreferencePolicy },
+        ExpressionEnginesCloser,
+      ],
     };
   }
 }

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { CategoryDocument } from '@herald/audience';
+import { Channel } from '@herald/contracts';
+import { RunContext, TemplateEntry, TemplateVariant, WorkflowDefinition, WorkflowNode } from '@herald/workflow';
+import { DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { preferenceSnapshot } from './run-preferences';
+
+/** A live template as management announces it (only what a run reads). */
+interface AnnouncedTemplate {
+  readonly slug: string;
+  readonly enabled_channels?: readonly Channel[];
+  readonly variants: ReadonlyArray<{
+    readonly id: string;
+    readonly channel: Channel;
+    readonly tenant_id: string | null;
+    readonly locale: string;
+    readonly conditions?: TemplateVariant['conditions'];
+    readonly seq_no: number;
+    readonly content: Record<string, unknown>;
+    readonly needs_vendor_approval?: boolean;
+    readonly approval_status?: string;
+  }>;
+}
+
+/** How far back the rate limit looks at most; a workflow's sliding_window is shorter in practice. */
+const ADMISSIONS_LOOKBACK = '1 day';
+
+/**
+ * Loads what a run may read before the host feeds it an input: the live variants of
+ * the templates its send nodes name, and for a rate-limited workflow the recipient's
+ * recent admissions, and the preference snapshot of the workflow's category. The stored
+ * recipient profile, the tenant and the recipient's own choices come from
+ * preference-service's announcements, which the engine does not read yet: until then a
+ * run uses what the trigger carried inline and the category's defaults.
+ */
+@Injectable()
+export class RunContextLoader {
+  constructor(
+    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly definitions: DefinitionsReadModel,
+  ) {}
+
+  async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipientKey: string): Promise<RunContext> {
+    const templates: Record<string, TemplateEntry> = {};
+    for (const slug of templateSlugs(workflow.definition.tree.nodes)) {
+      const announced = await this.definitions.template<AnnouncedTemplate>(workspaceId, slug);
+      if (announced) templates[slug] = sendableVariants(announced);
+    }
+    const recent = workflow.definition.ratelimit ? await this.recentAdmissions(workspaceId, workflow.slug, recipientKey) : undefined;
+    const categories = await this.definitions.categories<CategoryDocument>(workspaceId);
+    return { preferences: preferenceSnapshot(categories, workflow.definition.category), templates, ...(recent ? { recent_admissions: recent } : {}) };
+  }
+
+  /** Indexes an admission for the rate limit of later runs. */
+  async recordAdmission(workspaceId: string, workflowSlug: string, recipientKey: string, runId: string, at: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO engine.admissions (workspace_id, workflow_slug, recipient_key, run_id, admitted_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING`,
+      [workspaceId, workflowSlug, recipientKey, runId, at],
+    );
+  }
+
+  private async recentAdmissions(workspaceId: string, workflowSlug: string, recipientKey: string): Promise<string[]> {
+    const rows = (await this.db.query(
+      `SELECT admitted_at FROM engine.admissions
+        WHERE workspace_id = $1 AND workflow_slug = $2 AND recipient_key = $3 AND admitted_at > now() - interval '${ADMISSIONS_LOOKBACK}'
+        ORDER BY admitted_at`,
+      [workspaceId, workflowSlug, recipientKey],
+    )) as Array<{ admitted_at: Date }>;
+    return rows.map((r) => new Date(r.admitted_at).toISOString());
+  }
+}
+
+/** Every template a send node of the tree (branches included) names. */
+export function templateSlugs(nodes: readonly WorkflowNode[]): Set<string> {
+  const slugs = new Set<string>();
+  for (const node of nodes) {
+    if ('template' in node && typeof node.template === 'string') slugs.add(node.template);
+    if ('branches' in node) for (const branch of node.branches) for (const slug of templateSlugs(branch.nodes)) slugs.add(slug);
+  }
+  return slugs;
+}
+
+/** The variants a run may choose: of an enabled channel, and approved by a vendor where that is needed. */
+function sendableVariants(template: AnnouncedTemplate): TemplateEntry {
+  const variants = template.variants
+    .filter((v) => (template.enabled_channels ?? [v.channel]).includes(v.channel))
+    .filter((v) => !v.needs_vendor_approval || v.approval_status === 'approved')
+    .map(
+      (v): TemplateVariant => ({
+        id: v.id,
+        channel: v.channel,
+        tenant_id: v.tenant_id,
+        locale: v.locale,
+        ...(v.conditions ? { conditions: v.conditions } : {}),
+        seq_no: v.seq_no,
+        content: v.content,
+      }),
+    );
+  return { slug: template.slug, variants };
+}

@@ -1,0 +1,55 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  DELIVERY_OUTCOME_TYPE,
+  EVENT_ACCEPTED_TYPE,
+  TIMER_FIRED_TYPE,
+  TOPICS,
+  TRIGGER_ACCEPTED_TYPE,
+  parseDeliveryOutcome,
+  parseEventAccepted,
+  parseTimerFired,
+  parseTriggerAccepted,
+} from '@herald/contracts';
+import { ConsumerRegistry } from '@herald/runtime';
+import { RunHost } from './run-host';
+
+/**
+ * The inputs of runs, each topic in its own consumer group. All are keyed by the
+ * run's recipient; two inputs of one run handled at once by two members (during a
+ * rebalance) meet at the stream's expected position, and the loser decides again.
+ * Invalid messages go to the dead-letter topic; a failing step is retried by the bus.
+ */
+@Injectable()
+export class RunInputsConsumer implements OnApplicationBootstrap {
+  constructor(
+    private readonly consumers: ConsumerRegistry,
+    private readonly runs: RunHost,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.triggerAccepted.name], {
+      groupId: 'herald.engine.triggers',
+      type: TRIGGER_ACCEPTED_TYPE,
+      parsePayload: parseTriggerAccepted,
+      handle: (_payload, envelope) => this.runs.startFromTrigger(envelope),
+    });
+    await this.consumers.consume([TOPICS.eventAccepted.name], {
+      groupId: 'herald.engine.events',
+      type: EVENT_ACCEPTED_TYPE,
+      parsePayload: parseEventAccepted,
+      handle: (_payload, envelope) => this.runs.startFromEvent(envelope),
+    });
+    await this.consumers.consume([TOPICS.timerFired.name], {
+      groupId: 'herald.engine.timers',
+      type: TIMER_FIRED_TYPE,
+      parsePayload: parseTimerFired,
+      handle: (timer) => this.runs.timerFired(timer.stream_id, timer.timer_id),
+    });
+    await this.consumers.consume([TOPICS.deliveryOutcome.name], {
+      groupId: 'herald.engine.outcomes',
+      type: DELIVERY_OUTCOME_TYPE,
+      parsePayload: parseDeliveryOutcome,
+      handle: (outcome, envelope) => this.runs.deliveryOutcome(envelope.workspace_id, outcome),
+    });
+  }
+}

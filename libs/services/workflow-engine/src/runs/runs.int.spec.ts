@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { AddressInfo } from 'node:net';
+import { Server, createServer } from 'node:http';
+import { Client } from 'pg';
+import {
+  DEFINITION_CHANGED_TYPE,
+  DefinitionChanged,
+  DeliveryRequested,
+  EVENT_ACCEPTED_TYPE,
+  EventAccepted,
+  TOPICS,
+  TRIGGER_ACCEPTED_TYPE,
+  TriggerAccepted,
+  deliveryTopic,
+  deterministicUuid,
+  envelopeOf,
+  parseEnvelope,
+  recipientKey,
+} from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
+import { TestHttpApp, ensureHeraldTopics, openTargetBus, openTargetDatabase, runModeTargets, startTestHttpApp } from '@herald/runtime';
+import { expectEventually } from '@herald/testing';
+import { workflowEngine } from '../workflow-engine.module';
+
+interface Hook {
+  readonly at: number;
+  readonly body: unknown;
+  readonly idempotencyKey?: string;
+}
+
+const categories = {
+  root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
+};
+const welcomeMail = {
+  slug: 'welcome-mail',
+  enabled_channels: ['email'],
+  variants: [
+    {
+      id: 'default',
+      channel: 'email',
+      tenant_id: null,
+      locale: 'en',
+      seq_no: 1,
+      conditions: [],
+      content: { subject: 'Welcome {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' },
+      needs_vendor_approval: false,
+      approval_status: 'auto_approved',
+    },
+  ],
+};
+
+describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTarget }) => {
+  const workspace = randomUUID();
+  let bus: MessageBus;
+  let app: TestHttpApp;
+  let dispose: () => Promise<void>;
+  let databaseUrl: string;
+  let hookServer: Server;
+  let hookUrl: string;
+  const hooks: Hook[] = [];
+  const deliveries: DeliveryRequested[] = [];
+  let version = 0;
+
+  beforeAll(async () => {
+    const db = await openTargetDatabase(database);
+    databaseUrl = db.url;
+    dispose = db.dispose;
+    bus = openTargetBus(busTarget, 'engine-test');
+    await ensureHeraldTopics(bus, 3);
+    hookServer = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      request.on('end', () => {
+        hooks.push({ at: Date.now(), body: JSON.parse(text || 'null'), idempotencyKey: request.headers['idempotency-key'] as string | undefined });
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tier: 'gold' }));
+      });
+    });
+    await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
+    app = await startTestHttpApp(workflowEngine, databaseUrl, { bus, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
+    await bus.subscribe({
+      groupId: `reader-${randomUUID()}`,
+      topics: [deliveryTopic('email').name],
+      handler: async (message) => {
+        const envelope = parseEnvelope(message.value);
+        if (envelope.ok) deliveries.push(envelope.value.payload as DeliveryRequested);
+      },
+    });
+
+    await announce('category', 'categories', categories);
+    await announce('template', 'welcome-mail', welcomeMail);
+    await announceWorkflow('onboarding', {
+      name: 'Onboarding',
+      category: 'account',
+      trigger_type: 'api',
+      tree: {
+        nodes: [
+          { name: 'Wait', node_type: 'delay', delay_type: 'fixed', duration: '0d0h0m2s' },
+          {
+            name: 'Pro?',
+            node_type: 'branch',
+            branches: [
+              {
+                name: 'pro',
+                is_default: false,
+                conditions: [{ type: 'expression_v1', expression_v1: { op: 'AND', args: [{ variable_ns: '', variable: 'plan', op: '==', value: 'pro' }] } }],
+                nodes: [{ name: 'Tell CRM', node_type: 'httpapi_webhook', http_method: 'POST', url: hookUrl, body: '{ user: data["$recipient"].distinct_id, plan: data.plan }', output_key: 'crm' }],
+              },
+              { name: 'others', is_default: true, conditions: [], nodes: [{ name: 'Nothing to wait for', node_type: 'delay', delay_type: 'fixed', duration: '0d0h0m0s' }] },
+            ],
+          },
+          { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' },
+        ],
+      },
+    });
+    await announceWorkflow('bad-delay', {
+      name: 'Bad delay',
+      category: 'account',
+      trigger_type: 'api',
+      tree: { nodes: [{ name: 'Wait for it', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' }, { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
+    });
+    await announceWorkflow('on-signup', {
+      name: 'On signup',
+      category: 'account',
+      trigger_type: 'event',
+      trigger_events: ['signed_up'],
+      tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
+    });
+    // The definitions are in once the last announcement is.
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 5 }]));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await bus?.close();
+    hookServer?.close();
+    await dispose?.();
+  });
+
+  async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  async function announce(kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> {
+    version += 1;
+    const change: DefinitionChanged = { kind, change: 'committed', workspace_id: workspace, workspace_slug: 'staging', id, version, document };
+    await bus.publish(TOPICS.definitionChanged.name, [{ key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) }]);
+  }
+
+  const announceWorkflow = (slug: string, definition: unknown): Promise<void> => announce('workflow', slug, { slug, version_no: 1, is_enabled: true, hash: 'h', definition });
+
+  async function trigger(workflow: string, distinctId: string, data: Record<string, unknown>): Promise<string> {
+    const messageId = randomUUID();
+    const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
+    const payload: TriggerAccepted = {
+      message_id: messageId,
+      recipient_index: 0,
+      recipient_count: 1,
+      workspace_slug: 'staging',
+      workflow,
+      recipient,
+      data,
+      attachments: [],
+      accepted_via: 'api',
+      accepted_at: new Date().toISOString(),
+    };
+    const runId = deterministicUuid(messageId, '0');
+    await bus.publish(TOPICS.triggerAccepted.name, [
+      { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) },
+    ]);
+    return runId;
+  }
+
+  const eventTypes = async (runId: string): Promise<string[]> =>
+    (await sql<{ type: string }>(`SELECT type FROM engine.stream_events WHERE stream_id = $1 ORDER BY position`, [`run:${workspace}:${runId}`])).map((r) => r.type);
+
+  it('runs trigger → delay 2 s → branch → webhook → send: the webhook no earlier than the delay, exactly once, and its answer reaches the send', async () => {
+    const sentAt = Date.now();
+    const runId = await trigger('onboarding', 'ada', { plan: 'pro' });
+    await expectEventually(() => expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
+    const mine = hooks.filter((h) => (h.body as { user?: string }).user === 'ada');
+    expect(mine).toHaveLength(1);
+    expect(mine[0].at - sentAt).toBeGreaterThanOrEqual(2_000);
+    expect(mine[0].body).toEqual({ user: 'ada', plan: 'pro' });
+    // The request id rides along, so a receiver can drop the repeat a crash would cause.
+    expect(mine[0].idempotencyKey).toMatch(new RegExp(`^${runId}:http:`));
+    const [delivery] = deliveries.filter((d) => d.run_id === runId);
+    expect(delivery).toMatchObject({
+      channel: 'email',
+      workflow: { slug: 'onboarding', version: 1 },
+      destination: { identities: ['ada@example.com'] },
+      template: { slug: 'welcome-mail', variant_id: 'default', content: { subject: 'Welcome {{name}}' } },
+      render_data: { plan: 'pro', crm: { tier: 'gold' } },
+    });
+    expect(await eventTypes(runId)).toEqual(
+      expect.arrayContaining(['run.started.v1', 'run.admitted.v1', 'timer.scheduled.v1', 'timer.fired.v1', 'branch.taken.v1', 'http.requested.v1', 'http.responded.v1', 'delivery.requested.v1', 'run.completed.v1']),
+    );
+    // Nothing more arrives later: one webhook, one delivery.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(hooks.filter((h) => (h.body as { user?: string }).user === 'ada')).toHaveLength(1);
+    expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1);
+  });
+
+  it('takes the default branch when no condition holds, without calling the webhook', async () => {
+    const runId = await trigger('onboarding', 'bob', { plan: 'free' });
+    await expectEventually(() => expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
+    expect(hooks.filter((h) => (h.body as { user?: string }).user === 'bob')).toEqual([]);
+  });
+
+  it('stops a run whose dynamic delay is invalid, with the reason in its log, and goes on with other runs', async () => {
+    const runId = await trigger('bad-delay', 'cleo', { wait: 'soon' });
+    await expectEventually(async () => expect(await eventTypes(runId)).toContain('run.failed.v1'));
+    const [failed] = await sql<{ data: { reason: string } }>(`SELECT data FROM engine.stream_events WHERE stream_id = $1 AND type = 'run.failed.v1'`, [`run:${workspace}:${runId}`]);
+    expect(failed.data.reason).toMatch(/soon|duration/i);
+    expect(deliveries.filter((d) => d.run_id === runId)).toEqual([]);
+  });
+
+  it('starts the workflows an event triggers', async () => {
+    const messageId = randomUUID();
+    const event: EventAccepted = {
+      message_id: messageId,
+      workspace_slug: 'staging',
+      distinct_id: 'dan',
+      event: 'signed_up',
+      properties: {},
+      attachments: [],
+      accepted_via: 'api',
+      accepted_at: new Date().toISOString(),
+    };
+    await bus.publish(TOPICS.eventAccepted.name, [{ key: `${workspace}:dan`, value: JSON.stringify(envelopeOf(EVENT_ACCEPTED_TYPE, 1, messageId, workspace, new Date(), event)) }]);
+    const runId = deterministicUuid(messageId, 'on-signup');
+    await expectEventually(async () => expect(await eventTypes(runId)).toContain('run.completed.v1'));
+    // No stored profile and no inline identity: the email is skipped, and the log says why.
+    expect(await eventTypes(runId)).toContain('delivery.skipped.v1');
+  });
+});
