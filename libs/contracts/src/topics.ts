@@ -91,7 +91,7 @@ export const TOPICS = {
     name: 'notify.credentials.changed.v1',
     key: 'workspace',
     producers: ['management-api'],
-    consumers: ['ingest-api', 'preference-service'],
+    consumers: ['ingest-api', 'preference-service', 'channel-dispatchers'],
     purpose: 'API keys and workspace keys created, rotated or deleted (feeds authentication)',
   }),
   deadLetter: topic({
