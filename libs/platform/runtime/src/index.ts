@@ -20,3 +20,4 @@ export * from './testing/test-http-app';
 export * from './security/request-auth';
 export * from './http/openapi';
 export * from './testing/run-mode-targets';
+export * from './nest/workspace-auth';

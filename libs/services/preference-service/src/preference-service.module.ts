@@ -1,7 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
-import { AudienceAuthGuard } from './auth/audience-auth.guard';
-import { AUDIENCE_SECRET_BOX, AudienceCredentials } from './auth/audience-credentials';
+import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { CategoryReadModel } from './categories/category-read-model';
 import { ListStore } from './lists/list-store';
 import { ListsController } from './lists/lists.controller';
@@ -23,12 +21,13 @@ export class PreferenceServiceModule {
   static register(): DynamicModule {
     return {
       module: PreferenceServiceModule,
-      imports: [ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS })],
+      imports: [
+        ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS }),
+        WorkspaceAuthModule.forService({ service: 'preference-service', schema: 'audience', groupId: 'herald.audience.credentials' }),
+      ],
       // Preference routes first: they are more specific than the profile routes they extend.
       controllers: [ObjectPreferencesController, UserPreferencesController, ObjectsController, UsersController, ListsController, TenantsController],
       providers: [
-        AudienceCredentials,
-        AudienceAuthGuard,
         CategoryReadModel,
         ProfileStore,
         ListStore,
@@ -36,15 +35,6 @@ export class PreferenceServiceModule {
         PreferenceStore,
         InlineProfileConsumer,
         AudienceOutboxRelay,
-        {
-          provide: AUDIENCE_SECRET_BOX,
-          inject: [HERALD_CONFIG],
-          useFactory: (config: HeraldConfig): SecretBox => {
-            // Workspace secrets arrive sealed by management-api; the same key opens them.
-            if (!config.secretsKey) throw new Error('HERALD_SECRETS_KEY is required by preference-service (it verifies workspace-key signatures)');
-            return new SecretBox(config.secretsKey);
-          },
-        },
       ],
     };
   }

@@ -18,7 +18,7 @@ import {
   userKey,
 } from '@herald/contracts';
 import type { OutgoingMessage } from '@herald/bus';
-import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
+import type { AuthenticatedWorkspace } from '@herald/runtime';
 
 /** What one accepted request puts on the bus, topic by topic. Pure: ids and time are inputs. */
 export interface AcceptedMessages {

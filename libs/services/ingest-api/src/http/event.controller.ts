@@ -2,11 +2,10 @@ import { Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { Acceptance } from '../acceptance/acceptance';
-import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
 import { validateEvent } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
 import { ingestBody } from './request-body';
-import { CurrentWorkspace, IngestRequest, WorkspaceAuthGuard } from './workspace-auth.guard';
+import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 
 /** `POST /event/`: one event → 202 `{"message": "OK"}`, an array → 207 per record. */
 @Controller('event')
@@ -17,7 +16,7 @@ export class EventController {
   @Post()
   async track(
     @CurrentWorkspace() workspace: AuthenticatedWorkspace,
-    @Req() request: IngestRequest,
+    @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ message: 'OK' } | BulkResponse> {
     const body = ingestBody(request);

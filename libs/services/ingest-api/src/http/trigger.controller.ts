@@ -2,11 +2,10 @@ import { Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { Acceptance } from '../acceptance/acceptance';
-import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
 import { validateTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
 import { ingestBody } from './request-body';
-import { CurrentWorkspace, IngestRequest, WorkspaceAuthGuard } from './workspace-auth.guard';
+import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 
 /** `POST /trigger/`: one object → 202, an array (bulk) → 207 per record. */
 @Controller('trigger')
@@ -17,7 +16,7 @@ export class TriggerController {
   @Post()
   async trigger(
     @CurrentWorkspace() workspace: AuthenticatedWorkspace,
-    @Req() request: IngestRequest,
+    @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ message_id: string; status: 'success' } | BulkResponse> {
     const body = ingestBody(request);

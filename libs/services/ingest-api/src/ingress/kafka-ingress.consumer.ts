@@ -1,11 +1,18 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid } from '@herald/contracts';
 import { IncomingMessage, MessageBus } from '@herald/bus';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, deadLetter } from '@herald/runtime';
+import {
+  AuthenticatedWorkspace,
+  ConsumerRegistry,
+  HERALD_LOGGER,
+  HeraldLogger,
+  MESSAGE_BUS,
+  WORKSPACE_CREDENTIALS,
+  WorkspaceCredentials,
+  deadLetter,
+} from '@herald/runtime';
 import { Acceptance } from '../acceptance/acceptance';
 import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, ingressSignatureMatches } from './ingress-signature';
-import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
-import { CredentialsReadModel } from '../read-models/credentials-read-model';
 import { validateEvent, validateTrigger } from '../validation';
 import { MAX_INGEST_BODY_BYTES } from '../http/request-body';
 
@@ -34,7 +41,7 @@ class Rejected extends Error {
 export class KafkaIngressConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly consumers: ConsumerRegistry,
-    private readonly credentials: CredentialsReadModel,
+    @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
     private readonly acceptance: Acceptance,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,

@@ -2,8 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
-import { ExpiringCache } from './expiring-cache';
+import { ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 
 export interface LiveWorkflow {
   readonly slug: string;

@@ -5,7 +5,7 @@ import { FieldError, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { CursorMeta, CursorQuery } from './cursor-page';
 
@@ -56,7 +56,7 @@ export class ListStore {
   ) {}
 
   /** Creates the list, or renames/redescribes it when it exists. */
-  async upsert(ws: AudienceWorkspace, body: unknown): Promise<ListView> {
+  async upsert(ws: AuthenticatedWorkspace, body: unknown): Promise<ListView> {
     const input = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
     const errors: FieldError[] = [];
     if (typeof input.list_id !== 'string' || input.list_id.trim() === '') errors.push({ path: 'list_id', message: 'must be a non-empty string' });
@@ -81,12 +81,12 @@ export class ListStore {
     });
   }
 
-  async read(ws: AudienceWorkspace, listId: string, manager: EntityManager = this.db.manager): Promise<ListView> {
+  async read(ws: AuthenticatedWorkspace, listId: string, manager: EntityManager = this.db.manager): Promise<ListView> {
     return listView(await this.row(manager, ws, listId, false));
   }
 
   /** Lists of the workspace, newest first, with offset paging (reference `GET /v1/subscriber_list`). */
-  async all(ws: AudienceWorkspace, limit: number, offset: number): Promise<{ meta: { count: number; limit: number; offset: number }; results: ListView[] }> {
+  async all(ws: AuthenticatedWorkspace, limit: number, offset: number): Promise<{ meta: { count: number; limit: number; offset: number }; results: ListView[] }> {
     const rows = (await this.db.query(
       `SELECT list_id, list_name, list_description, subscribers_count, created_at, updated_at, count(*) OVER ()::int AS total
          FROM audience.lists WHERE workspace_id = $1 ORDER BY created_at DESC, list_id LIMIT $2 OFFSET $3`,
@@ -97,7 +97,7 @@ export class ListStore {
   }
 
   /** Adds users (each once); answers how many were new. */
-  async add(ws: AudienceWorkspace, listId: string, body: unknown): Promise<number> {
+  async add(ws: AuthenticatedWorkspace, listId: string, body: unknown): Promise<number> {
     const ids = distinctIds(body);
     return this.db.transaction(async (tx) => {
       // The list row lock orders writers of one list, so the count stays exact.
@@ -113,7 +113,7 @@ export class ListStore {
     });
   }
 
-  async remove(ws: AudienceWorkspace, listId: string, body: unknown): Promise<number> {
+  async remove(ws: AuthenticatedWorkspace, listId: string, body: unknown): Promise<number> {
     const ids = distinctIds(body);
     return this.db.transaction(async (tx) => {
       await this.row(tx, ws, listId, true);
@@ -126,7 +126,7 @@ export class ListStore {
     });
   }
 
-  async delete(ws: AudienceWorkspace, listId: string): Promise<void> {
+  async delete(ws: AuthenticatedWorkspace, listId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await this.row(tx, ws, listId, true);
       await tx.query(`DELETE FROM audience.lists WHERE workspace_id = $1 AND list_id = $2`, [ws.id, listId]);
@@ -141,7 +141,7 @@ export class ListStore {
    * while members are added or removed: `after` continues past the cursor in the
    * chosen order, `before` returns the page that precedes it.
    */
-  async page(ws: AudienceWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
+  async page(ws: AuthenticatedWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
     const list = await this.row(this.db.manager, ws, listId, false);
     const ascending = query.sort === 'id';
     const backwards = query.before !== undefined;
@@ -173,14 +173,14 @@ export class ListStore {
    * An empty page lies just past its cursor, which itself (if still a member) belongs
    * to the pages on the other side.
    */
-  private async aroundEmptyPage(ws: AudienceWorkspace, listId: string, cursor: string | undefined, ascending: boolean, backwards: boolean): Promise<[boolean, boolean]> {
+  private async aroundEmptyPage(ws: AuthenticatedWorkspace, listId: string, cursor: string | undefined, ascending: boolean, backwards: boolean): Promise<[boolean, boolean]> {
     if (cursor === undefined) return [false, false];
     const beyondCursor = await this.anyBeyond(ws, listId, cursor, backwards ? ascending : !ascending, true);
     return backwards ? [false, beyondCursor] : [beyondCursor, false];
   }
 
   /** Whether a member lies past `id` in the given direction of ids. */
-  private async anyBeyond(ws: AudienceWorkspace, listId: string, id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> {
+  private async anyBeyond(ws: AuthenticatedWorkspace, listId: string, id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> {
     if (id === undefined) return false;
     const op = `${upwards ? '>' : '<'}${inclusive ? '=' : ''}`;
     const rows = (await this.db.query(`SELECT 1 FROM audience.list_subscribers WHERE workspace_id = $1 AND list_id = $2 AND id ${op} $3 LIMIT 1`, [
@@ -191,7 +191,7 @@ export class ListStore {
     return rows.length > 0;
   }
 
-  private async row(manager: EntityManager, ws: AudienceWorkspace, listId: string, forUpdate: boolean): Promise<ListRow> {
+  private async row(manager: EntityManager, ws: AuthenticatedWorkspace, listId: string, forUpdate: boolean): Promise<ListRow> {
     const [row] = (await manager.query(
       `SELECT list_id, list_name, list_description, subscribers_count, created_at, updated_at FROM audience.lists
         WHERE workspace_id = $1 AND list_id = $2 ${forUpdate ? 'FOR UPDATE' : ''}`,
@@ -201,7 +201,7 @@ export class ListStore {
     return row;
   }
 
-  private async changed(tx: EntityManager, ws: AudienceWorkspace, listId: string, added: string[], removed: string[]): Promise<void> {
+  private async changed(tx: EntityManager, ws: AuthenticatedWorkspace, listId: string, added: string[], removed: string[]): Promise<void> {
     if (added.length === 0 && removed.length === 0) return;
     await tx.query(`UPDATE audience.lists SET subscribers_count = subscribers_count + $3, updated_at = now() WHERE workspace_id = $1 AND list_id = $2`, [
       ws.id,

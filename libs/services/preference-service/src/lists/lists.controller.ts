@@ -1,26 +1,26 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { FieldError, HeraldError } from '@herald/contracts';
-import { AudienceAuthGuard, Workspace } from '../auth/audience-auth.guard';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { requiredBody } from '../http/request';
 import { DEFAULT_LIMIT, MAX_LIMIT, parseCursorQuery } from './cursor-page';
 import { ListStore } from './list-store';
 
 /** Subscriber lists (reference `/v1/subscriber_list/...`; interface 4.3 for the members). */
 @Controller('v1/subscriber_list')
-@UseGuards(AudienceAuthGuard)
+@UseGuards(WorkspaceAuthGuard)
 export class ListsController {
   constructor(private readonly lists: ListStore) {}
 
   @Post()
   @HttpCode(201)
-  create(@Workspace() ws: AudienceWorkspace, @Body() body: unknown): Promise<unknown> {
+  create(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Body() body: unknown): Promise<unknown> {
     return this.lists.upsert(ws, requiredBody(body));
   }
 
   /** The SDK calls it without the trailing slash; both spellings are routed (a redirect would break the signature). */
   @Get()
-  all(@Workspace() ws: AudienceWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
+  all(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
     const errors: FieldError[] = [];
     const limit = integer(query.limit, DEFAULT_LIMIT);
     const offset = integer(query.offset, 0);
@@ -31,29 +31,29 @@ export class ListsController {
   }
 
   @Get(':list_id')
-  read(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string): Promise<unknown> {
+  read(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string): Promise<unknown> {
     return this.lists.read(ws, listId);
   }
 
   @Get(':list_id/subscriber')
-  subscribers(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+  subscribers(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
     return this.lists.page(ws, listId, parseCursorQuery(query));
   }
 
   @Post(':list_id/subscriber/add')
   @HttpCode(201)
-  async add(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
+  async add(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
     return { success: true, affected_count: await this.lists.add(ws, listId, requiredBody(body)) };
   }
 
   @Post(':list_id/subscriber/remove')
   @HttpCode(201)
-  async remove(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
+  async remove(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
     return { success: true, affected_count: await this.lists.remove(ws, listId, requiredBody(body)) };
   }
 
   @Patch(':list_id/delete')
-  async delete(@Workspace() ws: AudienceWorkspace, @Param('list_id') listId: string): Promise<unknown> {
+  async delete(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string): Promise<unknown> {
     await this.lists.delete(ws, listId);
     return { success: true };
   }

@@ -13,7 +13,7 @@ import {
 import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CategoryReadModel } from '../categories/category-read-model';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { ProfileStore } from '../profiles/profile-store';
@@ -37,7 +37,7 @@ export class PreferenceStore {
   ) {}
 
   /** Interface 4.1: merges the body into the recipient's choice for the category and answers the record of 2.6. */
-  async updateCategory(ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, body: unknown): Promise<CategoryPreferenceRecord> {
+  async updateCategory(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, body: unknown): Promise<CategoryPreferenceRecord> {
     return this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
       const located = await this.categories.category(ws.id, slug, tx);
@@ -60,7 +60,7 @@ export class PreferenceStore {
   }
 
   /** Interface 4.2: sets restrictions per channel; answers every channel's restriction in the scope. */
-  async updateChannels(ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined, body: unknown): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
+  async updateChannels(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, body: unknown): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
     const items = channelPreferences(body);
     return this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
@@ -85,13 +85,13 @@ export class PreferenceStore {
     });
   }
 
-  async channels(ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
+  async channels(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
     await this.requireSubject(this.db.manager, ws, subject);
     const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, null, undefined);
     return { channel_preferences: channelView(restrictedIn(snapshot)) };
   }
 
-  async category(ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string): Promise<CategoryPreferenceRecord> {
+  async category(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string): Promise<CategoryPreferenceRecord> {
     await this.requireSubject(this.db.manager, ws, subject);
     const located = await this.categories.category(ws.id, slug);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
@@ -99,7 +99,7 @@ export class PreferenceStore {
   }
 
   /** The full preference of the reference: sections of category records, and the channel restrictions. */
-  async full(ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<unknown> {
+  async full(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<unknown> {
     await this.requireSubject(this.db.manager, ws, subject);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
     const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined);
@@ -114,12 +114,12 @@ export class PreferenceStore {
     return { sections: [...sections.values()], channel_preferences: channelView(restrictedIn(snapshot)) };
   }
 
-  private async requireSubject(manager: EntityManager, ws: AudienceWorkspace, subject: AudienceSubject, lock = false): Promise<void> {
+  private async requireSubject(manager: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, lock = false): Promise<void> {
     if (!(await this.profiles.exists(ws, subject, manager, lock))) throw subjectNotFound(subject);
   }
 
   /** The recipient's choices in one scope. */
-  private async layer(manager: EntityManager, ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<SubjectPreferences> {
+  private async layer(manager: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<SubjectPreferences> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const key = [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
     const where = `workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`;
@@ -136,7 +136,7 @@ export class PreferenceStore {
   /** The snapshot of @herald/audience for this recipient and scope (`category` is filled in per category by the callers). */
   private async snapshotWith(
     manager: EntityManager,
-    ws: AudienceWorkspace,
+    ws: AuthenticatedWorkspace,
     subject: AudienceSubject,
     tenantId: string | undefined,
     tenant: PreferenceSnapshot['tenant'],
@@ -147,7 +147,7 @@ export class PreferenceStore {
     return { category: null, tenant, subject: global, subject_in_tenant: inTenant };
   }
 
-  private async announce(tx: EntityManager, ws: AudienceWorkspace, subject: AudienceSubject, tenantId: string | undefined, preferences: SubjectPreferences): Promise<void> {
+  private async announce(tx: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, preferences: SubjectPreferences): Promise<void> {
     await writeOutbox(tx, AUDIENCE_OUTBOX, [
       audienceChangedMessage(
         ws.id,

@@ -1,24 +1,24 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from '@nestjs/common';
 import { AudienceSubject } from '@herald/contracts';
-import { AudienceAuthGuard, Workspace } from '../auth/audience-auth.guard';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { requiredBody, tenantQuery } from '../http/request';
 import { PreferenceStore } from './preference-store';
 
 /** Object preferences: interface 4.1 and 4.2, plus the reference's reads. `tenant_id` selects the tenant scope. */
 @Controller('v1/object/:object_type/:id/preference')
-@UseGuards(AudienceAuthGuard)
+@UseGuards(WorkspaceAuthGuard)
 export class ObjectPreferencesController {
   constructor(private readonly preferences: PreferenceStore) {}
 
   @Get()
-  full(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+  full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.full(ws, object(type, id), tenantQuery(tenant));
   }
 
   @Get('category/:category_slug')
   category(
-    @Workspace() ws: AudienceWorkspace,
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
     @Param('object_type') type: string,
     @Param('id') id: string,
     @Param('category_slug') slug: string,
@@ -31,7 +31,7 @@ export class ObjectPreferencesController {
   @Patch('category/:category_slug')
   @HttpCode(202)
   updateCategory(
-    @Workspace() ws: AudienceWorkspace,
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
     @Param('object_type') type: string,
     @Param('id') id: string,
     @Param('category_slug') slug: string,
@@ -42,7 +42,7 @@ export class ObjectPreferencesController {
   }
 
   @Get('channel_preference')
-  channels(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+  channels(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.channels(ws, object(type, id), tenantQuery(tenant));
   }
 
@@ -50,7 +50,7 @@ export class ObjectPreferencesController {
   @Patch('channel_preference')
   @HttpCode(202)
   updateChannels(
-    @Workspace() ws: AudienceWorkspace,
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
     @Param('object_type') type: string,
     @Param('id') id: string,
     @Query('tenant_id') tenant: unknown,
@@ -62,24 +62,24 @@ export class ObjectPreferencesController {
 
 /** User preferences, the same operations under `/v1/user/{distinct_id}/preference/`. */
 @Controller('v1/user/:distinct_id/preference')
-@UseGuards(AudienceAuthGuard)
+@UseGuards(WorkspaceAuthGuard)
 export class UserPreferencesController {
   constructor(private readonly preferences: PreferenceStore) {}
 
   @Get()
-  full(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+  full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.full(ws, user(distinctId), tenantQuery(tenant));
   }
 
   @Get('category/:category_slug')
-  category(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Param('category_slug') slug: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+  category(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('category_slug') slug: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.category(ws, user(distinctId), tenantQuery(tenant), slug);
   }
 
   @Patch('category/:category_slug')
   @HttpCode(202)
   updateCategory(
-    @Workspace() ws: AudienceWorkspace,
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
     @Param('distinct_id') distinctId: string,
     @Param('category_slug') slug: string,
     @Query('tenant_id') tenant: unknown,
@@ -89,13 +89,13 @@ export class UserPreferencesController {
   }
 
   @Get('channel_preference')
-  channels(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
+  channels(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.channels(ws, user(distinctId), tenantQuery(tenant));
   }
 
   @Patch('channel_preference')
   @HttpCode(202)
-  updateChannels(@Workspace() ws: AudienceWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
+  updateChannels(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
     return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
   }
 }

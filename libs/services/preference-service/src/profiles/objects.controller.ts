@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { AudienceAuthGuard, Workspace } from '../auth/audience-auth.guard';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { requiredBody } from '../http/request';
 import { applyOperations, applyUpsert } from './profile-document';
 import { ProfileStore } from './profile-store';
@@ -8,26 +8,26 @@ import { objectView } from './profile-views';
 
 /** Objects (reference `/v1/object/{object_type}/{id}/`; interface 4.4 for the delete). */
 @Controller('v1/object/:object_type/:id')
-@UseGuards(AudienceAuthGuard)
+@UseGuards(WorkspaceAuthGuard)
 export class ObjectsController {
   constructor(private readonly profiles: ProfileStore) {}
 
   @Post()
   @HttpCode(201)
-  async upsert(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
+  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
     const input = requiredBody(body);
     const profile = await this.profiles.mutate(ws, { type: 'object', object_type: type, id }, undefined, (p) => applyUpsert(p, input), { create: true });
     return objectView(type, id, profile, await this.profiles.subscriptionsCount(ws, type, id));
   }
 
   @Get()
-  async read(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string): Promise<unknown> {
+  async read(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string): Promise<unknown> {
     const profile = await this.profiles.read(ws, { type: 'object', object_type: type, id });
     return objectView(type, id, profile, await this.profiles.subscriptionsCount(ws, type, id));
   }
 
   @Patch()
-  async edit(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
+  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
     const input = requiredBody(body);
     const profile = await this.profiles.mutate(ws, { type: 'object', object_type: type, id }, undefined, (p) => applyOperations(p, input), { create: false });
     return objectView(type, id, profile, await this.profiles.subscriptionsCount(ws, type, id));
@@ -36,7 +36,7 @@ export class ObjectsController {
   /** Interface 4.4: permanent; 204 with no body, 404 (short shape) when missing. */
   @Delete()
   @HttpCode(204)
-  async delete(@Workspace() ws: AudienceWorkspace, @Param('object_type') type: string, @Param('id') id: string): Promise<void> {
+  async delete(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string): Promise<void> {
     await this.profiles.delete(ws, { type: 'object', object_type: type, id });
   }
 }

@@ -5,7 +5,7 @@ import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { Parsed, ProfileDocument, mergeProfiles } from './profile-document';
 import { scopeOf, subjectColumns, subjectNotFound } from './subject';
@@ -36,7 +36,7 @@ export class ProfileStore {
    * announcement. `change` gets the current document and returns the new one.
    */
   async mutate(
-    workspace: AudienceWorkspace,
+    workspace: AuthenticatedWorkspace,
     subject: AudienceSubject,
     tenantId: string | undefined,
     change: (current: ProfileDocument) => Parsed<ProfileDocument>,
@@ -84,7 +84,7 @@ export class ProfileStore {
   }
 
   /** The global profile, with the tenant's merged over it when `tenantId` names one; 404 when there is no global profile. */
-  async read(workspace: AudienceWorkspace, subject: AudienceSubject, tenantId?: string, manager: EntityManager = this.db.manager): Promise<StoredProfile> {
+  async read(workspace: AuthenticatedWorkspace, subject: AudienceSubject, tenantId?: string, manager: EntityManager = this.db.manager): Promise<StoredProfile> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const rows = (await manager.query(
       `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
@@ -98,7 +98,7 @@ export class ProfileStore {
   }
 
   /** Whether the subject has a global profile; `lock` holds its row, ordering the writers of one subject's preferences. */
-  async exists(workspace: AudienceWorkspace, subject: AudienceSubject, manager: EntityManager = this.db.manager, lock = false): Promise<boolean> {
+  async exists(workspace: AuthenticatedWorkspace, subject: AudienceSubject, manager: EntityManager = this.db.manager, lock = false): Promise<boolean> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const rows = (await manager.query(
       `SELECT 1 FROM audience.profiles WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = '' ${lock ? 'FOR UPDATE' : ''}`,
@@ -111,7 +111,7 @@ export class ProfileStore {
    * Deletes a user or object for good: every profile scope, its preferences and its
    * subscriptions (as subscriber and, for objects, as the object subscribed to).
    */
-  async delete(workspace: AudienceWorkspace, subject: AudienceSubject): Promise<void> {
+  async delete(workspace: AuthenticatedWorkspace, subject: AudienceSubject): Promise<void> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const key = [workspace.id, subjectType, objectType, subjectId];
     await this.db.transaction(async (tx) => {
@@ -155,7 +155,7 @@ export class ProfileStore {
   }
 
   /** How many users and objects are subscribed to an object. */
-  async subscriptionsCount(workspace: AudienceWorkspace, objectType: string, id: string): Promise<number> {
+  async subscriptionsCount(workspace: AuthenticatedWorkspace, objectType: string, id: string): Promise<number> {
     const [row] = (await this.db.query(
       `SELECT count(*)::int AS n FROM audience.object_subscriptions WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3`,
       [workspace.id, objectType, id],

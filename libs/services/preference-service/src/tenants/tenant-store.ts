@@ -5,7 +5,7 @@ import { DefaultPreference, PREFERENCE_CHANNELS, TenantCategoryDefault, TenantPr
 import { FieldError, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
-import { AudienceWorkspace } from '../auth/audience-credentials';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CategoryReadModel } from '../categories/category-read-model';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 
@@ -28,7 +28,7 @@ export class TenantStore {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async upsert(ws: AudienceWorkspace, tenantId: string, body: unknown): Promise<Record<string, unknown>> {
+  async upsert(ws: AuthenticatedWorkspace, tenantId: string, body: unknown): Promise<Record<string, unknown>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
     const input = body as Record<string, unknown>;
     const errors: FieldError[] = [];
@@ -50,11 +50,11 @@ export class TenantStore {
     });
   }
 
-  async read(ws: AudienceWorkspace, tenantId: string): Promise<Record<string, unknown>> {
+  async read(ws: AuthenticatedWorkspace, tenantId: string): Promise<Record<string, unknown>> {
     return tenantView(await this.row(this.db.manager, ws, tenantId, false));
   }
 
-  async delete(ws: AudienceWorkspace, tenantId: string): Promise<void> {
+  async delete(ws: AuthenticatedWorkspace, tenantId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await this.row(tx, ws, tenantId, true);
       await tx.query(`DELETE FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2`, [ws.id, tenantId]);
@@ -65,7 +65,7 @@ export class TenantStore {
   }
 
   /** Reference `PATCH /v1/tenant/{tenant_id}/category/{category_slug}/`: the tenant's default for one category. */
-  async updateCategoryDefault(ws: AudienceWorkspace, tenantId: string, slug: string, body: unknown): Promise<Record<string, unknown>> {
+  async updateCategoryDefault(ws: AuthenticatedWorkspace, tenantId: string, slug: string, body: unknown): Promise<Record<string, unknown>> {
     return this.db.transaction(async (tx) => {
       const row = await this.row(tx, ws, tenantId, true);
       const located = await this.categories.category(ws.id, slug, tx);
@@ -96,7 +96,7 @@ export class TenantStore {
   }
 
   /** The tenant's preferences as evaluation takes them; null when there is no such tenant. */
-  async preferences(ws: AudienceWorkspace, tenantId: string, manager: EntityManager = this.db.manager): Promise<TenantPreferences | null> {
+  async preferences(ws: AuthenticatedWorkspace, tenantId: string, manager: EntityManager = this.db.manager): Promise<TenantPreferences | null> {
     const [tenant] = (await manager.query(`SELECT blocked_channels FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2`, [ws.id, tenantId])) as Array<{
       blocked_channels: string[];
     }>;
@@ -108,7 +108,7 @@ export class TenantStore {
     return { tenant_id: tenantId, blocked_channels: tenant.blocked_channels, categories: Object.fromEntries(defaults.map((d) => [d.category, d.defaults])) };
   }
 
-  private async row(manager: EntityManager, ws: AudienceWorkspace, tenantId: string, lock: boolean): Promise<TenantRow> {
+  private async row(manager: EntityManager, ws: AuthenticatedWorkspace, tenantId: string, lock: boolean): Promise<TenantRow> {
     const [row] = (await manager.query(
       `SELECT tenant_id, document, blocked_channels, created_at, updated_at FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2 ${lock ? 'FOR UPDATE' : ''}`,
       [ws.id, tenantId],
@@ -117,7 +117,7 @@ export class TenantStore {
     return row;
   }
 
-  private async announce(tx: EntityManager, ws: AudienceWorkspace, tenantId: string, row: TenantRow): Promise<void> {
+  private async announce(tx: EntityManager, ws: AuthenticatedWorkspace, tenantId: string, row: TenantRow): Promise<void> {
     const preferences = await this.preferences(ws, tenantId, tx);
     await writeOutbox(tx, AUDIENCE_OUTBOX, [
       audienceChangedMessage(

@@ -1,20 +1,15 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import {
-  CLOCK,
-  Clock,
-  HERALD_LOGGER,
-  HeraldLogger,
-  authorizationKind,
-  parseBearerToken,
-  parseSdkAuthorization,
-  verifySdkSignature,
-} from '@herald/runtime';
-import { AuthenticatedWorkspace } from '../read-models/authenticated-workspace';
-import { CredentialsReadModel } from '../read-models/credentials-read-model';
+import { HeraldLogger } from '../../logging/logger';
+import { authorizationKind, parseBearerToken } from '../../security/request-auth/bearer-token';
+import { parseSdkAuthorization, verifySdkSignature } from '../../security/request-auth/sdk-signature';
+import { CLOCK, Clock, HERALD_LOGGER } from '../tokens';
+import { AuthenticatedWorkspace, WorkspaceCredentials } from './workspace-credentials';
 
-export type IngestRequest = FastifyRequest & { rawBody?: Buffer; workspace?: AuthenticatedWorkspace };
+export const WORKSPACE_CREDENTIALS = Symbol('WORKSPACE_CREDENTIALS');
+
+export type AuthenticatedRequest = FastifyRequest & { rawBody?: Buffer; workspace?: AuthenticatedWorkspace };
 
 /**
  * `{base_url}` authentication (decisions.md): `Bearer <api_key>`, or the SuprSend SDK
@@ -25,18 +20,18 @@ export type IngestRequest = FastifyRequest & { rawBody?: Buffer; workspace?: Aut
 @Injectable()
 export class WorkspaceAuthGuard implements CanActivate {
   constructor(
-    private readonly credentials: CredentialsReadModel,
+    @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<IngestRequest>();
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     request.workspace = await this.authenticate(request);
     return true;
   }
 
-  private async authenticate(request: IngestRequest): Promise<AuthenticatedWorkspace> {
+  private async authenticate(request: AuthenticatedRequest): Promise<AuthenticatedWorkspace> {
     const authorization = request.headers.authorization;
     switch (authorizationKind(authorization)) {
       case 'missing':
@@ -55,7 +50,7 @@ export class WorkspaceAuthGuard implements CanActivate {
     }
   }
 
-  private async verifySignature(request: IngestRequest, authorization: string | undefined): Promise<AuthenticatedWorkspace> {
+  private async verifySignature(request: AuthenticatedRequest, authorization: string | undefined): Promise<AuthenticatedWorkspace> {
     const parsed = parseSdkAuthorization(authorization);
     if (!parsed.ok) throw this.refuse(request, parsed.reason, parsed.detail);
     const candidates = await this.credentials.secretsOfWorkspaceKey(parsed.workspaceKey);
@@ -81,21 +76,21 @@ export class WorkspaceAuthGuard implements CanActivate {
     throw this.refuse(request, failure.reason, failure.detail);
   }
 
-  private refuse(request: IngestRequest, reason: string, detail: string): HeraldError {
+  private refuse(request: AuthenticatedRequest, reason: string, detail: string): HeraldError {
     // The reason, never the credential: logs must not carry keys or signatures.
     this.logger.warn('request refused: authentication failed', { method: request.method, path: request.routeOptions.url, reason });
     return new HeraldError('authentication_failed', detail);
   }
 }
 
-function header(request: IngestRequest, name: string): string | undefined {
+function header(request: AuthenticatedRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** The workspace WorkspaceAuthGuard proved. */
 export const CurrentWorkspace = createParamDecorator((_data: unknown, context: ExecutionContext): AuthenticatedWorkspace => {
-  const workspace = context.switchToHttp().getRequest<IngestRequest>().workspace;
+  const workspace = context.switchToHttp().getRequest<AuthenticatedRequest>().workspace;
   if (workspace === undefined) throw new Error('CurrentWorkspace used on a route without WorkspaceAuthGuard');
   return workspace;
 });

@@ -1,0 +1,67 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
+import { HeraldConfig } from '../../config/herald-config';
+import { HeraldLogger } from '../../logging/logger';
+import { SecretBox } from '../../security/secret-box';
+import { ConsumerRegistry } from '../consumer-registry';
+import { HERALD_CONFIG, HERALD_LOGGER } from '../tokens';
+import { WORKSPACE_CREDENTIALS, WorkspaceAuthGuard } from './workspace-auth.guard';
+import { WorkspaceCredentials } from './workspace-credentials';
+
+export interface WorkspaceAuthOptions {
+  readonly service: string;
+  /** The service's schema (and DataSource name), which holds `api_keys` and `workspace_keys`. */
+  readonly schema: string;
+  /** The consumer group feeding this service's credentials read model. */
+  readonly groupId: string;
+}
+
+/** Feeds the read model from `notify.credentials.changed.v1`, one group per service (its replicas share the table). */
+@Injectable()
+class CredentialsFeed implements OnApplicationBootstrap {
+  constructor(
+    private readonly consumers: ConsumerRegistry,
+    @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
+    @Inject('WORKSPACE_AUTH_GROUP') private readonly groupId: string,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.credentialsChanged.name], {
+      groupId: this.groupId,
+      type: CREDENTIALS_CHANGED_TYPE,
+      parsePayload: parseCredentialsChanged,
+      handle: (change) => this.credentials.apply(change),
+    });
+  }
+}
+
+/**
+ * `{base_url}` authentication for a service: its credentials read model, the feed that
+ * keeps it current, and `WorkspaceAuthGuard` for its controllers. Import it in the
+ * service module after the service's ServiceDatabaseModule.
+ */
+@Module({})
+export class WorkspaceAuthModule {
+  static forService(options: WorkspaceAuthOptions): DynamicModule {
+    return {
+      module: WorkspaceAuthModule,
+      providers: [
+        { provide: 'WORKSPACE_AUTH_GROUP', useValue: options.groupId },
+        {
+          provide: WORKSPACE_CREDENTIALS,
+          inject: [getDataSourceToken(options.schema), HERALD_CONFIG, HERALD_LOGGER],
+          useFactory: (db: DataSource, config: HeraldConfig, logger: HeraldLogger): WorkspaceCredentials => {
+            // Workspace secrets arrive sealed by management-api; the same key opens them.
+            if (!config.secretsKey) throw new Error(`HERALD_SECRETS_KEY is required by ${options.service} (it verifies workspace-key signatures)`);
+            return new WorkspaceCredentials(db, options.schema, new SecretBox(config.secretsKey), logger);
+          },
+        },
+        CredentialsFeed,
+        WorkspaceAuthGuard,
+      ],
+      exports: [WORKSPACE_CREDENTIALS, WorkspaceAuthGuard],
+    };
+  }
+}
