@@ -38,7 +38,8 @@ const IMAGE = 'ghcr.io/herald/herald';
 const PUBLIC_ROUTES: Array<[string, string]> = [
   ['/trigger', 'ingest-api'],
   ['/event', 'ingest-api'],
-  ['/v1/workflow_run', 'ingest-api'],
+  ['/v1/workflow_run', 'workflow-engine'],
+  ['/v1/message', 'workflow-engine'],
   ['/v1/user', 'preference-service'],
   ['/v1/object', 'preference-service'],
   ['/v1/subscriber_list', 'preference-service'],

@@ -63,6 +63,7 @@ export class EventStore {
         if (request.cancelTimerIds?.length) await this.deleteTimers(tx, streamId, request.cancelTimerIds);
         if (request.outbox?.length) await writeOutbox(tx, this.tables.outbox, request.outbox);
         if (request.timers?.length) await this.insertTimers(tx, streamId, request.timers);
+        if (request.project) await request.project(tx);
         return { position: expectedPosition + events.length };
       });
     } catch (error) {

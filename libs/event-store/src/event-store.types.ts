@@ -1,3 +1,5 @@
+import type { EntityManager } from 'typeorm';
+
 /** An event to append; `data` and `metadata` are stored as jsonb. */
 export interface NewEvent {
   readonly type: string;
@@ -44,6 +46,11 @@ export interface AppendRequest {
   readonly timers?: readonly TimerSchedule[];
   /** Timers of this stream to delete (unknown or already fired ids are ignored). */
   readonly cancelTimerIds?: readonly string[];
+  /**
+   * Updates of read models derived from these events (a run index, a message log), run
+   * in the append's transaction so they never miss or double an event. Use only `tx`.
+   */
+  readonly project?: (tx: EntityManager) => Promise<void>;
 }
 
 export interface AppendResult {

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import { Decider } from '@herald/workflow';
 import { EventStore } from './event-store';
 import { NewEvent, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
@@ -8,6 +9,8 @@ export interface StepEffects {
   readonly outbox?: readonly OutboxMessage[];
   readonly timers?: readonly TimerSchedule[];
   readonly cancelTimerIds?: readonly string[];
+  /** Read-model updates, in the append's transaction (see AppendRequest.project). */
+  readonly project?: (tx: EntityManager) => Promise<void>;
 }
 
 export interface StreamCodec<Event> {

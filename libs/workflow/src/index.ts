@@ -1,3 +1,4 @@
 export * from './decider';
 export * from './definition';
 export * from './run';
+export * from './schedule';

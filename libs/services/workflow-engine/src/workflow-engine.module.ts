@@ -1,6 +1,10 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
-import { ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
+import { MessageLog } from './http/message-log';
+import { RunQueries } from './http/run-queries';
+import { RunsController } from './http/runs.controller';
+import { engineOpenApi } from './openapi/engine-openapi';
 import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { DefinitionsReadModel } from './read-models/definitions-read-model';
@@ -29,7 +33,11 @@ export class WorkflowEngineModule {
   static register(): DynamicModule {
     return {
       module: WorkflowEngineModule,
-      imports: [ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS })],
+      imports: [
+        ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS }),
+        WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
+      ],
+      controllers: [RunsController],
       providers: [
         DefinitionsReadModel,
         EngineLoops,
@@ -37,6 +45,8 @@ export class WorkflowEngineModule {
         RunHost,
         RunInputsConsumer,
         HttpWorker,
+        RunQueries,
+        MessageLog,
         { provide: EXPRESSION_ENGINES, useFactory: (): ExpressionEngines => createExpressionEngines({ jq: { variables: HERALD_JQ_VARIABLES } }) },
         { provide: RUN_EXPRESSIONS, inject: [EXPRESSION_ENGINES], useFactory: runExpressions },
         { provide: PREFERENCE_POLICY, useValue: audiencePreferencePolicy },
@@ -48,6 +58,7 @@ export class WorkflowEngineModule {
 
 export const workflowEngine: ServiceDefinition = {
   name: 'workflow-engine',
-  api: 'internal',
+  api: 'public',
   module: () => WorkflowEngineModule.register(),
+  openApi: engineOpenApi,
 };

@@ -102,6 +102,7 @@ function start(step: Step, input: StartRun): readonly RunEvent[] {
     recipient: input.recipient,
     ...(input.actor === undefined ? {} : { actor: input.actor }),
     ...(input.tenant_id === undefined ? {} : { tenant_id: input.tenant_id }),
+    ...(input.idempotency_key === undefined ? {} : { idempotency_key: input.idempotency_key }),
     data: input.data,
     attachments: input.attachments,
     started_at: step.at,

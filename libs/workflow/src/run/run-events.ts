@@ -47,6 +47,7 @@ export interface RunStarted {
   readonly recipient: Recipient;
   readonly actor?: UserRecipient;
   readonly tenant_id?: string;
+  readonly idempotency_key?: string;
   readonly data: JsonRecord;
   readonly attachments: readonly Attachment[];
   readonly started_at: string;

@@ -36,6 +36,8 @@ export interface StartRun {
   readonly data: JsonRecord;
   readonly attachments: readonly Attachment[];
   readonly tenant_id?: string;
+  /** The trigger's `$idempotency_key`, kept so the run can be found (and cancelled) by it. */
+  readonly idempotency_key?: string;
   readonly context: RunContext;
 }
 
@@ -90,6 +92,7 @@ export function startFromTrigger(trigger: TriggerAccepted, ids: StartIds): Start
     data: trigger.data,
     attachments: trigger.attachments,
     ...(trigger.tenant_id === undefined ? {} : { tenant_id: trigger.tenant_id }),
+    ...(trigger.idempotency_key === undefined ? {} : { idempotency_key: trigger.idempotency_key }),
     context: ids.context,
   };
 }
@@ -107,6 +110,7 @@ export function startFromEvent(event: EventAccepted, ids: StartIds): StartRun {
     data: event.properties,
     attachments: event.attachments,
     ...(event.tenant_id === undefined ? {} : { tenant_id: event.tenant_id }),
+    ...(event.idempotency_key === undefined ? {} : { idempotency_key: event.idempotency_key }),
     context: ids.context,
   };
 }

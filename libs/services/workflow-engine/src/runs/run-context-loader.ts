@@ -53,15 +53,6 @@ export class RunContextLoader {
     return { preferences: preferenceSnapshot(categories, workflow.definition.category), templates, ...(recent ? { recent_admissions: recent } : {}) };
   }
 
-  /** Indexes an admission for the rate limit of later runs. */
-  async recordAdmission(workspaceId: string, workflowSlug: string, recipientKey: string, runId: string, at: string): Promise<void> {
-    await this.db.query(
-      `INSERT INTO engine.admissions (workspace_id, workflow_slug, recipient_key, run_id, admitted_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING`,
-      [workspaceId, workflowSlug, recipientKey, runId, at],
-    );
-  }
-
   private async recentAdmissions(workspaceId: string, workflowSlug: string, recipientKey: string): Promise<string[]> {
     const rows = (await this.db.query(
       `SELECT admitted_at FROM engine.admissions

@@ -20,6 +20,7 @@ import {
 import { AnnouncedWorkflow, DefinitionsReadModel } from '../read-models/definitions-read-model';
 import { RunContextLoader } from './run-context-loader';
 import { runEffects } from './run-effects';
+import { runProjection } from './run-projection';
 import { parseRunStreamId, runKey, runStreamId } from './run-stream';
 
 export const RUN_EXPRESSIONS = Symbol('RUN_EXPRESSIONS');
@@ -50,7 +51,7 @@ export class RunHost {
       this.store,
       createRunDecider({ expressions, preferences }),
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as RunEvent },
-      (events, _before, after, streamId, now) => runEffects(events, after, streamId, now),
+      (events, _before, after, streamId, now) => ({ ...runEffects(events, after, streamId, now), project: runProjection(events, after, streamId, now) }),
     );
   }
 
@@ -104,13 +105,8 @@ export class RunHost {
 
   private async step(streamId: string, input: RunInput): Promise<{ state: RunState }> {
     const step = await this.processor.process(streamId, input, this.clock.now());
-    const { workspaceId, runId } = parseRunStreamId(streamId);
+    const { runId } = parseRunStreamId(streamId);
     for (const event of step.events) this.logEvent(runId, step.state, event);
-    const admitted = step.events.find((e) => e.type === 'run.admitted.v1');
-    if (admitted && step.state.status !== 'new') {
-      const started = step.state.started;
-      await this.contexts.recordAdmission(workspaceId, started.workflow.slug, runKey(workspaceId, started.recipient, runId), runId, this.clock.now().toISOString());
-    }
     return step;
   }
 

@@ -3,6 +3,8 @@ import { AddressInfo } from 'node:net';
 import { Server, createServer } from 'node:http';
 import { Client } from 'pg';
 import {
+  CREDENTIALS_CHANGED_TYPE,
+  DELIVERY_OUTCOME_TYPE,
   DEFINITION_CHANGED_TYPE,
   DefinitionChanged,
   DeliveryRequested,
@@ -18,9 +20,12 @@ import {
   recipientKey,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { TestHttpApp, ensureHeraldTopics, openTargetBus, openTargetDatabase, runModeTargets, startTestHttpApp } from '@herald/runtime';
-import { expectEventually } from '@herald/testing';
+import { TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDatabase, runModeTargets, startTestHttpApp } from '@herald/runtime';
+import { expectEventually, fetchJson, openApiResponseChecker } from '@herald/testing';
+import { engineOpenApi } from '../openapi/engine-openapi';
 import { workflowEngine } from '../workflow-engine.module';
+
+const openApiProblems = openApiResponseChecker(engineOpenApi);
 
 interface Hook {
   readonly at: number;
@@ -51,6 +56,9 @@ const welcomeMail = {
 
 describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTarget }) => {
   const workspace = randomUUID();
+  const otherWorkspace = randomUUID();
+  const apiKey = `hak_${randomUUID()}`;
+  const otherApiKey = `hak_${randomUUID()}`;
   let bus: MessageBus;
   let app: TestHttpApp;
   let dispose: () => Promise<void>;
@@ -119,6 +127,19 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       trigger_type: 'api',
       tree: { nodes: [{ name: 'Wait for it', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' }, { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
     });
+    await announceWorkflow('slow', {
+      name: 'Slow',
+      category: 'account',
+      trigger_type: 'api',
+      tree: { nodes: [{ name: 'Wait an hour', node_type: 'delay', delay_type: 'fixed', duration: '0d1h0m0s' }, { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
+    });
+    for (const [ws, key] of [
+      [workspace, apiKey],
+      [otherWorkspace, otherApiKey],
+    ]) {
+      const change = { kind: 'api_key', change: 'created', api_key_id: randomUUID(), workspace_id: ws, workspace_slug: 'staging', key_hash: hashToken(key).toString('hex') };
+      await bus.publish(TOPICS.credentialsChanged.name, [{ key: ws, value: JSON.stringify(envelopeOf(CREDENTIALS_CHANGED_TYPE, 1, randomUUID(), ws, new Date(), change)) }]);
+    }
     await announceWorkflow('on-signup', {
       name: 'On signup',
       category: 'account',
@@ -127,7 +148,8 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
     });
     // The definitions are in once the last announcement is.
-    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 5 }]));
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 6 }]));
+    await expectEventually(async () => expect((await call('GET', 'v1/message/', undefined, otherApiKey)).status).toBe(200));
   });
 
   afterAll(async () => {
@@ -145,6 +167,17 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     } finally {
       await client.end();
     }
+  }
+
+  async function call(method: string, path: string, body?: unknown, key = apiKey): Promise<{ status: number; body: unknown }> {
+    const response = await fetchJson(`${app.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const problems = openApiProblems(method, `${app.url}${path}`, response.status, response.body);
+    if (problems.length > 0) throw new Error(`response does not match the OpenAPI description:\n${problems.join('\n')}`);
+    return response;
   }
 
   async function announce(kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> {
@@ -238,5 +271,47 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     await expectEventually(async () => expect(await eventTypes(runId)).toContain('run.completed.v1'));
     // No stored profile and no inline identity: the email is skipped, and the log says why.
     expect(await eventTypes(runId)).toContain('delivery.skipped.v1');
+  });
+
+  it('lists the messages newest first, follows their outcomes, pages with cursors and filters, and keeps workspaces apart', async () => {
+    const runs = [await trigger('onboarding', 'm1', { plan: 'free' }), await trigger('onboarding', 'm2', { plan: 'free' }), await trigger('onboarding', 'm3', { plan: 'free' })];
+    await expectEventually(async () => expect((await call('GET', 'v1/message/?workflow_slug=onboarding&recipient_id[]=m1&recipient_id[]=m2&recipient_id[]=m3')).body).toMatchObject({ meta: { count: 3 } }), { timeoutMs: 30_000 });
+    const first = await call('GET', 'v1/message/?limit=2&workflow_slug=onboarding&recipient_id[]=m1&recipient_id[]=m2&recipient_id[]=m3');
+    const page1 = first.body as { meta: { after: string; has_next: boolean }; results: Array<{ message_id: string; execution_id: string; status: string; created_at: string }> };
+    expect(page1.meta).toMatchObject({ count: 3, limit: 2, has_next: true, has_prev: false });
+    const second = (await call('GET', `v1/message/?limit=2&workflow_slug=onboarding&recipient_id[]=m1&recipient_id[]=m2&recipient_id[]=m3&after=${page1.meta.after}`)).body as typeof page1;
+    const all = [...page1.results, ...second.results];
+    expect(new Set(all.map((m) => m.execution_id))).toEqual(new Set(runs));
+    expect(all.map((m) => m.created_at)).toEqual([...all.map((m) => m.created_at)].sort().reverse());
+    expect(all[0]).toMatchObject({ status: 'triggered', channel: 'email', recipient: { $type: 'user' }, channel_identity: { email: [expect.stringContaining('@example.com')] } });
+
+    const target = all[0];
+    const outcome = { delivery_id: target.message_id, run_id: target.execution_id, message_id: 'x', workspace_slug: 'staging', channel: 'email', status: 'sent_by_vendor', vendor: 'email/smtp', at: new Date().toISOString() };
+    await bus.publish(TOPICS.deliveryOutcome.name, [{ key: `${workspace}:x`, value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, 1, randomUUID(), workspace, new Date(), outcome)) }]);
+    await expectEventually(async () =>
+      expect(((await call('GET', `v1/message/?message_id=${target.message_id}`)).body as { results: unknown[] }).results).toEqual([
+        expect.objectContaining({ status: 'sent_by_vendor', triggered_at: expect.any(String), vendor: { name: 'smtp', nickname: 'email/smtp' } }),
+      ]),
+    );
+    expect(((await call('GET', 'v1/message/?status[]=triggered&workflow_slug=onboarding', undefined, otherApiKey)).body as { results: unknown[] }).results).toEqual([]);
+    expect(await call('GET', 'v1/message/?limit=0&channel=fax')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/limit: .*channel: /) } });
+    expect(await call('GET', 'v1/message/?after=not-a-cursor')).toMatchObject({ status: 400 });
+  });
+
+  it('cancels a waiting run by execution_id, deletes its timer, and shows it in the run log', async () => {
+    const runId = await trigger('slow', 'sam', {});
+    await expectEventually(async () => expect(await eventTypes(runId)).toContain('timer.scheduled.v1'));
+    expect(await call('POST', 'v1/workflow_run/cancel/', {})).toEqual({
+      status: 400,
+      body: { code: 400, message: 'at least one filter is required: execution_id, recipients, idempotency_key' },
+    });
+    expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: runId }, otherApiKey)).toEqual({ status: 200, body: { execution_ids: [] } });
+    expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: runId, recipients: ['sam'] })).toEqual({ status: 200, body: { execution_ids: [runId] } });
+    expect(await sql(`SELECT count(*)::int AS n FROM engine.timers WHERE stream_id = $1`, [`run:${workspace}:${runId}`])).toEqual([{ n: 0 }]);
+    const detail = await call('GET', `v1/workflow_run/${runId}/`);
+    expect(detail).toMatchObject({ status: 200, body: { execution_id: runId, status: 'cancelled', workflow: { slug: 'slow', version: 1 }, recipient: { $type: 'user', distinct_id: 'sam' } } });
+    expect((detail.body as { steps: Array<{ type: string }> }).steps.map((s) => s.type)).toEqual(expect.arrayContaining(['run.started.v1', 'timer.scheduled.v1', 'run.cancelled.v1']));
+    expect(await call('GET', `v1/workflow_run/${runId}/`, undefined, otherApiKey)).toMatchObject({ status: 404 });
+    expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: runId })).toEqual({ status: 200, body: { execution_ids: [] } });
   });
 });

@@ -1,7 +1,15 @@
 import { MigrationClass } from '@herald/database';
 import { eventStoreMigrations } from '@herald/event-store';
+import { workspaceCredentialsMigration } from '@herald/runtime';
 import { CreateDefinitionReadModel1763900000000 } from './1763900000000-create-definition-read-model';
 import { CreateAdmissions1763900100000 } from './1763900100000-create-admissions';
+import { CreateRunProjections1763900200000 } from './1763900200000-create-run-projections';
 
 /** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
-export const ENGINE_MIGRATIONS: MigrationClass[] = [...eventStoreMigrations('engine'), CreateDefinitionReadModel1763900000000, CreateAdmissions1763900100000];
+export const ENGINE_MIGRATIONS: MigrationClass[] = [
+  ...eventStoreMigrations('engine'),
+  CreateDefinitionReadModel1763900000000,
+  CreateAdmissions1763900100000,
+  CreateRunProjections1763900200000,
+  workspaceCredentialsMigration('engine', 1763900300000),
+];

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { FieldError, HeraldError } from '@herald/contracts';
+import { AuthenticatedWorkspace } from '@herald/runtime';
+
+export interface CancelFilters {
+  readonly execution_id?: string;
+  readonly recipients?: readonly string[];
+  readonly idempotency_key?: string;
+  readonly workflow_slug?: string;
+}
+
+/** The body of `POST /v1/workflow_run/cancel/` (reference `cancel-workflow`), every wrong field by path. */
+export function parseCancelFilters(body: unknown): CancelFilters {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
+  const value = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  for (const field of ['execution_id', 'idempotency_key', 'workflow_slug']) {
+    if (value[field] !== undefined && (typeof value[field] !== 'string' || value[field] === '')) errors.push({ path: field, message: 'must be a non-empty string' });
+  }
+  if (value.recipients !== undefined) {
+    if (!Array.isArray(value.recipients)) errors.push({ path: 'recipients', message: 'must be an array of strings' });
+    else value.recipients.forEach((r, i) => typeof r !== 'string' && errors.push({ path: `recipients[${i}]`, message: 'must be a string' }));
+  }
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  const filters = value as CancelFilters;
+  if (filters.execution_id === undefined && filters.idempotency_key === undefined && !filters.recipients?.length) {
+    throw new HeraldError('validation_error', 'at least one filter is required: execution_id, recipients, idempotency_key', [], 'short');
+  }
+  return filters;
+}
+
+export interface RunRow {
+  readonly run_id: string;
+  readonly stream_id: string;
+  readonly status: string;
+}
+
+/** Queries of the run index and the message log, always scoped to the authenticated workspace. */
+@Injectable()
+export class RunQueries {
+  constructor(@InjectDataSource('engine') private readonly db: DataSource) {}
+
+  /** Runs still running that match every given filter (ANDed, as the reference says). */
+  async openRuns(workspace: AuthenticatedWorkspace, filters: CancelFilters): Promise<RunRow[]> {
+    const where = [`workspace_id = $1`, `status = 'running'`];
+    const params: unknown[] = [workspace.id];
+    const add = (sql: string, value: unknown): void => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filters.execution_id !== undefined) add('run_id = ?', filters.execution_id);
+    if (filters.idempotency_key !== undefined) add('idempotency_key = ?', filters.idempotency_key);
+    if (filters.workflow_slug !== undefined) add('workflow_slug = ?', filters.workflow_slug);
+    if (filters.recipients?.length) add('distinct_id = ANY(?::text[])', [...filters.recipients]);
+    return (await this.db.query(`SELECT run_id, stream_id, status FROM engine.runs WHERE ${where.join(' AND ')} ORDER BY started_at LIMIT 1000`, params)) as RunRow[];
+  }
+
+  async run(workspace: AuthenticatedWorkspace, runId: string): Promise<Record<string, unknown> | undefined> {
+    const [row] = (await this.db.query(`SELECT * FROM engine.runs WHERE workspace_id = $1 AND run_id = $2`, [workspace.id, runId])) as Array<Record<string, unknown>>;
+    return row;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * workflow-engine's part of `{base_url}/openapi.json`: cancelling runs, a run's log and
+ * the message log, after the SuprSend reference (`cancel-workflow`, `list-messages`).
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
+const nullableTime: Schema = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] };
+const query = (name: string, schema: Schema, description: string): Schema => ({ in: 'query', name, required: false, schema, description });
+const strings: Schema = { type: 'array', items: { type: 'string' } };
+
+export const engineOpenApi = {
+  security: [{ BearerAuth: [] }, { WorkspaceSignature: [] }],
+  paths: {
+    '/v1/workflow_run/cancel/': {
+      post: {
+        operationId: 'cancelWorkflowRuns',
+        summary: 'Cancel running workflow runs matching every given filter',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { execution_id: { type: 'string' }, recipients: strings, idempotency_key: { type: 'string' }, workflow_slug: { type: 'string' } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': json({ type: 'object', required: ['execution_ids'], properties: { execution_ids: strings } }, 'The runs cancelled (empty when none matched)'),
+          '400': json({ anyOf: [ref('ErrorResponse'), ref('ShortError')] }, 'No filter, or a filter of the wrong type'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
+    '/v1/workflow_run/{execution_id}/': {
+      get: {
+        operationId: 'getWorkflowRun',
+        summary: "A run and its log: every input and decision, in order",
+        parameters: [{ in: 'path', name: 'execution_id', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['execution_id', 'status', 'workflow', 'recipient', 'steps'],
+              properties: {
+                execution_id: { type: 'string' },
+                message_id: { type: 'string' },
+                status: { type: 'string', enum: ['running', 'completed', 'failed', 'discarded', 'cancelled'] },
+                workflow: { type: 'object', properties: { slug: { type: 'string' }, version: { type: 'integer' } } },
+                recipient: { type: 'object' },
+                tenant_id: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+                started_at: { type: 'string', format: 'date-time' },
+                updated_at: { type: 'string', format: 'date-time' },
+                steps: { type: 'array', items: { type: 'object', required: ['position', 'type', 'recorded_at'] } },
+              },
+            },
+            'The run',
+          ),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+          '404': json(ref('ErrorResponse'), 'No such run in this workspace'),
+        },
+      },
+    },
+    '/v1/message/': {
+      get: {
+        operationId: 'listMessages',
+        summary: 'The message log, newest first',
+        parameters: [
+          query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, 'Page size'),
+          query('after', { type: 'string' }, 'Cursor of the next (older) page; wins over before'),
+          query('before', { type: 'string' }, 'Cursor of the previous (newer) page'),
+          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked'] } }, 'Derived statuses, ORed'), style: 'form', explode: true },
+          query('channel', { type: 'string' }, 'Channel'),
+          { ...query('recipient_id[]', strings, 'Recipient distinct_ids, ORed'), style: 'form', explode: true },
+          { ...query('category[]', strings, 'Categories, ORed'), style: 'form', explode: true },
+          query('created_at_gte', { type: 'string', format: 'date-time' }, 'Lower bound, inclusive'),
+          query('created_at_lte', { type: 'string', format: 'date-time' }, 'Upper bound, inclusive'),
+          query('workflow_slug', { type: 'string' }, 'Workflow'),
+          query('execution_id', { type: 'string' }, 'Run'),
+          query('idempotency_key', { type: 'string' }, 'The trigger\'s $idempotency_key'),
+          query('message_id', { type: 'string' }, 'The message'),
+          query('tenant_id', { type: 'string' }, 'Tenant'),
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['meta', 'results'],
+              properties: {
+                meta: {
+                  type: 'object',
+                  required: ['count', 'limit', 'has_prev', 'before', 'has_next', 'after'],
+                  properties: {
+                    count: { type: 'integer' },
+                    limit: { type: 'integer' },
+                    has_prev: { type: 'boolean' },
+                    before: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+                    has_next: { type: 'boolean' },
+                    after: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+                  },
+                },
+                results: { type: 'array', items: ref('Message') },
+              },
+            },
+            'A page of messages',
+          ),
+          '400': json(ref('ErrorResponse'), 'Invalid filter or cursor: every failing parameter in `detail`'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
+  } as Record<string, Record<string, unknown>>,
+  components: {
+    securitySchemes: {
+      BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace' },
+      WorkspaceSignature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description:
+          '`<workspace_key>:<base64 HMAC-SHA256(secret, METHOD\\nmd5hex(body)\\nContent-Type\\nDate\\nrequest_uri)>` with a `Date` header at most 15 minutes off, as the SuprSend SDKs sign',
+      },
+    },
+    schemas: {
+      ErrorResponse: {
+        type: 'object',
+        required: ['code', 'error_code', 'type', 'message', 'detail'],
+        properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
+      },
+      ShortError: {
+        type: 'object',
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: { code: { type: 'integer' }, message: { type: 'string' } },
+      },
+      Message: {
+        type: 'object',
+        required: ['message_id', 'created_at', 'updated_at', 'status', 'channel', 'recipient', 'execution_id', 'workflow'],
+        properties: {
+          message_id: { type: 'string' },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+          triggered_at: nullableTime,
+          delivered_at: nullableTime,
+          seen_at: nullableTime,
+          clicked_at: nullableTime,
+          status: { type: 'string', enum: ['triggered', 'sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked'] },
+          channel: { type: 'string' },
+          idempotency_key: { type: 'string' },
+          failure_reason: { type: 'string' },
+          recipient: { type: 'object', properties: { $type: { type: 'string', enum: ['user', 'object'] } } },
+          vendor: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+          execution_id: { type: 'string' },
+          is_campaign: { type: 'boolean' },
+          tenant_id: { type: 'string' },
+          workflow: { type: 'object', properties: { slug: { type: 'string' }, version_id: { type: 'string' }, node_ref: { type: 'string' } } },
+          template: { type: 'object', properties: { slug: { type: 'string' } } },
+          channel_identity: { type: 'object' },
+          category: { type: 'string' },
+        },
+      },
+    },
+  },
+};

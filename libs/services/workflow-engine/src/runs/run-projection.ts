@@ -1,0 +1,121 @@
+import { EntityManager } from 'typeorm';
+import { DeliveryOutcome } from '@herald/contracts';
+import { LiveRun, RunEvent, RunState } from '@herald/workflow';
+import { parseRunStreamId, runKey } from './run-stream';
+
+/**
+ * The read-model updates of one step, run in the append's transaction: the run index
+ * (`engine.runs`), the message log (`engine.messages`) and the admissions the rate limit
+ * counts. Everything is an upsert keyed by ids from the events, so a projection replayed
+ * from the log gives the same rows.
+ */
+export function runProjection(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): ((tx: EntityManager) => Promise<void>) | undefined {
+  if (after.status === 'new') return undefined;
+  const run = after;
+  const { workspaceId, runId } = parseRunStreamId(streamId);
+  const at = now.toISOString();
+  return async (tx) => {
+    for (const event of events) {
+      switch (event.type) {
+        case 'run.started.v1':
+          await insertRun(tx, workspaceId, runId, streamId, run);
+          break;
+        case 'run.admitted.v1':
+          await tx.query(
+            `INSERT INTO engine.admissions (workspace_id, workflow_slug, recipient_key, run_id, admitted_at) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT DO NOTHING`,
+            [workspaceId, run.started.workflow.slug, runKey(workspaceId, run.started.recipient, runId), runId, at],
+          );
+          break;
+        case 'delivery.requested.v1':
+          await insertMessage(tx, workspaceId, run, event.delivery, at);
+          break;
+        case 'delivery.outcome_recorded.v1':
+          await recordOutcome(tx, event.outcome);
+          break;
+        default:
+          break;
+      }
+    }
+    await tx.query(`UPDATE engine.runs SET status = $2, updated_at = $3 WHERE run_id = $1`, [runId, run.status, at]);
+  };
+}
+
+async function insertRun(tx: EntityManager, workspaceId: string, runId: string, streamId: string, run: LiveRun): Promise<void> {
+  const { recipient, workflow, message_id: messageId, started_at: startedAt } = run.started;
+  await tx.query(
+    `INSERT INTO engine.runs (run_id, workspace_id, stream_id, message_id, workflow_slug, workflow_version, recipient_type, distinct_id,
+                              object_type, object_id, tenant_id, idempotency_key, status, started_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14) ON CONFLICT DO NOTHING`,
+    [
+      runId,
+      workspaceId,
+      streamId,
+      messageId,
+      workflow.slug,
+      workflow.version,
+      recipient.kind,
+      recipient.kind === 'user' ? recipient.distinct_id : null,
+      recipient.kind === 'object' ? recipient.object_type : null,
+      recipient.kind === 'object' ? recipient.id : null,
+      run.tenant_id ?? null,
+      run.started.idempotency_key ?? null,
+      run.status,
+      startedAt,
+    ],
+  );
+}
+
+async function insertMessage(tx: EntityManager, workspaceId: string, run: LiveRun, delivery: Extract<RunEvent, { type: 'delivery.requested.v1' }>['delivery'], at: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
+                                  recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
+                                  template_slug, channel_identity, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'triggered', $18, $18) ON CONFLICT DO NOTHING`,
+    [
+      delivery.delivery_id,
+      workspaceId,
+      delivery.run_id,
+      delivery.message_id,
+      delivery.workflow.slug,
+      delivery.workflow.version,
+      delivery.node_name,
+      delivery.channel,
+      delivery.recipient.kind,
+      delivery.recipient.distinct_id ?? null,
+      delivery.recipient.object_type ?? null,
+      delivery.recipient.id ?? null,
+      delivery.tenant_id ?? null,
+      delivery.category ?? null,
+      run.started.idempotency_key ?? null,
+      delivery.template.slug,
+      JSON.stringify({ [delivery.channel]: delivery.destination.identities.map(withoutCredentials) }),
+      at,
+    ],
+  );
+}
+
+/** The reference strips credential keys from `channel_identity`. */
+function withoutCredentials(identity: unknown): unknown {
+  if (typeof identity !== 'object' || identity === null) return identity;
+  const { access_token: _token, keys: _keys, incoming_webhook: _webhook, ...rest } = identity as Record<string, unknown>;
+  return rest;
+}
+
+const TIMESTAMP_OF: Partial<Record<DeliveryOutcome['status'], string>> = {
+  sent_by_vendor: 'triggered_at',
+  delivered: 'delivered_at',
+  seen: 'seen_at',
+  clicked: 'clicked_at',
+};
+
+async function recordOutcome(tx: EntityManager, outcome: DeliveryOutcome): Promise<void> {
+  const column = TIMESTAMP_OF[outcome.status];
+  await tx.query(
+    `UPDATE engine.messages
+        SET status = $2, updated_at = $3, vendor = coalesce($4, vendor), failure_reason = coalesce($5, failure_reason)
+            ${column ? `, ${column} = coalesce(${column}, $3)` : ''}
+      WHERE delivery_id = $1`,
+    [outcome.delivery_id, outcome.status, outcome.at, outcome.vendor ?? null, outcome.error?.message ?? null],
+  );
+}
