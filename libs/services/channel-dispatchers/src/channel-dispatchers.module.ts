@@ -12,8 +12,9 @@ import { InboxStore } from './inbox/inbox-store';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
-import { AxiosHttp } from './vendors/http/axios-http';
+import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
+import { AddressGuard } from './vendors/net/address-guard';
 import { VendorRegistry } from './vendors/vendor-registry';
 
 /** Delivery commands to vendors: rendering, retries, fallback, delivery status, the inbox. */
@@ -28,11 +29,12 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
       controllers: [InboxController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
-        { provide: HTTP_PORT, useClass: AxiosHttp },
+        // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.
+        { provide: HTTP_PORT, inject: [HERALD_CONFIG], useFactory: (config: HeraldConfig): HttpPort => new GuardedHttp(config.outboundAllow) },
         {
           provide: VENDOR_REGISTRY,
-          inject: [HTTP_PORT, InboxStore],
-          useFactory: (http: HttpPort, inbox: InboxStore) => new VendorRegistry(http, inbox),
+          inject: [HTTP_PORT, HERALD_CONFIG, InboxStore],
+          useFactory: (http: HttpPort, config: HeraldConfig, inbox: InboxStore) => new VendorRegistry(http, new AddressGuard(config.outboundAllow), inbox),
         },
         {
           provide: DISPATCH_SECRET_BOX,

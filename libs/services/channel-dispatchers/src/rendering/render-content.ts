@@ -73,13 +73,16 @@ function renderSms(fields: FieldRenderer): SmsContent {
 
 function renderWhatsapp(fields: FieldRenderer): WhatsappContent {
   if (fields.has('template')) {
-    return {
+    const components = fields.json('components');
+    if (components !== undefined && !Array.isArray(components)) throw new TemplateError('components', 'must render to a JSON array of template components');
+    return withoutUndefined({
       channel: 'whatsapp',
       kind: 'template',
       name: fields.required('template'),
       language: fields.optional('language') ?? 'en',
       parameters: fields.stringList('parameters'),
-    };
+      components: components as unknown[] | undefined,
+    });
   }
   return { channel: 'whatsapp', kind: 'text', text: fields.optional('text') ?? fields.required('body') };
 }

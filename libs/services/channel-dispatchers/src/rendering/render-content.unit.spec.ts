@@ -58,6 +58,18 @@ describe('renderContent', () => {
     });
   });
 
+  it('renders whatsapp template components as the content gives them, their strings as templates', () => {
+    const components = [{ type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.test/{{plan}}.png' } }] }, { type: 'body', parameters: [{ type: 'text', text: '{{name}}' }] }];
+    expect(renderContent(engine, 'whatsapp', { template: 'order_update', components }, data)).toMatchObject({
+      ok: true,
+      content: {
+        kind: 'template',
+        components: [{ type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.test/pro.png' } }] }, { type: 'body', parameters: [{ type: 'text', text: expect.any(String) }] }],
+      },
+    });
+    expect(renderContent(engine, 'whatsapp', { template: 'order_update', components: { type: 'body' } }, data)).toMatchObject({ ok: false, reason: expect.stringContaining('components') });
+  });
+
   it('renders push with a flat string data map and deep link', () => {
     expect(renderContent(engine, 'iospush', { title: 'T {{plan}}', body: 'B', deep_link: 'app://x/{{$recipient.distinct_id}}', data: { plan: '{{plan}}', n: 2 } }, data)).toEqual({
       ok: true,

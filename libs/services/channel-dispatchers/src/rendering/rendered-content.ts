@@ -16,7 +16,16 @@ export interface SmsContent {
 }
 
 export type WhatsappContent =
-  | { readonly channel: 'whatsapp'; readonly kind: 'template'; readonly name: string; readonly language: string; readonly parameters: readonly string[] }
+  | {
+      readonly channel: 'whatsapp';
+      readonly kind: 'template';
+      readonly name: string;
+      readonly language: string;
+      /** The body's text parameters, in order: a shorthand for one `body` component. */
+      readonly parameters: readonly string[];
+      /** Meta's template components (header, body, buttons) as the content gives them; they win over `parameters`. */
+      readonly components?: readonly unknown[];
+    }
   | { readonly channel: 'whatsapp'; readonly kind: 'text'; readonly text: string };
 
 export interface PushContent {

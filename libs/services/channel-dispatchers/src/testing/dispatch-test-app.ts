@@ -59,7 +59,8 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
   const bus = openTargetBus(busTarget, 'dispatch-test');
   await ensureHeraldTopics(bus, 3);
   const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register(TEST_OPTIONS) };
-  const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey });
+  // The vendors of these tests are local servers, which the outbound address rule refuses unless allowed.
+  const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
   const workspaceId = randomUUID();
   const apiKey = `hak_${randomBytes(24).toString('base64url')}`;
 

@@ -4,11 +4,13 @@ import { RecordingServer } from '../testing/recording-server';
 import { MsTeamsVendor } from './chat/ms-teams-vendor';
 import { SlackVendor } from './chat/slack-vendor';
 import { MailgunVendor, PostmarkVendor, ResendVendor, SendgridVendor } from './email/http-email-vendors';
-import { AxiosHttp } from './http/axios-http';
-import { TwilioVendor, VonageVendor } from './sms/sms-vendors';
+import { GuardedHttp } from './http/guarded-http';
+import { PlivoVendor, TwilioVendor, VonageVendor } from './sms/sms-vendors';
 import { ChannelVendor, CredentialValue, SendResult, VendorConfig } from './vendor.port';
 
-const http = new AxiosHttp();
+// The local vendor servers listen on loopback, which the outbound rule refuses unless allowed.
+const http = new GuardedHttp(['127.0.0.0/8']);
+afterAll(() => http.close());
 const email: RenderedContent = { channel: 'email', subject: 'Welcome Ada', html: '<p>Hi</p>', text: 'Hi', replyTo: 'help@acme.test' };
 const sms: RenderedContent = { channel: 'sms', text: 'Your code is 1234' };
 
@@ -86,6 +88,18 @@ describe('email vendors', () => {
     const unreachable = { ...config('email', 'resend', { api_key: 'k' }, { from: 'a@b.test' }), baseUrl: 'http://127.0.0.1:1' };
     expect(await send(new ResendVendor(http), email, 'ada@example.com', unreachable)).toMatchObject({ ok: false, retryable: true, reason: expect.stringContaining('unreachable') });
   });
+
+  it('a vendor on an address the outbound rule refuses fails permanently without being called', async () => {
+    const guarded = new GuardedHttp([]);
+    try {
+      const result = await send(new ResendVendor(guarded), email, 'ada@example.com', config('email', 'resend', { api_key: 're_key' }, { from: 'a@b.test' }));
+      expect(result).toMatchObject({ ok: false, retryable: false, reason: expect.stringContaining('loopback') });
+      expect(result).not.toMatchObject({ reason: expect.stringContaining('re_key') });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      guarded.close();
+    }
+  });
 });
 
 describe('sms vendors', () => {
@@ -115,6 +129,27 @@ describe('sms vendors', () => {
     expect(formBody()).toMatchObject({ api_key: 'vk', api_secret: 'vs', from: 'Acme', to: '4915112345678', text: 'Your code is 1234' });
     expect(await send(vonage, sms, '+4915112345678', cfg)).toMatchObject({ ok: false, retryable: true });
     expect(await send(vonage, sms, '+49', cfg)).toMatchObject({ ok: false, retryable: false, reason: 'vonage status 3: Invalid to' });
+  });
+});
+
+describe('sms vendors: plivo', () => {
+  it('plivo: basic auth_id:token, JSON src/dst/text, the first message_uuid; 429 retryable, 400 permanent', async () => {
+    const plivo = new PlivoVendor(http);
+    const cfg = config('sms', 'plivo', { auth_id: 'MAXXXXXXXXXXXXXXXXXX', auth_token: 'pl-token', from: '+14155550100' });
+    server.respond(
+      { status: 202, body: { api_id: 'a1', message: 'message(s) queued', message_uuid: ['db3ce55a-7f1d-11e1-8ea7-1231380bc196'] } },
+      { status: 429, body: { error: 'too many requests' } },
+      { status: 400, body: { api_id: 'a2', error: 'dst parameter is invalid' } },
+    );
+    expect(await send(plivo, sms, '+4915112345678', cfg)).toEqual({ ok: true, vendorMessageId: 'db3ce55a-7f1d-11e1-8ea7-1231380bc196' });
+    expect(lastRequest()).toMatchObject({
+      method: 'POST',
+      path: '/v1/Account/MAXXXXXXXXXXXXXXXXXX/Message/',
+      headers: { authorization: `Basic ${Buffer.from('MAXXXXXXXXXXXXXXXXXX:pl-token').toString('base64')}`, 'content-type': 'application/json' },
+    });
+    expect(jsonBody()).toEqual({ src: '+14155550100', dst: '+4915112345678', text: 'Your code is 1234' });
+    expect(await send(plivo, sms, '+4915112345678', cfg)).toMatchObject({ ok: false, retryable: true });
+    expect(await send(plivo, sms, '+49', cfg)).toMatchObject({ ok: false, retryable: false, reason: expect.stringContaining('dst parameter is invalid') });
   });
 });
 

@@ -6,15 +6,28 @@ import { MailgunVendor, PostmarkVendor, ResendVendor, SendgridVendor } from './e
 import { SmtpVendor } from './email/smtp-vendor';
 import { HttpPort } from './http/http.port';
 import { HeraldInboxVendor } from './inbox/herald-inbox-vendor';
-import { TwilioVendor, VonageVendor } from './sms/sms-vendors';
+import { AddressGuard } from './net/address-guard';
+import { ApnsVendor } from './push/apns-vendor';
+import { FcmVendor } from './push/fcm-vendor';
+import { WebpushVendor } from './push/webpush-vendor';
+import { PlivoVendor, TwilioVendor, VonageVendor } from './sms/sms-vendors';
 import { ChannelVendor } from './vendor.port';
+import { MetaCloudVendor } from './whatsapp/meta-cloud-vendor';
 
 /** The vendor implementations by `<channel>/<vendor>`, as the management catalogue names them. */
 export class VendorRegistry {
   private readonly vendors = new Map<string, ChannelVendor>();
-  private readonly smtp = new SmtpVendor();
+  private readonly smtp: SmtpVendor;
+  private readonly apns: ApnsVendor;
 
-  constructor(http: HttpPort, inbox: InboxStore) {
+  constructor(
+    private readonly http: HttpPort,
+    guard: AddressGuard,
+    inbox: InboxStore,
+  ) {
+    // SMTP and APNs make their own connections (nodemailer, HTTP/2), checked by the guard; the rest go through `http`.
+    this.smtp = new SmtpVendor(guard);
+    this.apns = new ApnsVendor(guard);
     const all: ChannelVendor[] = [
       this.smtp,
       new SendgridVendor(http),
@@ -23,8 +36,13 @@ export class VendorRegistry {
       new ResendVendor(http),
       new TwilioVendor(http),
       new VonageVendor(http),
+      new PlivoVendor(http),
       new SlackVendor(http),
       new MsTeamsVendor(http),
+      new MetaCloudVendor(http),
+      new FcmVendor(http),
+      this.apns,
+      new WebpushVendor(http),
       new HeraldInboxVendor(inbox),
     ];
     for (const vendor of all) this.vendors.set(`${vendor.channel}/${vendor.vendor}`, vendor);
@@ -35,7 +53,10 @@ export class VendorRegistry {
     return this.vendors.get(`${channel}/${vendor}`);
   }
 
+  /** Closes pooled connections (on shutdown). */
   close(): void {
     this.smtp.close();
+    this.apns.close();
+    this.http.close();
   }
 }

@@ -1,23 +1,25 @@
 import { LocalSmtpServer } from '../../testing/local-smtp-server';
+import { AddressGuard } from '../net/address-guard';
 import { VendorConfig } from '../vendor.port';
 import { SmtpVendor } from './smtp-vendor';
 
 describe('SmtpVendor', () => {
-  const smtp = new SmtpVendor();
+  // The local server listens on loopback, which the outbound rule refuses unless allowed.
+  const smtp = new SmtpVendor(new AddressGuard(['127.0.0.0/8']));
   afterAll(() => smtp.close());
 
-  const configFor = (port: number, password = 'secret'): VendorConfig => ({
+  const configFor = (port: number, password = 'secret', host = '127.0.0.1'): VendorConfig => ({
     id: `smtp-${port}-${password}`,
     channel: 'email',
     vendor: 'smtp',
     priority: 1,
     baseUrl: null,
     settings: {},
-    credentials: { host: '127.0.0.1', port, secure: false, username: 'mailer', password, from: 'Acme <noreply@acme.test>' },
+    credentials: { host, port, secure: false, username: 'mailer', password, from: 'Acme <noreply@acme.test>' },
     version: 1,
   });
-  const send = (config: VendorConfig) =>
-    smtp.send({
+  const send = (config: VendorConfig, vendor = smtp) =>
+    vendor.send({
       deliveryId: 'd-1',
       workspaceId: 'w',
       content: { channel: 'email', subject: 'Welcome Ada', html: '<p>Hi</p>', text: 'Hi' },
@@ -49,5 +51,38 @@ describe('SmtpVendor', () => {
       await busy.close();
     }
     expect(await send(configFor(1))).toMatchObject({ ok: false, retryable: true });
+  });
+
+  it('refuses a server whose host resolves to a private address the rule does not allow, before connecting', async () => {
+    const server = await LocalSmtpServer.start({ username: 'mailer', password: 'secret' });
+    // mail.internal resolves to loopback, then to a private range; only 127.0.0.0/8 is allowed here.
+    const resolvesTo = (address: string) => async () => [{ address, family: 4 }];
+    const loopbackOnly = new SmtpVendor(new AddressGuard([], resolvesTo('127.0.0.1')));
+    const privateHost = new SmtpVendor(new AddressGuard(['127.0.0.0/8'], resolvesTo('10.1.2.3')));
+    try {
+      expect(await send(configFor(server.port, 'secret', 'mail.internal'), loopbackOnly)).toMatchObject({
+        ok: false,
+        retryable: false,
+        reason: expect.stringContaining('mail.internal resolves to 127.0.0.1 (loopback), which is not allowed'),
+      });
+      expect(await send(configFor(server.port, 'secret', 'mail.internal'), privateHost)).toMatchObject({ ok: false, retryable: false, reason: expect.stringContaining('(private)') });
+      expect(server.mails).toHaveLength(0);
+    } finally {
+      loopbackOnly.close();
+      privateHost.close();
+      await server.close();
+    }
+  });
+
+  it('connects to the checked address of a host name', async () => {
+    const server = await LocalSmtpServer.start({ username: 'mailer', password: 'secret' });
+    const named = new SmtpVendor(new AddressGuard(['127.0.0.0/8'], async () => [{ address: '127.0.0.1', family: 4 }]));
+    try {
+      expect(await send(configFor(server.port, 'secret', 'mail.acme.test'), named)).toMatchObject({ ok: true });
+      await server.received(1);
+    } finally {
+      named.close();
+      await server.close();
+    }
   });
 });

@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import nodemailer, { Transporter } from 'nodemailer';
 import { addressOf } from '../identity';
+import { AddressGuard, BlockedAddressError } from '../net/address-guard';
 import { ChannelVendor, SendRequest, SendResult, VendorConfig, contentOf, permanent, retryable, sent, stringField } from '../vendor.port';
 import { senderOf } from './http-email-vendors';
 
@@ -7,9 +9,12 @@ import { senderOf } from './http-email-vendors';
 const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET']);
 
 /**
- * SMTP through nodemailer, one pooled transport per vendor configuration version. The
- * Message-ID is derived from the delivery, so a receiving system that dedupes by it
- * sees one message even if a lost outcome made us repeat it.
+ * SMTP through nodemailer, one pooled transport per vendor configuration version and
+ * server address. The host is resolved and checked against the outbound address rule
+ * before every send, and the transport connects to that checked address (TLS still
+ * verifies the host name), so SMTP cannot reach a private address the rule refuses.
+ * The Message-ID is derived from the delivery, so a receiving system that dedupes by
+ * it sees one message even if a lost outcome made us repeat it.
  */
 export class SmtpVendor implements ChannelVendor {
   readonly channel = 'email' as const;
@@ -17,10 +22,14 @@ export class SmtpVendor implements ChannelVendor {
   readonly dedupesByKey = false;
   private readonly transports = new Map<string, Transporter>();
 
+  constructor(private readonly guard: AddressGuard) {}
+
   async send(request: SendRequest): Promise<SendResult> {
     const content = contentOf(request, 'email');
+    const host = stringField(request.config.credentials, 'host');
     try {
-      const info = (await this.transport(request.config).sendMail({
+      const address = await this.guard.addressOf(host);
+      const info = (await this.transport(request.config, host, address).sendMail({
         from: senderOf(content, request.config),
         to: addressOf(request.identity),
         subject: content.subject,
@@ -41,11 +50,11 @@ export class SmtpVendor implements ChannelVendor {
     this.transports.clear();
   }
 
-  private transport(config: VendorConfig): Transporter {
-    const key = `${config.id}:${config.version}`;
+  private transport(config: VendorConfig, host: string, address: string): Transporter {
+    const key = `${config.id}:${config.version}:${address}`;
     const existing = this.transports.get(key);
     if (existing) return existing;
-    // A new version replaces the old transport: its credentials or host may have changed.
+    // A new version or address replaces the old transport: its credentials or host may have changed.
     for (const [oldKey, transport] of this.transports) {
       if (oldKey.startsWith(`${config.id}:`)) {
         transport.close();
@@ -55,7 +64,9 @@ export class SmtpVendor implements ChannelVendor {
     const credentials = config.credentials;
     const transport = nodemailer.createTransport({
       pool: true,
-      host: stringField(credentials, 'host'),
+      host: address,
+      // Certificates name the host, not the address it resolved to.
+      ...(isIP(host) === 0 ? { tls: { servername: host } } : {}),
       port: Number(credentials.port),
       secure: credentials.secure === true,
       auth: { user: stringField(credentials, 'username'), pass: stringField(credentials, 'password') },
@@ -68,6 +79,7 @@ export class SmtpVendor implements ChannelVendor {
 }
 
 function smtpFailure(error: unknown): SendResult {
+  if (error instanceof BlockedAddressError) return permanent(`smtp: ${error.message}`);
   const details = error as { code?: string; responseCode?: number; response?: string; message?: string };
   // Only the server's reply or the error code: nodemailer messages never carry the password, but keep it short anyway.
   const reason = `smtp: ${details.response ?? details.message ?? String(error)}`.slice(0, 300);

@@ -1,5 +1,6 @@
+import { BlockedAddressError } from '../net/address-guard';
 import { SendResult, permanent, retryable } from '../vendor.port';
-import { HttpPort, HttpRequest, HttpResponse } from './http.port';
+import { HttpPort, HttpRequest, HttpRequestError, HttpResponse } from './http.port';
 
 /** How much of a vendor's error body goes into a failure reason. */
 const REASON_BODY_CHARS = 300;
@@ -17,13 +18,23 @@ export function failureOf(vendor: string, response: HttpResponse): SendResult {
   return isRetryableStatus(response.status) ? retryable(reason) : permanent(reason);
 }
 
-/** Calls the vendor; a request that got no answer (refused, reset, timed out) is retryable. */
+/**
+ * Calls the vendor. A request that got no answer (reset, timed out) is retryable; one
+ * the outbound guard refused (a private address not allowed) is permanent.
+ */
 export async function callVendor(http: HttpPort, vendor: string, request: HttpRequest): Promise<HttpResponse | SendResult> {
   try {
     return await http.request(request);
   } catch (error) {
-    return retryable(`${vendor} unreachable: ${error instanceof Error ? error.message : String(error)}`);
+    return unreachable(vendor, error);
   }
+}
+
+/** No answer from the vendor: permanent when the address rule refused it, else retryable. */
+export function unreachable(vendor: string, error: unknown): SendResult {
+  const reason = `${vendor} unreachable: ${error instanceof Error ? error.message : String(error)}`;
+  const refused = error instanceof BlockedAddressError || (error instanceof HttpRequestError && !error.retryable);
+  return refused ? permanent(reason) : retryable(reason);
 }
 
 export function isResponse(value: HttpResponse | SendResult): value is HttpResponse {

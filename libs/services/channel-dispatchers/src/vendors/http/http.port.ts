@@ -1,7 +1,7 @@
 /**
- * The one way vendors reach HTTP. Today an axios adapter; the guarded client of
- * @herald/outbound-http (refusing private addresses unless HERALD_OUTBOUND_ALLOW lists
- * them, decisions.md "Outbound HTTP") replaces it behind this port.
+ * The one way vendors reach HTTP. The module binds it to the guarded client of
+ * @herald/outbound-http (`GuardedHttp`): private and loopback addresses are refused
+ * unless HERALD_OUTBOUND_ALLOW lists them (decisions.md "Outbound HTTP").
  */
 export interface HttpRequest {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,8 +19,24 @@ export interface HttpResponse {
 }
 
 export interface HttpPort {
-  /** Resolves with any status; rejects only when no response arrived (connection, timeout). */
+  /**
+   * Resolves with any status; rejects with an HttpRequestError only when no response
+   * arrived (refused address, connection, timeout).
+   */
   request(request: HttpRequest): Promise<HttpResponse>;
+  /** Closes pooled connections. */
+  close(): void;
+}
+
+/** No response arrived; `retryable` says whether a later attempt could get one (a refused address never does). */
+export class HttpRequestError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'HttpRequestError';
+  }
 }
 
 export const HTTP_PORT = Symbol('HTTP_PORT');

@@ -1,4 +1,4 @@
-import { FORM_HEADERS, basicAuth, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
+import { FORM_HEADERS, JSON_HEADERS, basicAuth, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort } from '../http/http.port';
 import { addressOf } from '../identity';
 import { ChannelVendor, SendRequest, SendResult, baseUrlOf, contentOf, permanent, retryable, sent, stringField } from '../vendor.port';
@@ -68,5 +68,30 @@ export class VonageVendor implements ChannelVendor {
       return VONAGE_TRANSIENT.has(String(failed.status)) ? retryable(reason) : permanent(reason);
     }
     return sent(parts[0]['message-id']);
+  }
+}
+
+/** Plivo Message API: basic auth with the auth ID, JSON src/dst/text, 202 with `message_uuid` (one per part). */
+export class PlivoVendor implements ChannelVendor {
+  readonly channel = 'sms' as const;
+  readonly vendor = 'plivo';
+  readonly dedupesByKey = false;
+
+  constructor(private readonly http: HttpPort) {}
+
+  async send(request: SendRequest): Promise<SendResult> {
+    const content = contentOf(request, 'sms');
+    const credentials = request.config.credentials;
+    const authId = stringField(credentials, 'auth_id');
+    const response = await callVendor(this.http, this.vendor, {
+      method: 'POST',
+      url: `${baseUrlOf(request.config)}/v1/Account/${encodeURIComponent(authId)}/Message/`,
+      headers: { ...JSON_HEADERS, authorization: basicAuth(authId, stringField(credentials, 'auth_token')) },
+      body: JSON.stringify({ src: stringField(credentials, 'from'), dst: addressOf(request.identity), text: content.text }),
+    });
+    if (!isResponse(response)) return response;
+    if (response.status !== 202 && response.status !== 200) return failureOf(this.vendor, response);
+    const uuids = parseJson(response.body).message_uuid;
+    return sent(Array.isArray(uuids) && typeof uuids[0] === 'string' ? uuids[0] : undefined);
   }
 }
