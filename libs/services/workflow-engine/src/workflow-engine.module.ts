@@ -7,6 +7,7 @@ import { RunsController } from './http/runs.controller';
 import { engineOpenApi } from './openapi/engine-openapi';
 import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
+import { AudienceReadModel } from './read-models/audience-read-model';
 import { DefinitionsReadModel } from './read-models/definitions-read-model';
 import { HttpWorker } from './runs/http-worker';
 import { RunContextLoader } from './runs/run-context-loader';
@@ -40,6 +41,7 @@ export class WorkflowEngineModule {
       controllers: [RunsController],
       providers: [
         DefinitionsReadModel,
+        AudienceReadModel,
         EngineLoops,
         RunContextLoader,
         RunHost,

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CategoryDocument } from '@herald/audience';
-import { Channel } from '@herald/contracts';
+import { Channel, Recipient } from '@herald/contracts';
 import { RunContext, TemplateEntry, TemplateVariant, WorkflowDefinition, WorkflowNode } from '@herald/workflow';
+import { AudienceReadModel, recipientSubject } from '../read-models/audience-read-model';
 import { DefinitionsReadModel } from '../read-models/definitions-read-model';
 import { preferenceSnapshot } from './run-preferences';
 
@@ -30,19 +31,19 @@ const ADMISSIONS_LOOKBACK = '1 day';
 /**
  * Loads what a run may read before the host feeds it an input: the live variants of
  * the templates its send nodes name, and for a rate-limited workflow the recipient's
- * recent admissions, and the preference snapshot of the workflow's category. The stored
- * recipient profile, the tenant and the recipient's own choices come from
- * preference-service's announcements, which the engine does not read yet: until then a
- * run uses what the trigger carried inline and the category's defaults.
+ * recent admissions, the recipient's stored profile (the per-tenant one merged over the
+ * global one), the tenant, and the preference snapshot: the workflow's category with the
+ * tenant's defaults and the recipient's choices, as preference-service announced them.
  */
 @Injectable()
 export class RunContextLoader {
   constructor(
     @InjectDataSource('engine') private readonly db: DataSource,
     private readonly definitions: DefinitionsReadModel,
+    private readonly audience: AudienceReadModel,
   ) {}
 
-  async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipientKey: string): Promise<RunContext> {
+  async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, recipientKey: string, tenantId?: string): Promise<RunContext> {
     const templates: Record<string, TemplateEntry> = {};
     for (const slug of templateSlugs(workflow.definition.tree.nodes)) {
       const announced = await this.definitions.template<AnnouncedTemplate>(workspaceId, slug);
@@ -50,7 +51,21 @@ export class RunContextLoader {
     }
     const recent = workflow.definition.ratelimit ? await this.recentAdmissions(workspaceId, workflow.slug, recipientKey) : undefined;
     const categories = await this.definitions.categories<CategoryDocument>(workspaceId);
-    return { preferences: preferenceSnapshot(categories, workflow.definition.category), templates, ...(recent ? { recent_admissions: recent } : {}) };
+    const subject = recipientSubject(recipient);
+    const profile = subject ? await this.audience.profile(workspaceId, subject, tenantId) : undefined;
+    const choices = subject ? await this.audience.preferences(workspaceId, subject, tenantId) : { global: null, inTenant: null };
+    const tenant = tenantId ? await this.audience.tenant(workspaceId, tenantId) : undefined;
+    return {
+      ...(profile ? { recipient_profile: profile } : {}),
+      ...(tenant ? { tenant: tenant.context } : {}),
+      preferences: preferenceSnapshot(categories, workflow.definition.category, {
+        tenant: tenant?.preferences ?? null,
+        subject: choices.global,
+        subject_in_tenant: choices.inTenant,
+      }),
+      templates,
+      ...(recent ? { recent_admissions: recent } : {}),
+    };
   }
 
   private async recentAdmissions(workspaceId: string, workflowSlug: string, recipientKey: string): Promise<string[]> {

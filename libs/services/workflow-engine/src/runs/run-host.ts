@@ -65,7 +65,7 @@ export class RunHost {
       return;
     }
     const pinned = pin(workflow);
-    const context = await this.context(envelope.workspace_id, pinned, trigger.recipient, runId);
+    const context = await this.context(envelope.workspace_id, pinned, trigger.recipient, runId, trigger.tenant_id);
     await this.step(runStreamId(envelope.workspace_id, runId), startFromTrigger(trigger, { run_id: runId, workflow: pinned, context }));
   }
 
@@ -76,7 +76,7 @@ export class RunHost {
       const runId = deterministicUuid(envelope.message_id, workflow.slug);
       const pinned = pin(workflow);
       const recipient: Recipient = { kind: 'user', distinct_id: event.distinct_id, is_transient: false, inline: false, channels: {}, properties: {} };
-      const context = await this.context(envelope.workspace_id, pinned, recipient, runId);
+      const context = await this.context(envelope.workspace_id, pinned, recipient, runId, event.tenant_id);
       await this.step(runStreamId(envelope.workspace_id, runId), startFromEvent(event, { run_id: runId, workflow: pinned, context }));
     }
   }
@@ -112,18 +112,22 @@ export class RunHost {
 
   /** The context for a later input of a run: its pinned definition, recipient and tenant come from its log. */
   private async contextOfStream(streamId: string): Promise<RunContext | undefined> {
-    const [first] = await this.store.readStream(streamId, 0);
+    const history = await this.store.readStream(streamId, 0);
+    const first = history[0];
     if (!first || first.type !== 'run.started.v1') {
       this.logger.warn('input for a run that has no log; ignored', { stream_id: streamId });
       return undefined;
     }
     const started = first.data as Extract<RunEvent, { type: 'run.started.v1' }>;
+    // The run's tenant is the latest override, else the trigger's.
+    const override = history.filter((e) => e.type === 'tenant.overridden.v1').pop()?.data as { tenant_id?: string } | undefined;
+    const tenantId = override ? override.tenant_id : started.tenant_id;
     const { workspaceId, runId } = parseRunStreamId(streamId);
-    return this.context(workspaceId, { slug: started.workflow.slug, definition: started.definition }, started.recipient, runId);
+    return this.context(workspaceId, { slug: started.workflow.slug, definition: started.definition }, started.recipient, runId, tenantId);
   }
 
-  private context(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, runId: string): Promise<RunContext> {
-    return this.contexts.load(workspaceId, workflow, runKey(workspaceId, recipient, runId));
+  private context(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, runId: string, tenantId?: string): Promise<RunContext> {
+    return this.contexts.load(workspaceId, workflow, recipient, runKey(workspaceId, recipient, runId), tenantId);
   }
 
   private logEvent(runId: string, state: RunState, event: RunEvent): void {

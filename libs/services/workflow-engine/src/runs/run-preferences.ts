@@ -1,4 +1,4 @@
-import { CategoryDocument, PreferenceSnapshot as AudienceSnapshot, evaluatePreference, indexCategories } from '@herald/audience';
+import { CategoryDocument, PreferenceSnapshot as AudienceSnapshot, SubjectPreferences, TenantPreferences, evaluatePreference, indexCategories } from '@herald/audience';
 import { PreferencePolicy, PreferenceSnapshot } from '@herald/workflow';
 
 /**
@@ -13,13 +13,16 @@ export const audiencePreferencePolicy: PreferencePolicy = {
 };
 
 /**
- * The snapshot for one run: the workflow's category as live in the workspace, and (once
- * the engine reads preference-service's announcements) the recipient's and tenant's
- * choices. A category missing from the live set evaluates as "no category": every
- * channel sends.
+ * The snapshot for one run: the workflow's category as live in the workspace, the
+ * tenant's defaults and the recipient's choices. A category missing from the live set
+ * evaluates as "no category": every channel sends.
  */
-export function preferenceSnapshot(categories: CategoryDocument | null, categorySlug: string | undefined): PreferenceSnapshot {
+export function preferenceSnapshot(
+  categories: CategoryDocument | null,
+  categorySlug: string | undefined,
+  choices: { readonly tenant: TenantPreferences | null; readonly subject: SubjectPreferences | null; readonly subject_in_tenant: SubjectPreferences | null },
+): PreferenceSnapshot {
   const located = categories && categorySlug ? indexCategories(categories).get(categorySlug) : undefined;
-  const snapshot: AudienceSnapshot = { category: located?.definition ?? null, tenant: null, subject: null, subject_in_tenant: null };
+  const snapshot: AudienceSnapshot = { category: located?.definition ?? null, ...choices };
   return snapshot as unknown as PreferenceSnapshot;
 }

@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { Server, createServer } from 'node:http';
 import { Client } from 'pg';
 import {
+  AUDIENCE_CHANGED_TYPE,
   CREDENTIALS_CHANGED_TYPE,
   DELIVERY_OUTCOME_TYPE,
   DEFINITION_CHANGED_TYPE,
@@ -67,6 +68,7 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
   let hookUrl: string;
   const hooks: Hook[] = [];
   const deliveries: DeliveryRequested[] = [];
+  const smsDeliveries: DeliveryRequested[] = [];
   let version = 0;
 
   beforeAll(async () => {
@@ -88,6 +90,14 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     app = await startTestHttpApp(workflowEngine, databaseUrl, { bus, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
     await bus.subscribe({
       groupId: `reader-${randomUUID()}`,
+      topics: [deliveryTopic('sms').name],
+      handler: async (message) => {
+        const envelope = parseEnvelope(message.value);
+        if (envelope.ok) smsDeliveries.push(envelope.value.payload as DeliveryRequested);
+      },
+    });
+    await bus.subscribe({
+      groupId: `reader-${randomUUID()}`,
       topics: [deliveryTopic('email').name],
       handler: async (message) => {
         const envelope = parseEnvelope(message.value);
@@ -97,6 +107,20 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
 
     await announce('category', 'categories', categories);
     await announce('template', 'welcome-mail', welcomeMail);
+    await announce('template', 'alerts', {
+      slug: 'alerts',
+      enabled_channels: ['email', 'sms'],
+      variants: [
+        { ...welcomeMail.variants[0], id: 'mail' },
+        { id: 'text', channel: 'sms', tenant_id: null, locale: 'en', seq_no: 1, conditions: [], content: { body: 'Alert for {{name}}' }, needs_vendor_approval: false, approval_status: 'auto_approved' },
+      ],
+    });
+    await announceWorkflow('alert', {
+      name: 'Alert',
+      category: 'account',
+      trigger_type: 'api',
+      tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: 'alerts' }, { name: 'Text', node_type: 'send_sms', template: 'alerts' }] },
+    });
     await announceWorkflow('onboarding', {
       name: 'Onboarding',
       category: 'account',
@@ -148,7 +172,7 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
     });
     // The definitions are in once the last announcement is.
-    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 6 }]));
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 8 }]));
     await expectEventually(async () => expect((await call('GET', 'v1/message/', undefined, otherApiKey)).status).toBe(200));
   });
 
@@ -313,5 +337,28 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect((detail.body as { steps: Array<{ type: string }> }).steps.map((s) => s.type)).toEqual(expect.arrayContaining(['run.started.v1', 'timer.scheduled.v1', 'run.cancelled.v1']));
     expect(await call('GET', `v1/workflow_run/${runId}/`, undefined, otherApiKey)).toMatchObject({ status: 404 });
     expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: runId })).toEqual({ status: 200, body: { execution_ids: [] } });
+  });
+
+  it('sends on the stored channels the recipient did not opt out of: an email opt-out gets the SMS and no email', async () => {
+    const audience = (change: Record<string, unknown>): Promise<void> =>
+      bus.publish(TOPICS.audienceChanged.name, [{ key: `${workspace}:pat`, value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) }]);
+    const pat = { type: 'user', distinct_id: 'pat' };
+    await audience({ kind: 'profile', change: 'upserted', workspace_slug: 'staging', subject: pat, profile: { properties: { name: 'Pat' }, channels: { email: ['pat@example.com'], sms: ['+14155550100'] } } });
+    await audience({ kind: 'preferences', workspace_slug: 'staging', subject: pat, preferences: { categories: { account: { opt_out_channels: ['email'] } }, restricted_channels: [] } });
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.audience_preferences WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 1 }]));
+
+    // A bare distinct_id: the channels come from the stored profile.
+    const messageId = randomUUID();
+    const recipient = { kind: 'user' as const, distinct_id: 'pat', is_transient: false, inline: false, channels: {}, properties: {} };
+    const runId = deterministicUuid(messageId, '0');
+    const payload: TriggerAccepted = { message_id: messageId, recipient_index: 0, recipient_count: 1, workspace_slug: 'staging', workflow: 'alert', recipient, data: {}, attachments: [], accepted_via: 'api', accepted_at: new Date().toISOString() };
+    await bus.publish(TOPICS.triggerAccepted.name, [{ key: `${workspace}:pat`, value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) }]);
+
+    await expectEventually(() => expect(smsDeliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
+    expect(smsDeliveries.find((d) => d.run_id === runId)).toMatchObject({ destination: { identities: ['+14155550100'] }, render_data: expect.objectContaining({ $recipient: expect.objectContaining({ name: 'Pat' }) }) });
+    await expectEventually(async () => expect(await eventTypes(runId)).toContain('run.completed.v1'));
+    expect(deliveries.filter((d) => d.run_id === runId)).toEqual([]);
+    const [skipped] = await sql<{ data: { channel: string; reason: string } }>(`SELECT data FROM engine.stream_events WHERE stream_id = $1 AND type = 'delivery.skipped.v1'`, [`run:${workspace}:${runId}`]);
+    expect(skipped.data).toMatchObject({ channel: 'email', reason: 'preference' });
   });
 });

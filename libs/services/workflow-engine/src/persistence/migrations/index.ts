@@ -4,6 +4,7 @@ import { workspaceCredentialsMigration } from '@herald/runtime';
 import { CreateDefinitionReadModel1763900000000 } from './1763900000000-create-definition-read-model';
 import { CreateAdmissions1763900100000 } from './1763900100000-create-admissions';
 import { CreateRunProjections1763900200000 } from './1763900200000-create-run-projections';
+import { CreateAudienceReadModel1763900400000 } from './1763900400000-create-audience-read-model';
 
 /** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
 export const ENGINE_MIGRATIONS: MigrationClass[] = [
@@ -12,4 +13,5 @@ export const ENGINE_MIGRATIONS: MigrationClass[] = [
   CreateAdmissions1763900100000,
   CreateRunProjections1763900200000,
   workspaceCredentialsMigration('engine', 1763900300000),
+  CreateAudienceReadModel1763900400000,
 ];

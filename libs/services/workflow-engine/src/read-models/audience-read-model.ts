@@ -1,0 +1,137 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SubjectPreferences, TenantPreferences } from '@herald/audience';
+import { AUDIENCE_CHANGED_TYPE, AudienceChanged, AudienceSubject, InlineChannels, JsonRecord, Recipient, TOPICS, parseAudienceChanged } from '@herald/contracts';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { StoredProfile, TenantContext } from '@herald/workflow';
+
+/** Where a recipient's stored data lives: `user:<distinct_id>` or `object:<type>:<id>`. */
+export function subjectKey(subject: AudienceSubject): string {
+  return subject.type === 'user' ? `user:${subject.distinct_id}` : `object:${subject.object_type}:${subject.id}`;
+}
+
+export function recipientSubject(recipient: Recipient): AudienceSubject | undefined {
+  if (recipient.kind === 'object') return { type: 'object', object_type: recipient.object_type, id: recipient.id };
+  return recipient.distinct_id === null ? undefined : { type: 'user', distinct_id: recipient.distinct_id };
+}
+
+const GLOBAL = '';
+
+/**
+ * What the engine knows of the audience, from preference-service's announcements: the
+ * stored profile of every user and object (global and per tenant), their preferences,
+ * and tenants with their defaults. One consumer group for the engine's replicas; the
+ * announcements of one recipient arrive in order (keyed by recipient).
+ */
+@Injectable()
+export class AudienceReadModel implements OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly consumers: ConsumerRegistry,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.audienceChanged.name], {
+      groupId: 'herald.engine.audience',
+      type: AUDIENCE_CHANGED_TYPE,
+      parsePayload: parseAudienceChanged,
+      handle: (change, envelope) => this.apply(envelope.workspace_id, change),
+    });
+  }
+
+  /** The stored profile, the per-tenant one merged over the global one; undefined when none is stored. */
+  async profile(workspaceId: string, subject: AudienceSubject, tenantId: string | undefined): Promise<StoredProfile | undefined> {
+    const rows = (await this.db.query(
+      `SELECT tenant_id, properties, channels FROM engine.audience_profiles WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])`,
+      [workspaceId, subjectKey(subject), [GLOBAL, ...(tenantId ? [tenantId] : [])]],
+    )) as Array<{ tenant_id: string; properties: JsonRecord; channels: JsonRecord }>;
+    if (rows.length === 0) return undefined;
+    // The per-tenant profile merges over the global one (interface 2.1).
+    const ordered = [rows.find((r) => r.tenant_id === GLOBAL), rows.find((r) => r.tenant_id !== GLOBAL)].filter((r) => r !== undefined);
+    const properties: JsonRecord = Object.assign({}, ...ordered.map((r) => r.properties));
+    const channels = Object.assign({}, ...ordered.map((r) => r.channels)) as InlineChannels;
+    const text = (key: string): string | undefined => (typeof properties[key] === 'string' ? (properties[key] as string) : undefined);
+    const locale = text('$locale') ?? text('$preferred_language');
+    const timezone = text('$timezone');
+    return { properties, channels, ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
+  }
+
+  async preferences(workspaceId: string, subject: AudienceSubject, tenantId: string | undefined): Promise<{ global: SubjectPreferences | null; inTenant: SubjectPreferences | null }> {
+    const rows = (await this.db.query(
+      `SELECT tenant_id, preferences FROM engine.audience_preferences WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])`,
+      [workspaceId, subjectKey(subject), [GLOBAL, ...(tenantId ? [tenantId] : [])]],
+    )) as Array<{ tenant_id: string; preferences: SubjectPreferences }>;
+    return {
+      global: rows.find((r) => r.tenant_id === GLOBAL)?.preferences ?? null,
+      inTenant: tenantId ? (rows.find((r) => r.tenant_id === tenantId)?.preferences ?? null) : null,
+    };
+  }
+
+  async tenant(workspaceId: string, tenantId: string): Promise<{ context: TenantContext; preferences: TenantPreferences } | undefined> {
+    const [row] = (await this.db.query(`SELECT tenant, preferences FROM engine.audience_tenants WHERE workspace_id = $1 AND tenant_id = $2`, [
+      workspaceId,
+      tenantId,
+    ])) as Array<{ tenant: JsonRecord; preferences: { blocked_channels: string[]; categories: TenantPreferences['categories'] } }>;
+    if (!row) return undefined;
+    return { context: { tenant_id: tenantId, properties: row.tenant }, preferences: { tenant_id: tenantId, ...row.preferences } };
+  }
+
+  private async apply(workspaceId: string, change: AudienceChanged): Promise<void> {
+    switch (change.kind) {
+      case 'profile': {
+        const key = [workspaceId, subjectKey(change.subject), change.tenant_id ?? GLOBAL];
+        if (change.change === 'deleted' || !change.profile) {
+          // A deleted global profile takes its per-tenant ones with it.
+          const scope = change.tenant_id === undefined ? '' : ' AND tenant_id = $3';
+          await this.db.query(`DELETE FROM engine.audience_profiles WHERE workspace_id = $1 AND subject_key = $2${scope}`, change.tenant_id === undefined ? key.slice(0, 2) : key);
+          if (change.tenant_id === undefined) await this.db.query(`DELETE FROM engine.audience_preferences WHERE workspace_id = $1 AND subject_key = $2`, key.slice(0, 2));
+        } else {
+          await this.db.query(
+            `INSERT INTO engine.audience_profiles (workspace_id, subject_key, tenant_id, properties, channels) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (workspace_id, subject_key, tenant_id) DO UPDATE SET properties = EXCLUDED.properties, channels = EXCLUDED.channels`,
+            [...key, JSON.stringify(change.profile.properties), JSON.stringify(change.profile.channels)],
+          );
+        }
+        break;
+      }
+      case 'preferences':
+        await this.db.query(
+          `INSERT INTO engine.audience_preferences (workspace_id, subject_key, tenant_id, preferences) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (workspace_id, subject_key, tenant_id) DO UPDATE SET preferences = EXCLUDED.preferences`,
+          [workspaceId, subjectKey(change.subject), change.tenant_id ?? GLOBAL, JSON.stringify(change.preferences)],
+        );
+        break;
+      case 'tenant':
+        if (change.change === 'deleted' || !change.tenant) {
+          await this.db.query(`DELETE FROM engine.audience_tenants WHERE workspace_id = $1 AND tenant_id = $2`, [workspaceId, change.tenant_id]);
+        } else {
+          await this.db.query(
+            `INSERT INTO engine.audience_tenants (workspace_id, tenant_id, tenant, preferences) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (workspace_id, tenant_id) DO UPDATE SET tenant = EXCLUDED.tenant, preferences = EXCLUDED.preferences`,
+            [workspaceId, change.tenant_id, JSON.stringify(change.tenant), JSON.stringify(change.preferences ?? { blocked_channels: [], categories: {} })],
+          );
+        }
+        break;
+      case 'object_subscriptions': {
+        const objectKey = subjectKey({ type: 'object', ...change.object });
+        for (const subscriber of change.removed) {
+          await this.db.query(`DELETE FROM engine.object_subscriptions WHERE workspace_id = $1 AND object_key = $2 AND subscriber_key = $3`, [workspaceId, objectKey, subjectKey(subscriber)]);
+        }
+        for (const subscriber of change.added) {
+          await this.db.query(
+            `INSERT INTO engine.object_subscriptions (workspace_id, object_key, subscriber_key, subscriber, properties) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (workspace_id, object_key, subscriber_key) DO UPDATE SET properties = EXCLUDED.properties`,
+            [workspaceId, objectKey, subjectKey(subscriber), JSON.stringify(subscriber), JSON.stringify(change.properties ?? {})],
+          );
+        }
+        break;
+      }
+      default:
+        // inline_profile and user_operations are preference-service's to apply (it announces the result as `profile`); lists are not read by runs.
+        return;
+    }
+    this.logger.debug('audience read model updated', { workspace_id: workspaceId, kind: change.kind });
+  }
+}
