@@ -1,0 +1,499 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Server, createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Kafka, logLevel } from 'kafkajs';
+import { Client } from 'pg';
+import {
+  DEFINITION_CHANGED_TYPE,
+  DefinitionChanged,
+  DeliveryRequested,
+  TOPICS,
+  TRIGGER_ACCEPTED_TYPE,
+  TriggerAccepted,
+  deliveryTopic,
+  deterministicUuid,
+  envelopeOf,
+  parseEnvelope,
+  recipientKey,
+} from '@herald/contracts';
+import { KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
+import { ensureHeraldTopics } from '@herald/runtime';
+import {
+  RunningProcess,
+  createTemporaryDatabase,
+  expectEventually,
+  freePort,
+  heraldEnv,
+  startNodeEntrypoint,
+  testInfrastructure,
+  uniqueName,
+  waitUntilReady,
+} from '@herald/testing';
+
+const infra = testInfrastructure();
+const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
+
+const KILLS = 12;
+/** Runs triggered before the first kill, and while the kills go on. */
+const RUNS_BEFORE = 200;
+const RUNS_DURING = 100;
+const RUNS = RUNS_BEFORE + RUNS_DURING;
+/** The runs' delays, in whole seconds: spread so that timers come due all through the kills. */
+const MIN_WAIT_S = 3;
+const MAX_WAIT_S = 130;
+/** The second engine process runs alongside the first from this kill up to (and including) its own kill. */
+const SECOND_ENGINE_FROM_KILL = 5;
+const SECOND_ENGINE_KILLED_AT = 9;
+/** The kill at which the second batch of triggers is published (with the engine down). */
+const PUBLISH_DURING_KILL = 3;
+const PARTITIONS = 6;
+/** How long the webhook receiver takes to answer. */
+const HOOK_MIN_MS = 100;
+const HOOK_MAX_MS = 900;
+
+interface RunRecord {
+  readonly runId: string;
+  readonly distinctId: string;
+  readonly waitS: number;
+  /** Taken before the publish call: the run cannot start earlier, so its webhook is due no earlier than this plus the delay. */
+  readonly publishedAt: number;
+}
+
+interface HookCall {
+  readonly at: number;
+  readonly idempotencyKey?: string;
+  readonly body: unknown;
+}
+
+interface EngineSlot {
+  readonly name: string;
+  readonly port: number;
+  process?: RunningProcess;
+  starts: number;
+}
+
+const categories = {
+  root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
+};
+const mailTemplate = {
+  slug: 'kill-mail',
+  enabled_channels: ['email'],
+  variants: [
+    {
+      id: 'default',
+      channel: 'email',
+      tenant_id: null,
+      locale: 'en',
+      seq_no: 1,
+      conditions: [],
+      content: { subject: 'Hello {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' },
+      needs_vendor_approval: false,
+      approval_status: 'auto_approved',
+    },
+  ],
+};
+
+/** mulberry32: the kill schedule and the delays come from a printed seed, so a failing schedule can be replayed (HERALD_KILL_SEED). */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function describeSpread(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `min ${sorted[0]} ms, median ${percentile(sorted, 50)} ms, p95 ${percentile(sorted, 95)} ms, max ${sorted[sorted.length - 1]} ms`;
+}
+
+/**
+ * workflow-engine killed with SIGKILL again and again, on the real broker and Postgres,
+ * while runs sit on durable timers and webhook calls: trigger → delay (per run, from
+ * the trigger data) → webhook to this test → send_email. After the restarts every run
+ * completes, no timer fires before its due time, and every run's delivery command
+ * reaches the topic under one delivery_id (copies of it, from a relay that died
+ * between publishing and committing, are byte-identical, and a dispatcher deduping by
+ * delivery_id consumes each command once).
+ *
+ * A member killed with SIGKILL holds its partitions until its Kafka session times out
+ * (10 s), and a restarted engine is ready only once its consumers have joined their
+ * groups, so a restart takes about that long; each kill then comes 1-3 s after ready,
+ * while the consumers are at work. Runs wait up to two minutes, so timers come due all
+ * through the kills; for part of them a second engine runs alongside the first.
+ */
+distributed('workflow-engine killed while runs sit on timers and webhooks', () => {
+  const namespace = uniqueName('engkill');
+  const workspace = randomUUID();
+  const secretsKey = randomBytes(32).toString('base64');
+  const seed = Number(process.env.HERALD_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const random = seededRandom(seed);
+  const runs = new Map<string, RunRecord>();
+  const hooks: HookCall[] = [];
+  const engines: EngineSlot[] = [];
+  /** The JSON log lines (warn and above) of every engine process that has ended. */
+  const engineLogs: Array<Record<string, unknown>> = [];
+  let bus: MessageBus;
+  let sqlClient: Client;
+  let databaseUrl: string;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let hookServer: Server | undefined;
+  let hookUrl: string;
+  let version = 0;
+
+  const log = (line: string): void => {
+    process.stdout.write(`engine kill test: ${line}\n`);
+  };
+
+  const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => (await sqlClient.query(text, params)).rows as T[];
+
+  const startEngine = async (slot: EngineSlot): Promise<number> => {
+    const begun = Date.now();
+    slot.starts += 1;
+    slot.process = startNodeEntrypoint(
+      `workflow-engine-${slot.name}`,
+      'apps/workflow-engine/src/main.ts',
+      heraldEnv({
+        HERALD_KAFKA_BROKERS: (infra.kafkaBrokers as readonly string[]).join(','),
+        HERALD_KAFKA_NAMESPACE: namespace,
+        HERALD_KAFKA_PARTITIONS: String(PARTITIONS),
+        HERALD_DATABASE_URL: databaseUrl,
+        HERALD_SECRETS_KEY: secretsKey,
+        HERALD_PORT: String(slot.port),
+        HERALD_OUTBOUND_ALLOW: '127.0.0.0/8',
+        HERALD_LOG_LEVEL: 'warn',
+      }),
+    );
+    await waitUntilReady(slot.process, `http://127.0.0.1:${slot.port}/`);
+    return Date.now() - begun;
+  };
+
+  const killEngine = async (slot: EngineSlot): Promise<void> => {
+    const running = slot.process;
+    slot.process = undefined;
+    await running?.stop('SIGKILL');
+    if (running) engineLogs.push(...running.logLines());
+  };
+
+  const announce = async (kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> => {
+    version += 1;
+    const change: DefinitionChanged = { kind, change: 'committed', workspace_id: workspace, workspace_slug: 'staging', id, version, document };
+    await bus.publish(TOPICS.definitionChanged.name, [
+      { key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) },
+    ]);
+  };
+
+  /** One trigger.accepted per recipient, as ingest-api publishes them; each run waits its own number of seconds. */
+  const publishTriggers = async (count: number): Promise<void> => {
+    const publishedAt = Date.now();
+    const messages = Array.from({ length: count }, () => {
+      const messageId = randomUUID();
+      const runId = deterministicUuid(messageId, '0');
+      const distinctId = `u-${runs.size}-${runId.slice(0, 8)}`;
+      const waitS = MIN_WAIT_S + Math.floor(random() * (MAX_WAIT_S - MIN_WAIT_S + 1));
+      runs.set(runId, { runId, distinctId, waitS, publishedAt });
+      const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
+      const payload: TriggerAccepted = {
+        message_id: messageId,
+        recipient_index: 0,
+        recipient_count: 1,
+        workspace_slug: 'staging',
+        workflow: 'kill-flow',
+        recipient,
+        data: { wait: waitS },
+        attachments: [],
+        accepted_via: 'api',
+        accepted_at: new Date(publishedAt).toISOString(),
+      };
+      return { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(publishedAt), payload)) };
+    });
+    await bus.publish(TOPICS.triggerAccepted.name, messages);
+  };
+
+  const progress = async (): Promise<Record<string, number>> => {
+    const counts = await sql<{ type: string; n: number }>(
+      `SELECT type, count(*)::int AS n FROM engine.stream_events
+        WHERE type IN ('run.started.v1', 'timer.fired.v1', 'http.requested.v1', 'http.responded.v1', 'run.completed.v1') GROUP BY type`,
+    );
+    const [pending] = await sql<{ timers: number; outbox: number }>(
+      `SELECT (SELECT count(*)::int FROM engine.timers) AS timers, (SELECT count(*)::int FROM engine.outbox) AS outbox`,
+    );
+    const byType = Object.fromEntries(counts.map((c) => [c.type, c.n]));
+    return {
+      started: byType['run.started.v1'] ?? 0,
+      fired: byType['timer.fired.v1'] ?? 0,
+      requested: byType['http.requested.v1'] ?? 0,
+      responded: byType['http.responded.v1'] ?? 0,
+      completed: byType['run.completed.v1'] ?? 0,
+      timers: pending.timers,
+      outbox: pending.outbox,
+    };
+  };
+
+  const describeProgress = (p: Record<string, number>): string =>
+    `started ${p.started}/${runs.size}, on timers ${p.started - p.fired}, on webhooks ${p.requested - p.responded}, completed ${p.completed}, webhook calls received ${hooks.length}, outbox ${p.outbox}`;
+
+  beforeAll(async () => {
+    const database = await createTemporaryDatabase(infra.databaseUrl as string, 'herald_engkill');
+    databaseUrl = database.url;
+    dropDatabase = () => database.drop();
+    sqlClient = new Client({ connectionString: databaseUrl });
+    await sqlClient.connect();
+    engines.push({ name: 'a', port: await freePort(), starts: 0 }, { name: 'b', port: await freePort(), starts: 0 });
+
+    hookServer = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      request.on('end', () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // kept as text
+        }
+        hooks.push({ at: Date.now(), body, idempotencyKey: request.headers['idempotency-key'] as string | undefined });
+        // A receiver that takes its time, so that kills find runs waiting on their webhook calls.
+        setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tier: 'gold' })), HOOK_MIN_MS + Math.floor(Math.random() * (HOOK_MAX_MS - HOOK_MIN_MS)));
+      });
+    });
+    await new Promise<void>((resolve) => hookServer?.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
+
+    bus = new NamespacedBus(new KafkaBus({ brokers: infra.kafkaBrokers as readonly string[], clientId: namespace }), namespace);
+    await ensureHeraldTopics(bus, PARTITIONS);
+    // What management-api would announce: categories, a template and the workflow.
+    await announce('category', 'categories', categories);
+    await announce('template', mailTemplate.slug, mailTemplate);
+    await announce('workflow', 'kill-flow', {
+      slug: 'kill-flow',
+      version_no: 1,
+      is_enabled: true,
+      hash: 'h',
+      definition: {
+        name: 'Kill flow',
+        category: 'account',
+        trigger_type: 'api',
+        tree: {
+          nodes: [
+            { name: 'Wait', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' },
+            { name: 'Tell CRM', node_type: 'httpapi_webhook', http_method: 'POST', url: hookUrl, body: '{ user: data["$recipient"].distinct_id, wait: data.wait }', output_key: 'crm' },
+            { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
+          ],
+        },
+      },
+    });
+    const took = await startEngine(engines[0]);
+    log(`namespace ${namespace}, seed ${seed} (HERALD_KILL_SEED), engine ready in ${took} ms`);
+    // A trigger whose workflow the engine has not heard of yet is dropped; wait for the definitions.
+    await expectEventually(
+      async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 3 }]),
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(engines.map((slot) => killEngine(slot)));
+    await bus?.close();
+    await sqlClient?.end().catch(() => undefined);
+    await new Promise((resolve) => (hookServer ? hookServer.close(resolve) : resolve(undefined)));
+    await dropDatabase?.();
+  }, 60_000);
+
+  it(`completes every run once, fires no timer early and requests every delivery under one id over ${KILLS} kills`, async () => {
+    const second = engines[1];
+    await publishTriggers(RUNS_BEFORE);
+    // The first runs are started (and sit on their timers) before the first kill.
+    await expectEventually(async () => expect((await progress()).started).toBe(RUNS_BEFORE), { timeoutMs: 60_000, intervalMs: 250 });
+    log(`${describeProgress(await progress())}; killing now`);
+
+    const restarts: number[] = [];
+    for (let kill = 1; kill <= KILLS; kill += 1) {
+      if (kill === SECOND_ENGINE_FROM_KILL) {
+        const took = await startEngine(second);
+        log(`second engine started (ready in ${took} ms): two processes share the groups, the relay lock and the timers`);
+      }
+      const alive = engines.filter((slot) => slot.process);
+      const victim = kill === SECOND_ENGINE_KILLED_AT ? second : alive[Math.floor(random() * alive.length)];
+      // Ready means its consumers have joined their groups again: they are at work when it dies.
+      const uptime = 1_000 + Math.floor(random() * 2_000);
+      await sleep(uptime);
+      await killEngine(victim);
+      const state = await progress();
+      log(`kill ${kill}/${KILLS}: engine ${victim.name} (start ${victim.starts}) ${uptime} ms after ready; ${describeProgress(state)}`);
+      if (kill === PUBLISH_DURING_KILL) {
+        await publishTriggers(RUNS_DURING);
+        log(`published ${RUNS_DURING} more triggers while the engine is down`);
+      }
+      if (victim !== second || kill !== SECOND_ENGINE_KILLED_AT) {
+        const took = await startEngine(victim);
+        restarts.push(took);
+        log(`engine ${victim.name} ready again in ${took} ms`);
+      } else {
+        log('second engine stays down');
+      }
+    }
+    log(`kills done; restart to ready: ${describeSpread(restarts)}`);
+
+    // Every run completes after the restarts.
+    let lastReport = 0;
+    await expectEventually(
+      async () => {
+        const state = await progress();
+        if (Date.now() - lastReport > 5_000) {
+          lastReport = Date.now();
+          log(`waiting for completion: ${describeProgress(state)}, timers pending ${state.timers}`);
+        }
+        expect(state.completed).toBe(RUNS);
+        expect(state.outbox).toBe(0);
+      },
+      { timeoutMs: 150_000, intervalMs: 500 },
+    );
+    const settled = await progress();
+    log(`all runs completed: ${describeProgress(settled)}`);
+    expect(settled.timers).toBe(0);
+    // The topic stops growing: stop the engine cleanly before reading it to the end.
+    for (const slot of engines) {
+      await slot.process?.stop('SIGTERM');
+      engineLogs.push(...(slot.process?.logLines() ?? []));
+      slot.process = undefined;
+    }
+
+    // Every run's log: started once, one timer scheduled and fired, one webhook answered, one delivery, completed last.
+    const streams = await sql<{ stream_id: string; types: string[] }>(
+      `SELECT stream_id, array_agg(type ORDER BY position) AS types FROM engine.stream_events GROUP BY stream_id`,
+    );
+    expect(streams).toHaveLength(RUNS);
+    const streamOf = (runId: string): string => `run:${workspace}:${runId}`;
+    const typesByStream = new Map(streams.map((s) => [s.stream_id, s.types]));
+    for (const run of runs.values()) {
+      const types = typesByStream.get(streamOf(run.runId)) ?? [];
+      const once = ['run.started.v1', 'timer.scheduled.v1', 'timer.fired.v1', 'http.requested.v1', 'http.responded.v1', 'delivery.requested.v1', 'run.completed.v1'];
+      expect([run.runId, once.map((type) => types.filter((t) => t === type).length)]).toEqual([run.runId, once.map(() => 1)]);
+      expect([run.runId, types[types.length - 1]]).toEqual([run.runId, 'run.completed.v1']);
+    }
+
+    // No timer fired early, by the engine's own log (both times are the database host's clock).
+    const timers = await sql<{ stream_id: string; due_at: string; fired_at: Date }>(
+      `SELECT s.stream_id, s.data->>'due_at' AS due_at, f.recorded_at AS fired_at
+         FROM engine.stream_events s
+         JOIN engine.stream_events f ON f.stream_id = s.stream_id AND f.type = 'timer.fired.v1' AND f.data->>'timer_id' = s.data->>'timer_id'
+        WHERE s.type = 'timer.scheduled.v1'`,
+    );
+    expect(timers).toHaveLength(RUNS);
+    const dueByStream = new Map(timers.map((t) => [t.stream_id, Date.parse(t.due_at)]));
+    const early = timers.filter((t) => t.fired_at.getTime() < Date.parse(t.due_at));
+    expect(early).toEqual([]);
+    const timerLateness = timers.map((t) => t.fired_at.getTime() - Date.parse(t.due_at));
+
+    // Every webhook call (repeats included) arrived no earlier than its run's due time.
+    const callsByRun = new Map<string, HookCall[]>();
+    for (const call of hooks) {
+      const runId = (call.idempotencyKey ?? '').split(':http:')[0];
+      callsByRun.set(runId, [...(callsByRun.get(runId) ?? []), call]);
+    }
+    expect([...callsByRun.keys()].filter((runId) => !runs.has(runId))).toEqual([]);
+    const tooEarly: string[] = [];
+    const hookLateness: number[] = [];
+    for (const run of runs.values()) {
+      const calls = callsByRun.get(run.runId) ?? [];
+      expect([run.runId, calls.length > 0]).toEqual([run.runId, true]);
+      const due = dueByStream.get(streamOf(run.runId)) as number;
+      for (const call of calls) {
+        if (call.at < run.publishedAt + run.waitS * 1_000 || call.at < due) tooEarly.push(`${run.runId}: called ${call.at}, published ${run.publishedAt} + ${run.waitS} s, due ${due}`);
+        expect(call.body).toEqual({ user: run.distinctId, wait: run.waitS });
+      }
+      hookLateness.push(Math.min(...calls.map((c) => c.at)) - due);
+    }
+    expect(tooEarly).toEqual([]);
+    const keyCounts = new Map<string, number>();
+    for (const call of hooks) keyCounts.set(call.idempotencyKey ?? '', (keyCounts.get(call.idempotencyKey ?? '') ?? 0) + 1);
+    const repeatedKeys = [...keyCounts.values()].filter((n) => n > 1);
+    const webhookRepeats = repeatedKeys.reduce((sum, n) => sum + n - 1, 0);
+
+    // The delivery commands, read to the end of the topic by a fresh group, deduped by delivery_id as a dispatcher does.
+    const topic = `${namespace}.${deliveryTopic('email').name}`;
+    const kafka = new Kafka({ clientId: `${namespace}-admin`, brokers: [...(infra.kafkaBrokers as readonly string[])], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+    const seen = new Map<number, bigint>();
+    const commands = new Map<string, { value: string; delivery: DeliveryRequested }>();
+    const conflicting: string[] = [];
+    let copies = 0;
+    let received = 0;
+    const reader = await bus.subscribe({
+      groupId: uniqueName('engine-kill-reader'),
+      topics: [deliveryTopic('email').name],
+      handler: async (message) => {
+        received += 1;
+        seen.set(message.partition, BigInt(message.offset));
+        const value = message.value.toString('utf8');
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok) throw new Error(`not an envelope at ${message.partition}/${message.offset}`);
+        const delivery = envelope.value.payload as DeliveryRequested;
+        const earlier = commands.get(delivery.delivery_id);
+        if (!earlier) commands.set(delivery.delivery_id, { value, delivery });
+        else {
+          copies += 1;
+          if (earlier.value !== value) conflicting.push(delivery.delivery_id);
+        }
+      },
+    });
+    try {
+      await expectEventually(
+        () => {
+          for (const end of ends) {
+            if (BigInt(end.high) > BigInt(end.low)) expect([end.partition, seen.get(end.partition)]).toEqual([end.partition, BigInt(end.high) - 1n]);
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+    } finally {
+      await reader.stop();
+    }
+    expect(conflicting).toEqual([]);
+    const deliveriesByRun = new Map<string, string[]>();
+    for (const [deliveryId, { delivery }] of commands) deliveriesByRun.set(delivery.run_id, [...(deliveriesByRun.get(delivery.run_id) ?? []), deliveryId]);
+    expect(commands.size).toBe(RUNS);
+    expect(new Set(deliveriesByRun.keys())).toEqual(new Set(runs.keys()));
+    const recorded = await sql<{ stream_id: string; delivery_id: string }>(
+      `SELECT stream_id, data->'delivery'->>'delivery_id' AS delivery_id FROM engine.stream_events WHERE type = 'delivery.requested.v1'`,
+    );
+    const recordedByStream = new Map(recorded.map((r) => [r.stream_id, r.delivery_id]));
+    for (const run of runs.values()) {
+      const ids = deliveriesByRun.get(run.runId) ?? [];
+      expect([run.runId, ids]).toEqual([run.runId, [recordedByStream.get(streamOf(run.runId))]]);
+      const { delivery } = commands.get(ids[0]) as { delivery: DeliveryRequested };
+      expect(delivery).toMatchObject({
+        channel: 'email',
+        workflow: { slug: 'kill-flow', version: 1 },
+        destination: { identities: [`${run.distinctId}@example.com`] },
+        template: { slug: mailTemplate.slug, variant_id: 'default' },
+        render_data: { wait: run.waitS, crm: { tier: 'gold' } },
+      });
+    }
+
+    const logMessages = new Map<string, number>();
+    for (const line of engineLogs) logMessages.set(`${String(line.level)} ${String(line.msg ?? line.message)}`, (logMessages.get(`${String(line.level)} ${String(line.msg ?? line.message)}`) ?? 0) + 1);
+    log(
+      [
+        `${RUNS} runs completed over ${KILLS} kills (${engines.map((s) => `${s.name}: ${s.starts} starts`).join(', ')})`,
+        `${commands.size} delivery commands under ${commands.size} delivery_ids, ${received} messages read: ${copies} duplicate copies (identical, dropped by delivery_id)`,
+        `${hooks.length} webhook calls: ${webhookRepeats} repeats of ${repeatedKeys.length} Idempotency-Keys`,
+        `timer fired after due (engine log): ${describeSpread(timerLateness)}`,
+        `first webhook call after due: ${describeSpread(hookLateness)}`,
+        `engine log lines (warn and above): ${engineLogs.length}${[...logMessages].map(([message, n]) => `\n    ${n} × ${message}`).join('')}`,
+      ].join('\n  '),
+    );
+  }, 420_000);
+});
