@@ -7,7 +7,9 @@ import { InlineChannels, JsonRecord } from './trigger-payload';
  * publishes `inline_profile` when a trigger carries a recipient's (or actor's)
  * channels and properties inline (interface 2.1.1: "Properties and channels passed
  * inline also update the user profile on trigger"); preference-service applies it to
- * the global profile, or to the per-tenant one when `tenant_id` is set.
+ * the global profile, or to the per-tenant one when `tenant_id` is set. It publishes
+ * `user_operations` for the identity events of the SuprSend SDKs (`POST /event/` with
+ * `$user_operations`), which preference-service applies in order, once per message.
  *
  * preference-service announces every change it commits with the other kinds. Each
  * carries the whole state of what changed (a profile, a recipient's preferences in one
@@ -31,6 +33,39 @@ export interface InlineProfileUpdate {
   readonly timezone?: string;
   readonly locale?: string;
   /** The trigger that carried it. */
+  readonly source_message_id: string;
+}
+
+/**
+ * One operation object of an identity event, as ingest-api validated and normalised it:
+ * `$preferred_language` is set as `$locale`, and a push token's `$id_provider` /
+ * `$bundle_id` are folded into the token (`{token, provider, bundle_id}`), so every
+ * channel value has the form inline recipients give it. Several keys in one object are
+ * applied in the order below, objects in list order.
+ */
+export interface UserOperation {
+  readonly $set?: JsonRecord;
+  readonly $set_once?: JsonRecord;
+  /** Numbers added to numeric properties (the SDKs' `increment`). */
+  readonly $add?: Readonly<Record<string, number>>;
+  /** `$<channel>` keys add channel values; other keys append to a list property. */
+  readonly $append?: JsonRecord;
+  /** `$<channel>` keys remove channel values; other keys remove from a list property. */
+  readonly $remove?: JsonRecord;
+  /** Properties, or `$<channel>` keys, to remove entirely. */
+  readonly $unset?: readonly string[];
+}
+
+export const USER_OPERATION_KEYS = ['$set', '$set_once', '$add', '$append', '$remove', '$unset'] as const;
+
+/** The operations of one identity event, for the user's global profile or (with `tenant_id`) its per-tenant one. Keyed `workspace:distinct_id`. */
+export interface UserOperationsUpdate {
+  readonly kind: 'user_operations';
+  readonly workspace_slug: string;
+  readonly distinct_id: string;
+  readonly tenant_id?: string;
+  readonly operations: readonly UserOperation[];
+  /** The accepted request's message_id: the same on a republish, so the update is applied once. */
   readonly source_message_id: string;
 }
 
@@ -71,6 +106,8 @@ export interface ObjectSubscriptionsChanged {
   readonly object: { readonly object_type: string; readonly id: string };
   readonly added: readonly AudienceSubject[];
   readonly removed: readonly AudienceSubject[];
+  /** The relation's properties (`$recipient.subscription.<key>`) of every subscription in `added`. */
+  readonly properties?: JsonRecord;
 }
 
 /** A subscriber list created, updated or deleted. */
@@ -91,9 +128,9 @@ export interface ListSubscribersChanged {
   readonly removed: readonly string[];
 }
 
-export type AudienceChanged = InlineProfileUpdate | ProfileChanged | PreferencesChanged | TenantChanged | ObjectSubscriptionsChanged | ListChanged | ListSubscribersChanged;
+export type AudienceChanged = InlineProfileUpdate | UserOperationsUpdate | ProfileChanged | PreferencesChanged | TenantChanged | ObjectSubscriptionsChanged | ListChanged | ListSubscribersChanged;
 
-export const AUDIENCE_CHANGE_KINDS = ['inline_profile', 'profile', 'preferences', 'tenant', 'object_subscriptions', 'list', 'list_subscribers'] as const;
+export const AUDIENCE_CHANGE_KINDS = ['inline_profile', 'user_operations', 'profile', 'preferences', 'tenant', 'object_subscriptions', 'list', 'list_subscribers'] as const;
 
 export function parseAudienceChanged(payload: unknown): ParseResult<AudienceChanged> {
   const checks = PayloadChecks.of(payload);
@@ -106,6 +143,12 @@ export function parseAudienceChanged(payload: unknown): ParseResult<AudienceChan
       checks.object('subject');
       checks.object('channels');
       checks.object('properties');
+      break;
+    case 'user_operations':
+      checks.string('source_message_id');
+      checks.string('distinct_id');
+      checks.string('tenant_id', { optional: true });
+      if (!Array.isArray((payload as { operations?: unknown }).operations)) checks.errors.push({ path: 'payload.operations', message: 'must be an array' });
       break;
     case 'profile':
       checks.oneOf('change', ['upserted', 'deleted']);

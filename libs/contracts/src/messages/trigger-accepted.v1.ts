@@ -30,6 +30,12 @@ export interface TriggerAccepted {
   readonly idempotency_key?: string;
   readonly accepted_via: AcceptedVia;
   readonly accepted_at: string;
+  /**
+   * Set by the engine for a run it starts on behalf of another: one recipient of an
+   * object's subscribers, or of a `override_recipients_*` expression. Such a run does not
+   * apply the workflow's overrides again (and does not fan out again).
+   */
+  readonly parent_run_id?: string;
 }
 
 export function parseTriggerAccepted(payload: unknown): ParseResult<TriggerAccepted> {
@@ -37,6 +43,7 @@ export function parseTriggerAccepted(payload: unknown): ParseResult<TriggerAccep
   ['message_id', 'workspace_slug', 'workflow', 'accepted_at'].forEach((f) => checks.string(f));
   checks.string('tenant_id', { optional: true });
   checks.string('idempotency_key', { optional: true });
+  checks.string('parent_run_id', { optional: true });
   checks.integer('recipient_index', 0);
   checks.integer('recipient_count', 1);
   checks.object('recipient');

@@ -86,7 +86,7 @@ export function startFromTrigger(trigger: TriggerAccepted, ids: StartIds): Start
     message_id: trigger.message_id,
     workspace_slug: trigger.workspace_slug,
     workflow: ids.workflow,
-    source: { kind: 'trigger' },
+    source: trigger.parent_run_id === undefined ? { kind: 'trigger' } : { kind: 'recipient_override', parent_run_id: trigger.parent_run_id },
     recipient: trigger.recipient,
     ...(trigger.actor === undefined ? {} : { actor: trigger.actor }),
     data: trigger.data,

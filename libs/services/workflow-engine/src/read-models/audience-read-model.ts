@@ -58,6 +58,20 @@ export class AudienceReadModel implements OnApplicationBootstrap {
     return { properties, channels, ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
   }
 
+  /** The users and objects subscribed to an object, as recipients (the relation's properties as `subscription`). */
+  async subscribers(workspaceId: string, objectType: string, id: string): Promise<Recipient[]> {
+    const rows = (await this.db.query(
+      `SELECT subscriber, properties FROM engine.object_subscriptions WHERE workspace_id = $1 AND object_key = $2 ORDER BY subscriber_key`,
+      [workspaceId, subjectKey({ type: 'object', object_type: objectType, id })],
+    )) as Array<{ subscriber: AudienceSubject; properties: JsonRecord }>;
+    return rows.map(({ subscriber, properties }): Recipient => {
+      const inline = { inline: false, channels: {}, properties: Object.keys(properties).length > 0 ? { subscription: properties } : {} };
+      return subscriber.type === 'user'
+        ? { kind: 'user', distinct_id: subscriber.distinct_id, is_transient: false, ...inline }
+        : { kind: 'object', object_type: subscriber.object_type, id: subscriber.id, ...inline };
+    });
+  }
+
   async preferences(workspaceId: string, subject: AudienceSubject, tenantId: string | undefined): Promise<{ global: SubjectPreferences | null; inTenant: SubjectPreferences | null }> {
     const rows = (await this.db.query(
       `SELECT tenant_id, preferences FROM engine.audience_preferences WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])`,

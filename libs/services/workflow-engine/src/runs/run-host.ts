@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TriggerAccepted, deterministicUuid } from '@herald/contracts';
+import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, deterministicUuid } from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
 import { EventStore, StreamProcessor } from '@herald/event-store';
-import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
   HttpResponse,
   PreferencePolicy,
@@ -17,7 +18,9 @@ import {
   startFromEvent,
   startFromTrigger,
 } from '@herald/workflow';
+import { AudienceReadModel } from '../read-models/audience-read-model';
 import { AnnouncedWorkflow, DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { childRunMessages } from './child-runs';
 import { RunContextLoader } from './run-context-loader';
 import { runEffects } from './run-effects';
 import { runProjection } from './run-projection';
@@ -43,6 +46,8 @@ export class RunHost {
     private readonly contexts: RunContextLoader,
     @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
     @Inject(PREFERENCE_POLICY) preferences: PreferencePolicy,
+    private readonly audience: AudienceReadModel,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {
@@ -105,9 +110,30 @@ export class RunHost {
 
   private async step(streamId: string, input: RunInput): Promise<{ state: RunState }> {
     const step = await this.processor.process(streamId, input, this.clock.now());
-    const { runId } = parseRunStreamId(streamId);
+    const { workspaceId, runId } = parseRunStreamId(streamId);
     for (const event of step.events) this.logEvent(runId, step.state, event);
+    await this.startChildRuns(workspaceId, step.state, step.events);
     return step;
+  }
+
+  /**
+   * After the step is recorded: an object recipient's own run fans out to its subscribers,
+   * and a recipients override starts a run per computed recipient. A crash before this
+   * publish loses nothing: the redelivered input decides nothing new and publishes
+   * again, and the children's ids dedupe.
+   */
+  private async startChildRuns(workspaceId: string, state: RunState, events: readonly RunEvent[]): Promise<void> {
+    if (state.status === 'new') return;
+    const recipients: Recipient[] = [];
+    for (const event of events) {
+      if (event.type === 'recipients.overridden.v1') recipients.push(...event.recipients);
+      if (event.type === 'run.started.v1' && event.recipient.kind === 'object' && event.source.kind !== 'recipient_override') {
+        recipients.push(...(await this.audience.subscribers(workspaceId, event.recipient.object_type, event.recipient.id)));
+      }
+    }
+    if (recipients.length === 0) return;
+    await this.bus.publish(TOPICS.triggerAccepted.name, childRunMessages(workspaceId, state, recipients, this.clock.now()));
+    this.logger.info('child runs started', { run_id: state.started.run_id, message_id: state.started.message_id, children: recipients.length });
   }
 
   /** The context for a later input of a run: its pinned definition, recipient and tenant come from its log. */

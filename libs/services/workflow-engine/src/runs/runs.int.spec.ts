@@ -361,4 +361,35 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     const [skipped] = await sql<{ data: { channel: string; reason: string } }>(`SELECT data FROM engine.stream_events WHERE stream_id = $1 AND type = 'delivery.skipped.v1'`, [`run:${workspace}:${runId}`]);
     expect(skipped.data).toMatchObject({ channel: 'email', reason: 'preference' });
   });
+
+  it('notifies an object on its own channels and each of its subscribers once', async () => {
+    const publishAudience = (key: string, change: Record<string, unknown>): Promise<void> =>
+      bus.publish(TOPICS.audienceChanged.name, [{ key: `${workspace}:${key}`, value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) }]);
+    const team = { type: 'object', object_type: 'teams', id: 'eng' };
+    await publishAudience('teams:eng', { kind: 'profile', change: 'upserted', workspace_slug: 'staging', subject: team, profile: { properties: {}, channels: { email: ['eng@example.com'] } } });
+    for (const member of ['una', 'vic']) {
+      await publishAudience(member, { kind: 'profile', change: 'upserted', workspace_slug: 'staging', subject: { type: 'user', distinct_id: member }, profile: { properties: {}, channels: { email: [`${member}@example.com`] } } });
+    }
+    await publishAudience('teams:eng', {
+      kind: 'object_subscriptions',
+      workspace_slug: 'staging',
+      object: { object_type: 'teams', id: 'eng' },
+      added: [{ type: 'user', distinct_id: 'una' }, { type: 'user', distinct_id: 'vic' }],
+      removed: [],
+      properties: { role: 'member' },
+    });
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.object_subscriptions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 2 }]));
+
+    const messageId = randomUUID();
+    const recipient = { kind: 'object' as const, object_type: 'teams', id: 'eng', inline: false, channels: {}, properties: {} };
+    const runId = deterministicUuid(messageId, '0');
+    const payload: TriggerAccepted = { message_id: messageId, recipient_index: 0, recipient_count: 1, workspace_slug: 'staging', workflow: 'onboarding', recipient, data: { plan: 'free' }, attachments: [], accepted_via: 'api', accepted_at: new Date().toISOString() };
+    await bus.publish(TOPICS.triggerAccepted.name, [{ key: `${workspace}:teams:eng`, value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) }]);
+
+    const mine = (): DeliveryRequested[] => deliveries.filter((d) => d.message_id === messageId);
+    await expectEventually(() => expect(mine()).toHaveLength(3), { timeoutMs: 30_000 });
+    expect(mine().map((d) => d.destination.identities[0]).sort()).toEqual(['eng@example.com', 'una@example.com', 'vic@example.com']);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mine()).toHaveLength(3);
+  });
 });
