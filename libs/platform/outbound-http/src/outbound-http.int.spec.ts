@@ -86,6 +86,21 @@ describe('outbound http: round trip', () => {
     expect(responseOf(await client().send({ url: gzipped.origin })).body).toEqual({ zipped: true });
   });
 
+  it('hands back the raw bytes with responseType bytes, decompressed, whatever the content type says', async () => {
+    // Not valid UTF-8 and labelled JSON: decoding would mangle it or try to parse it.
+    const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x7b]);
+    const files = await server((request, response) =>
+      request.url === '/gz'
+        ? response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(binary))
+        : response.writeHead(200, { 'content-type': 'image/png' }).end(binary),
+    );
+    const plain = responseOf(await client().send({ url: `${files.origin}/png`, responseType: 'bytes' })).body;
+    expect(Buffer.isBuffer(plain) && plain.equals(binary)).toBe(true);
+    const zipped = responseOf(await client().send({ url: `${files.origin}/gz`, responseType: 'bytes' })).body;
+    expect(Buffer.isBuffer(zipped) && zipped.equals(binary)).toBe(true);
+    expect(failureOf(await client().send({ url: `${files.origin}/png`, responseType: 'bytes', maxResponseBytes: 4 }))).toMatchObject({ kind: 'too_large' });
+  });
+
   it('reports a non-2xx as http_status with the whole response', async () => {
     const missing = await server((_, response) => json(response, 404, { error: 'no such hook' }));
     expect(failureOf(await client().send({ url: missing.origin }))).toMatchObject({

@@ -1,5 +1,6 @@
 import { DynamicModule, Inject, Module, OnModuleDestroy } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { AttachmentLoader } from './attachments/attachment-loader';
 import { DeliveryConsumers } from './dispatch/delivery-consumers';
 import { DeliveryLedger } from './dispatch/delivery-ledger';
 import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
@@ -9,6 +10,7 @@ import { RetryPoller } from './dispatch/retry-poller';
 import { InboxAuthGuard } from './http/inbox-auth.guard';
 import { InboxController } from './http/inbox.controller';
 import { InboxStore } from './inbox/inbox-store';
+import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
@@ -50,6 +52,7 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
         ApiKeyReadModel,
         InboxAuthGuard,
         DeliveryLedger,
+        AttachmentLoader,
         Dispatcher,
         DeliveryConsumers,
         RetryPoller,
@@ -68,4 +71,5 @@ export const channelDispatchers: ServiceDefinition = {
   // The inbox API is part of {base_url}.
   api: 'public',
   module: () => ChannelDispatchersModule.register(),
+  openApi: dispatchOpenApi,
 };

@@ -38,6 +38,7 @@ interface Limits {
   readonly maxResponseBytes: number;
   readonly maxRedirects: number;
   readonly credentialHeaders: readonly string[];
+  readonly responseType: 'decoded' | 'bytes';
 }
 
 type StepOutcome = { readonly ok: true; readonly response: OutboundResponse } | { readonly ok: false; readonly failure: OutboundFailure };
@@ -75,6 +76,7 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
       maxResponseBytes: request.maxResponseBytes ?? options.maxResponseBytes ?? 1024 * 1024,
       maxRedirects: request.maxRedirects ?? options.maxRedirects ?? 5,
       credentialHeaders: request.credentialHeaders ?? [],
+      responseType: request.responseType ?? 'decoded',
     };
     const prepared = prepareRequest(request, userAgent);
     const outcome: Outcome =
@@ -165,7 +167,7 @@ async function finish(
   const response: OutboundResponse = {
     status: reply.status,
     headers,
-    body: decodeBody(body, headers['content-type']),
+    body: limits.responseType === 'bytes' ? body.bytes : decodeBody(body, headers['content-type']),
     durationMs: elapsed(started),
     redirects,
   };

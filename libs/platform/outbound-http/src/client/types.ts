@@ -29,13 +29,22 @@ export interface OutboundRequest {
    * cookie (e.g. `x-api-key`): all of them are dropped on a redirect to another origin.
    */
   readonly credentialHeaders?: readonly string[];
+  /**
+   * How the response body is handed back. `decoded` (the default): parsed JSON or text.
+   * `bytes`: the decompressed body as a Buffer, whatever its content type, for callers
+   * that pass it on as it is (an e-mail attachment, an image).
+   */
+  readonly responseType?: 'decoded' | 'bytes';
 }
 
 export interface OutboundResponse {
   readonly status: number;
   /** Lower-case names; repeated headers joined with ", ". */
   readonly headers: Readonly<Record<string, string>>;
-  /** Parsed JSON when the content type is JSON (the text if it does not parse), else the text. */
+  /**
+   * Parsed JSON when the content type is JSON (the text if it does not parse), else the
+   * text; a Buffer when the request asked for `responseType: 'bytes'`.
+   */
   readonly body: unknown;
   /** From the start of the exchange to the last byte, redirects included. */
   readonly durationMs: number;

@@ -56,3 +56,34 @@ function mergeNamed(into: Record<string, unknown>, from: Readonly<Record<string,
     into[name] = value;
   }
 }
+
+/**
+ * What every `{base_url}` fragment shares, defined once so that fragments merge: the
+ * error bodies of interface section 7 and the two ways to authenticate.
+ */
+export const PUBLIC_API_SHARED = {
+  security: [{ BearerAuth: [] }, { WorkspaceSignature: [] }],
+  securitySchemes: {
+    BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace' },
+    WorkspaceSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description:
+        '`<workspace_key>:<base64 HMAC-SHA256(secret, METHOD\\nmd5hex(body)\\nContent-Type\\nDate\\nrequest_uri)>` with a `Date` header at most 15 minutes off, as the SuprSend SDKs sign',
+    },
+  },
+  schemas: {
+    ErrorResponse: {
+      type: 'object',
+      required: ['code', 'error_code', 'type', 'message', 'detail'],
+      properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
+    },
+    ShortError: {
+      type: 'object',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+    },
+  },
+} as const;

@@ -2,6 +2,7 @@ import { LocalSmtpServer } from '../testing/local-smtp-server';
 import { RecordingServer } from '../testing/recording-server';
 import { DispatchTestApp, deliveryCommand, startDispatchTestApp } from '../testing/dispatch-test-app';
 import { runModeTargets } from '@herald/runtime';
+import { expectEventually } from '@herald/testing';
 
 const TWILIO = { account_sid: `AC${'b'.repeat(32)}`, auth_token: 'tw-token', from: '+14155550100' };
 
@@ -40,6 +41,34 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     await smtp.received(before + 1);
     expect(smtp.mails[before].to).toEqual(['ada@example.com']);
     expect(smtp.mails[before].raw).toContain('Subject: Welcome Ada');
+  });
+
+  it('attaches the command\'s files: a URL one fetched through the outbound rule, a failing one skipped only when ignore_if_error', async () => {
+    const files = await RecordingServer.start({ status: 404, body: 'gone' });
+    try {
+      files.respond({ status: 200, body: '%PDF-1.4 invoice', headers: { 'content-type': 'application/pdf' } });
+      const attachments = [
+        { kind: 'url' as const, url: `${files.url}/invoice.pdf`, ignore_if_error: false },
+        { kind: 'url' as const, url: `${files.url}/missing.png`, ignore_if_error: true },
+      ];
+      const command = deliveryCommand('email', { subject: 'Invoice {{name}}', text: 'attached' }, ['ada@example.com'], { attachments });
+      const before = smtp.mails.length;
+      await dispatch.publishCommand(command);
+      expect((await dispatch.outcomeOf(command.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'email/smtp' });
+      await smtp.received(before + 1);
+      const raw = smtp.mails[before].raw;
+      expect(raw).toMatch(/Content-Type: application\/pdf; name=invoice\.pdf\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=invoice\.pdf/);
+      expect(raw).toContain(Buffer.from('%PDF-1.4 invoice').toString('base64'));
+      expect(raw).not.toContain('missing.png');
+
+      const required = deliveryCommand('email', { subject: 'x', text: 'x' }, ['ada@example.com'], { attachments: [{ ...attachments[1], ignore_if_error: false }] });
+      await dispatch.publishCommand(required);
+      const failure = (await dispatch.outcomeOf(required.delivery_id)).envelope.payload;
+      expect(failure).toMatchObject({ status: 'delivery_failure', error: { retryable: false } });
+      expect(failure.error?.message).toBe(`attachment 1 (${files.url}/missing.png) could not be loaded: HTTP 404`);
+    } finally {
+      await files.close();
+    }
   });
 
   it('sends a command consumed three times once', async () => {
@@ -112,6 +141,35 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(read.body).toMatchObject({ seen_at: expect.any(String), read_at: expect.any(String), archived_at: null });
     expect((await dispatch.call('PATCH', `v1/user/someone-else/inbox/${older.results[0].id}/`, { read: true })).status).toBe(404);
     expect((await dispatch.call('PATCH', `v1/user/inbox-user/inbox/${older.results[0].id}/`, { starred: true })).status).toBe(400);
+  });
+
+  it('reports an inbox message seen and clicked as delivery outcomes, once per kind', async () => {
+    const command = deliveryCommand('inbox', { body: 'engage' }, ['x'], { recipient: { kind: 'user', distinct_id: 'engaged-user' } });
+    await dispatch.publishCommand(command);
+    await dispatch.outcomeOf(command.delivery_id);
+    const [item] = ((await dispatch.call('GET', 'v1/user/engaged-user/inbox/')).body as { results: Array<{ id: string }> }).results;
+    const engagement = (status: string) => dispatch.outcomes.filter((o) => o.envelope.payload.delivery_id === command.delivery_id && o.envelope.payload.status === status);
+
+    expect((await dispatch.call('PATCH', `v1/user/engaged-user/inbox/${item.id}/`, { seen: true })).status).toBe(200);
+    await expectEventually(() => expect(engagement('seen')).toHaveLength(1));
+    expect(engagement('seen')[0]).toMatchObject({
+      key: `${dispatch.workspaceId}:engaged-user`,
+      envelope: { payload: { status: 'seen', run_id: command.run_id, message_id: command.message_id, channel: 'inbox', vendor: 'inbox/herald_inbox' } },
+    });
+    // Cleared and set again, then read: still seen once. A click is reported on its own, with clicked_at.
+    await dispatch.call('PATCH', `v1/user/engaged-user/inbox/${item.id}/`, { seen: false });
+    await dispatch.call('PATCH', `v1/user/engaged-user/inbox/${item.id}/`, { read: true });
+    const clicked = await dispatch.call('PATCH', `v1/user/engaged-user/inbox/${item.id}/`, { clicked: true });
+    expect(clicked.body).toMatchObject({ clicked_at: expect.any(String), seen_at: expect.any(String) });
+    await dispatch.call('PATCH', `v1/user/engaged-user/inbox/${item.id}/`, { clicked: true });
+    await expectEventually(() => expect(engagement('clicked')).toHaveLength(1));
+    expect(engagement('clicked')[0].envelope.payload.at).toBe((clicked.body as { clicked_at: string }).clicked_at);
+    // Once the last update's outcome would have been relayed, there is still one of each.
+    const sentinel = deliveryCommand('inbox', { body: 'after' }, ['x'], { recipient: { kind: 'user', distinct_id: 'engaged-user' } });
+    await dispatch.publishCommand(sentinel);
+    await dispatch.outcomeOf(sentinel.delivery_id);
+    expect([engagement('seen').length, engagement('clicked').length]).toEqual([1, 1]);
+    expect((await dispatch.call('PATCH', `v1/user/engaged-user/inbox/${item.id}/`, { clicked: false })).status).toBe(400);
   });
 
   it('resolves a claim abandoned between vendor call and record: fails it unless the vendor dedupes (the inbox redoes it)', async () => {

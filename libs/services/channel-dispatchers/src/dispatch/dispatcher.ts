@@ -1,15 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  DELIVERY_OUTCOME_TYPE,
-  DELIVERY_OUTCOME_VERSION,
-  DeliveryOutcome,
-  DeliveryStatus,
-  TOPICS,
-  deterministicUuid,
-  envelopeOf,
-} from '@herald/contracts';
+import { DeliveryStatus, deterministicUuid } from '@herald/contracts';
 import { OutboxMessage } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { AttachmentLoader } from '../attachments/attachment-loader';
 import { VendorReadModel } from '../read-models/vendor-read-model';
 import { renderContent } from '../rendering/render-content';
 import { RenderedContent } from '../rendering/rendered-content';
@@ -19,6 +12,7 @@ import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
 import { DISPATCH_OPTIONS, DispatchOptions, retryDelayMs } from './dispatch-options';
 import { ClaimedDelivery, DeliveryLedger, FinalState } from './delivery-ledger';
+import { OutcomeFields, outcomeMessage } from './outcome-message';
 
 export const VENDOR_REGISTRY = Symbol('VENDOR_REGISTRY');
 
@@ -42,6 +36,7 @@ export class Dispatcher {
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly vendorModel: VendorReadModel,
+    private readonly attachments: AttachmentLoader,
     @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -64,13 +59,15 @@ export class Dispatcher {
     }
     const identities = command.destination.identities;
     if (identities.length === 0) return this.fail(delivery, 'the command has no destination identity', false);
+    const content = await this.withAttachments(delivery, rendered.content);
+    if (!content.ok) return this.fail(delivery, content.reason, false);
 
     const sent = new Set(delivery.sentIdentities);
     let lastSent: IdentityResult | undefined;
     const failures: Array<Extract<IdentityResult, { ok: false }>> = [];
     for (const [index, identity] of identities.entries()) {
       if (sent.has(index)) continue;
-      const result = await this.sendToIdentity(delivery, rendered.content, routes, identity, index);
+      const result = await this.sendToIdentity(delivery, content.content, routes, identity, index);
       if (result.ok) {
         await this.ledger.markIdentitySent(delivery.deliveryId, index);
         sent.add(index);
@@ -90,6 +87,13 @@ export class Dispatcher {
     // Some identities got it: the message reached the recipient, so report it sent.
     if (sent.size > 0) return this.succeed(delivery, lastSent, reason);
     return this.fail(delivery, reason, canRetry);
+  }
+
+  /** E-mail carries the command's attachments, loaded once per attempt for every identity and vendor. */
+  private async withAttachments(delivery: ClaimedDelivery, content: RenderedContent): Promise<{ ok: true; content: RenderedContent } | { ok: false; reason: string }> {
+    if (content.channel !== 'email' || delivery.command.attachments.length === 0) return { ok: true, content };
+    const loaded = await this.attachments.load(delivery.command.attachments);
+    return loaded.ok ? { ok: true, content: { ...content, attachments: loaded.attachments } } : loaded;
   }
 
   private async sendToIdentity(delivery: ClaimedDelivery, content: RenderedContent, routes: readonly Route[], identity: unknown, index: number): Promise<IdentityResult> {
@@ -152,27 +156,8 @@ export class Dispatcher {
     );
   }
 
-  /** The one final outcome of a delivery, keyed like its command; its id derives from the delivery, so a republish is deduped. */
-  private outcome(delivery: ClaimedDelivery, result: Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error'>): OutboxMessage {
-    const { command } = delivery;
-    const payload: DeliveryOutcome = {
-      delivery_id: command.delivery_id,
-      run_id: command.run_id,
-      message_id: command.message_id,
-      workspace_slug: command.workspace_slug,
-      channel: command.channel,
-      ...Object.fromEntries(Object.entries(result).filter(([, value]) => value !== undefined)),
-      status: result.status,
-      attempts: delivery.attempts,
-      at: this.clock.now().toISOString(),
-    };
-    const messageId = deterministicUuid('delivery-outcome', command.delivery_id);
-    return {
-      messageId,
-      topic: TOPICS.deliveryOutcome.name,
-      key: delivery.messageKey,
-      value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, messageId, delivery.workspaceId, this.clock.now(), payload)),
-      headers: { 'message-id': messageId },
-    };
+  /** The one final outcome of a delivery; its id derives from the delivery alone, so a republish is deduped. */
+  private outcome(delivery: ClaimedDelivery, result: Omit<OutcomeFields, 'attempts'>): OutboxMessage {
+    return outcomeMessage(delivery, { ...result, attempts: delivery.attempts }, this.clock.now());
   }
 }

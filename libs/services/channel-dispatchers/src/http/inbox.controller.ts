@@ -7,12 +7,14 @@ import { CurrentWorkspace, InboxAuthGuard } from './inbox-auth.guard';
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 const CURSOR = /^[1-9]\d{0,18}$/;
+const UPDATE_FIELDS = ['seen', 'read', 'archived', 'clicked'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The inbox of decisions.md: `GET /v1/user/{distinct_id}/inbox/` lists the recipient's
  * inbox messages newest first (cursor meta as every cursor list), and
- * `PATCH .../inbox/{id}/` sets or clears seen, read and archived.
+ * `PATCH .../inbox/{id}/` sets or clears seen, read and archived, and records a click
+ * (`clicked: true`). Seen and clicked are reported to the run as delivery outcomes.
  */
 // Same parameter name as preference-service's /v1/user/:distinct_id routes: they share one router in the embedded mode.
 @Controller('v1/user/:distinct_id/inbox')
@@ -78,10 +80,12 @@ function updateOf(body: unknown): InboxUpdate {
   const record = body as Record<string, unknown>;
   const errors: FieldError[] = [];
   for (const name of Object.keys(record)) {
-    if (!['seen', 'read', 'archived'].includes(name)) errors.push({ path: name, message: 'is not a field of an inbox update (seen, read, archived)' });
+    if (!UPDATE_FIELDS.includes(name)) errors.push({ path: name, message: 'is not a field of an inbox update (seen, read, archived, clicked)' });
     else if (typeof record[name] !== 'boolean') errors.push({ path: name, message: 'must be a boolean' });
+    // A click is an event that happened; there is nothing to clear.
+    else if (name === 'clicked' && record[name] === false) errors.push({ path: name, message: 'can only be true' });
   }
-  if (Object.keys(record).length === 0) errors.push({ path: '', message: 'must set seen, read or archived' });
+  if (Object.keys(record).length === 0) errors.push({ path: '', message: 'must set seen, read, archived or clicked' });
   if (errors.length > 0) throw HeraldError.validation(errors);
   return record as InboxUpdate;
 }

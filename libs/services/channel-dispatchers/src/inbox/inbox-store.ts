@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { DeliveryRequested } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
+import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { outcomeMessage } from '../dispatch/outcome-message';
 import { InboxContent } from '../rendering/rendered-content';
+
+/** The engagement a recipient's client reports, each published once as a delivery outcome. */
+type EngagementKind = 'seen' | 'clicked';
 
 export interface InboxItem {
   readonly id: string;
@@ -13,15 +20,24 @@ export interface InboxItem {
   readonly seen_at: string | null;
   readonly read_at: string | null;
   readonly archived_at: string | null;
+  readonly clicked_at: string | null;
 }
 
-interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' | 'archived_at'> {
+interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' | 'archived_at' | 'clicked_at'> {
   seq: string;
   created_at: Date;
   seen_at: Date | null;
   read_at: Date | null;
   archived_at: Date | null;
+  clicked_at: Date | null;
 }
+
+interface UpdatedRow extends InboxRow {
+  delivery_id: string;
+  outcomes_published: EngagementKind[];
+}
+
+const ITEM_COLUMNS = 'seq, id, created_at, title, body, avatar, action_url, seen_at, read_at, archived_at, clicked_at';
 
 export interface InboxPage {
   readonly items: readonly InboxItem[];
@@ -31,7 +47,8 @@ export interface InboxPage {
   readonly hasNext: boolean;
 }
 
-export type InboxUpdate = { readonly seen?: boolean; readonly read?: boolean; readonly archived?: boolean };
+/** `clicked` only ever sets: a click happened or it did not. */
+export type InboxUpdate = { readonly seen?: boolean; readonly read?: boolean; readonly archived?: boolean; readonly clicked?: true };
 
 /**
  * The inbox: messages of the `inbox` channel, per workspace and recipient. The cursor
@@ -55,7 +72,7 @@ export class InboxStore {
     const newerFirst = page.before === undefined;
     const cursor = page.before ?? page.after;
     const rows = (await this.db.query(
-      `SELECT seq, id, created_at, title, body, avatar, action_url, seen_at, read_at, archived_at FROM dispatch.inbox_messages
+      `SELECT ${ITEM_COLUMNS} FROM dispatch.inbox_messages
         WHERE workspace_id = $1 AND distinct_id = $2 ${cursor === undefined ? '' : newerFirst ? 'AND seq < $4' : 'AND seq > $4'}
         ORDER BY seq ${newerFirst ? 'DESC' : 'ASC'} LIMIT $3`,
       cursor === undefined ? [workspaceId, distinctId, page.limit + 1] : [workspaceId, distinctId, page.limit + 1, cursor],
@@ -72,21 +89,57 @@ export class InboxStore {
     };
   }
 
-  /** Sets or clears the flags; seen is implied by read. Null when the item is not this recipient's. */
+  /**
+   * Sets or clears the flags; seen is implied by read and by a click. Null when the item
+   * is not this recipient's. The first time a message is seen, and the first time it is
+   * clicked, a `delivery.outcome` goes to the outbox in the same transaction.
+   */
   async update(workspaceId: string, distinctId: string, id: string, update: InboxUpdate): Promise<InboxItem | null> {
     const stamp = (flag: boolean | undefined, column: string): string =>
       flag === undefined ? column : flag ? `COALESCE(${column}, now())` : 'NULL';
-    const seen = update.read === true && update.seen === undefined ? true : update.seen;
-    const rows = (await this.db.query(
-      `UPDATE dispatch.inbox_messages SET seen_at = ${stamp(seen, 'seen_at')}, read_at = ${stamp(update.read, 'read_at')},
-              archived_at = ${stamp(update.archived, 'archived_at')}
-        WHERE workspace_id = $1 AND distinct_id = $2 AND id = $3
-        RETURNING seq, id, created_at, title, body, avatar, action_url, seen_at, read_at, archived_at`,
-      [workspaceId, distinctId, id],
-    )) as [InboxRow[], number] | InboxRow[];
-    const returned = Array.isArray(rows[0]) ? (rows[0] as InboxRow[]) : (rows as InboxRow[]);
-    return returned[0] ? itemOf(returned[0]) : null;
+    const seen = (update.read === true || update.clicked === true) && update.seen === undefined ? true : update.seen;
+    return this.db.transaction(async (tx) => {
+      // The row lock makes a concurrent update wait and then see what this one published.
+      const rows = (await tx.query(
+        `UPDATE dispatch.inbox_messages SET seen_at = ${stamp(seen, 'seen_at')}, read_at = ${stamp(update.read, 'read_at')},
+                archived_at = ${stamp(update.archived, 'archived_at')}, clicked_at = ${stamp(update.clicked, 'clicked_at')}
+          WHERE workspace_id = $1 AND distinct_id = $2 AND id = $3
+          RETURNING ${ITEM_COLUMNS}, delivery_id, outcomes_published`,
+        [workspaceId, distinctId, id],
+      )) as [UpdatedRow[], number] | UpdatedRow[];
+      const row = (Array.isArray(rows[0]) ? rows[0] : rows) as UpdatedRow[];
+      if (!row[0]) return null;
+      await publishEngagement(tx, workspaceId, row[0]);
+      return itemOf(row[0]);
+    });
   }
+}
+
+/** Writes the outcome of each engagement kind the row shows and has not reported yet. */
+async function publishEngagement(tx: EntityManager, workspaceId: string, row: UpdatedRow): Promise<void> {
+  const due = engagementOf(row).filter(([kind]) => !row.outcomes_published.includes(kind));
+  if (due.length === 0) return;
+  const deliveries = (await tx.query(`SELECT command, message_key FROM dispatch.deliveries WHERE delivery_id = $1 AND workspace_id = $2`, [
+    row.delivery_id,
+    workspaceId,
+  ])) as Array<{ command: DeliveryRequested; message_key: string }>;
+  // Every stored message has its ledger row; without one there is no run to report to.
+  if (!deliveries[0]) return;
+  const delivery = { command: deliveries[0].command, workspaceId, messageKey: deliveries[0].message_key };
+  await tx.query(`UPDATE dispatch.inbox_messages SET outcomes_published = outcomes_published || $2::text[] WHERE id = $1`, [row.id, due.map(([kind]) => kind)]);
+  await writeOutbox(
+    tx,
+    DISPATCH_OUTBOX,
+    due.map(([kind, at]) => outcomeMessage(delivery, { status: kind, vendor: 'inbox/herald_inbox' }, at, kind)),
+  );
+}
+
+function engagementOf(row: UpdatedRow): Array<[EngagementKind, Date]> {
+  const happened: Array<[EngagementKind, Date | null]> = [
+    ['seen', row.seen_at],
+    ['clicked', row.clicked_at],
+  ];
+  return happened.flatMap(([kind, at]) => (at === null ? [] : [[kind, new Date(at)] as [EngagementKind, Date]]));
 }
 
 function itemOf(row: InboxRow): InboxItem {
@@ -101,5 +154,6 @@ function itemOf(row: InboxRow): InboxItem {
     seen_at: iso(row.seen_at),
     read_at: iso(row.read_at),
     archived_at: iso(row.archived_at),
+    clicked_at: iso(row.clicked_at),
   };
 }

@@ -8,6 +8,15 @@ export interface EmailContent {
   /** Overrides the vendor's configured sender. */
   readonly from?: string;
   readonly replyTo?: string;
+  /** The command's attachments, loaded by the dispatcher before the send (not rendered). */
+  readonly attachments?: readonly LoadedAttachment[];
+}
+
+/** An e-mail attachment ready to send: fetched (URL form) or decoded (inline form). */
+export interface LoadedAttachment {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Buffer;
 }
 
 export interface SmsContent {

@@ -14,9 +14,12 @@ import {
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
-import { BusTarget, DatabaseTarget, expectEventually, fetchJson, uniqueName } from '@herald/testing';
+import { BusTarget, DatabaseTarget, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
 import { ChannelDispatchersModule, channelDispatchers } from '../channel-dispatchers.module';
 import { DispatchOptions } from '../dispatch/dispatch-options';
+import { dispatchOpenApi } from '../openapi/dispatch-openapi';
+
+const openApiProblems = openApiResponseChecker(dispatchOpenApi);
 
 export interface DispatchTestApp {
   readonly app: TestHttpApp;
@@ -86,12 +89,17 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
     key_hash: hashToken(apiKey).toString('hex'),
   });
 
-  const call: DispatchTestApp['call'] = (method, path, body) =>
-    fetchJson(`${app.url}${path}`, {
+  const call: DispatchTestApp['call'] = async (method, path, body) => {
+    const response = await fetchJson(`${app.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    // Every inbox answer a test sees must be what the OpenAPI fragment describes.
+    const problems = openApiProblems(method, `${app.url}${path}`, response.status, response.body);
+    if (problems.length > 0) throw new Error(`response does not match the OpenAPI description:\n${problems.join('\n')}`);
+    return response;
+  };
   // Ready when the API key authenticates.
   await expectEventually(async () => expect((await call('GET', 'v1/user/probe/inbox/')).status).toBe(200));
 

@@ -102,6 +102,29 @@ describe('email vendors', () => {
   });
 });
 
+describe('email vendors: attachments', () => {
+  const pdf = Buffer.from('%PDF-1.4 invoice');
+  const withFile: RenderedContent = { ...email, channel: 'email', attachments: [{ filename: 'invoice.pdf', contentType: 'application/pdf', content: pdf }] };
+
+  it('sendgrid, resend and postmark carry each file base64 in their own field', async () => {
+    server.respond({ status: 202 }, { status: 200, body: { id: 're-1' } }, { status: 200, body: { MessageID: 'pm-1' } });
+    await send(new SendgridVendor(http), withFile, 'ada@example.com', config('email', 'sendgrid', { api_key: 'k' }, { from: 'a@acme.test' }));
+    expect(jsonBody().attachments).toEqual([{ content: pdf.toString('base64'), filename: 'invoice.pdf', type: 'application/pdf', disposition: 'attachment' }]);
+    await send(new ResendVendor(http), withFile, 'ada@example.com', config('email', 'resend', { api_key: 'k' }, { from: 'a@acme.test' }));
+    expect(jsonBody().attachments).toEqual([{ filename: 'invoice.pdf', content: pdf.toString('base64'), content_type: 'application/pdf' }]);
+    await send(new PostmarkVendor(http), withFile, 'ada@example.com', config('email', 'postmark', { server_token: 't' }, { from: 'a@acme.test' }));
+    expect(jsonBody().Attachments).toEqual([{ Name: 'invoice.pdf', Content: pdf.toString('base64'), ContentType: 'application/pdf' }]);
+  });
+
+  it('mailgun switches to multipart with an attachment part', async () => {
+    server.respond({ status: 200, body: { id: '<mg-1>' } });
+    await send(new MailgunVendor(http), withFile, 'ada@example.com', config('email', 'mailgun', { api_key: 'k', domain: 'mg.acme.test' }, { from: 'a@acme.test' }));
+    expect(lastRequest().headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    expect(lastRequest().body).toContain('Content-Disposition: form-data; name="attachment"; filename="invoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 invoice');
+    expect(lastRequest().body).toContain('Content-Disposition: form-data; name="subject"\r\n\r\nWelcome Ada');
+  });
+});
+
 describe('sms vendors', () => {
   const sid = `AC${'a'.repeat(32)}`;
 

@@ -2,6 +2,8 @@
  * workflow-engine's part of `{base_url}/openapi.json`: cancelling runs, a run's log and
  * the message log, after the SuprSend reference (`cancel-workflow`, `list-messages`).
  */
+import { PUBLIC_API_SHARED } from '@herald/runtime';
+
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -11,7 +13,7 @@ const query = (name: string, schema: Schema, description: string): Schema => ({ 
 const strings: Schema = { type: 'array', items: { type: 'string' } };
 
 export const engineOpenApi = {
-  security: [{ BearerAuth: [] }, { WorkspaceSignature: [] }],
+  security: PUBLIC_API_SHARED.security,
   paths: {
     '/v1/workflow_run/cancel/': {
       post: {
@@ -114,28 +116,9 @@ export const engineOpenApi = {
     },
   } as Record<string, Record<string, unknown>>,
   components: {
-    securitySchemes: {
-      BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace' },
-      WorkspaceSignature: {
-        type: 'apiKey',
-        in: 'header',
-        name: 'Authorization',
-        description:
-          '`<workspace_key>:<base64 HMAC-SHA256(secret, METHOD\\nmd5hex(body)\\nContent-Type\\nDate\\nrequest_uri)>` with a `Date` header at most 15 minutes off, as the SuprSend SDKs sign',
-      },
-    },
+    securitySchemes: PUBLIC_API_SHARED.securitySchemes,
     schemas: {
-      ErrorResponse: {
-        type: 'object',
-        required: ['code', 'error_code', 'type', 'message', 'detail'],
-        properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
-      },
-      ShortError: {
-        type: 'object',
-        required: ['code', 'message'],
-        additionalProperties: false,
-        properties: { code: { type: 'integer' }, message: { type: 'string' } },
-      },
+      ...PUBLIC_API_SHARED.schemas,
       Message: {
         type: 'object',
         required: ['message_id', 'created_at', 'updated_at', 'status', 'channel', 'recipient', 'execution_id', 'workflow'],

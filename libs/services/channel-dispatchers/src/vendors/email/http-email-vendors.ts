@@ -1,4 +1,4 @@
-import { EmailContent } from '../../rendering/rendered-content';
+import { EmailContent, LoadedAttachment } from '../../rendering/rendered-content';
 import { FORM_HEADERS, JSON_HEADERS, basicAuth, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort } from '../http/http.port';
 import { addressOf } from '../identity';
@@ -10,6 +10,11 @@ export function senderOf(content: EmailContent, config: VendorConfig): string {
   const from = config.settings.from ?? config.credentials.from;
   if (typeof from !== 'string' || from === '') return stringField({}, 'from');
   return from;
+}
+
+/** `{[field]: [...]}` with each attachment in the vendor's shape, or nothing when there are none. */
+function withAttachments(attachments: readonly LoadedAttachment[] | undefined, shape: (attachment: LoadedAttachment) => Record<string, string>, field = 'attachments'): Record<string, unknown> {
+  return attachments && attachments.length > 0 ? { [field]: attachments.map(shape) } : {};
 }
 
 /** SendGrid v3 mail/send: Bearer API key, 202 with the id in X-Message-Id. */
@@ -32,6 +37,12 @@ export class SendgridVendor implements ChannelVendor {
         ...(content.html !== undefined ? [{ type: 'text/html', value: content.html }] : []),
       ],
       custom_args: { herald_delivery_id: request.deliveryId },
+      ...withAttachments(content.attachments, (attachment) => ({
+        content: attachment.content.toString('base64'),
+        filename: attachment.filename,
+        type: attachment.contentType,
+        disposition: 'attachment',
+      })),
     };
     const response = await callVendor(this.http, this.vendor, {
       method: 'POST',
@@ -60,15 +71,27 @@ export class MailgunVendor implements ChannelVendor {
     if (content.replyTo) form.set('h:Reply-To', content.replyTo);
     form.set('v:herald_delivery_id', request.deliveryId);
     const domain = stringField(request.config.credentials, 'domain');
+    const encoded = await mailgunBodyOf(form, content.attachments ?? []);
     const response = await callVendor(this.http, this.vendor, {
       method: 'POST',
       url: `${baseUrlOf(request.config)}/v3/${encodeURIComponent(domain)}/messages`,
-      headers: { ...FORM_HEADERS, authorization: basicAuth('api', stringField(request.config.credentials, 'api_key')) },
-      body: form.toString(),
+      headers: { 'content-type': encoded.contentType, authorization: basicAuth('api', stringField(request.config.credentials, 'api_key')) },
+      body: encoded.body,
     });
     if (!isResponse(response)) return response;
     return response.status === 200 ? sent(String(parseJson(response.body).id ?? '')) : failureOf(this.vendor, response);
   }
+}
+
+/** Mailgun takes files only as multipart parts named `attachment`; without files the form stays urlencoded. */
+async function mailgunBodyOf(fields: URLSearchParams, attachments: readonly LoadedAttachment[]): Promise<{ body: string | Buffer; contentType: string }> {
+  if (attachments.length === 0) return { body: fields.toString(), contentType: FORM_HEADERS['content-type'] };
+  const multipart = new FormData();
+  for (const [name, value] of fields) multipart.append(name, value);
+  for (const attachment of attachments) multipart.append('attachment', new Blob([attachment.content], { type: attachment.contentType }), attachment.filename);
+  // Response encodes the form as fetch would send it, boundary included in its content type.
+  const encoded = new Response(multipart);
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? 'multipart/form-data' };
 }
 
 /** Postmark /email: X-Postmark-Server-Token, answers `{MessageID, ErrorCode}`; 422 is a refused message. */
@@ -89,6 +112,7 @@ export class PostmarkVendor implements ChannelVendor {
       TextBody: content.text,
       ReplyTo: content.replyTo,
       Metadata: { herald_delivery_id: request.deliveryId },
+      ...withAttachments(content.attachments, (attachment) => ({ Name: attachment.filename, Content: attachment.content.toString('base64'), ContentType: attachment.contentType }), 'Attachments'),
     };
     const response = await callVendor(this.http, this.vendor, {
       method: 'POST',
@@ -118,6 +142,7 @@ export class ResendVendor implements ChannelVendor {
       html: content.html,
       text: content.text,
       reply_to: content.replyTo,
+      ...withAttachments(content.attachments, (attachment) => ({ filename: attachment.filename, content: attachment.content.toString('base64'), content_type: attachment.contentType })),
     };
     const response = await callVendor(this.http, this.vendor, {
       method: 'POST',

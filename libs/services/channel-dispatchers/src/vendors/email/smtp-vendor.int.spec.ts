@@ -42,6 +42,29 @@ describe('SmtpVendor', () => {
     }
   });
 
+  it('sends the loaded attachments as MIME parts', async () => {
+    const server = await LocalSmtpServer.start({ username: 'mailer', password: 'secret' });
+    const pdf = Buffer.from('%PDF-1.4 invoice');
+    try {
+      const result = await smtp.send({
+        deliveryId: 'd-2',
+        workspaceId: 'w',
+        content: { channel: 'email', subject: 'Invoice', text: 'Attached', attachments: [{ filename: 'invoice.pdf', contentType: 'application/pdf', content: pdf }] },
+        identity: 'ada@example.com',
+        config: configFor(server.port),
+        idempotencyKey: 'idem-2',
+      });
+      expect(result).toMatchObject({ ok: true });
+      await server.received(1);
+      const raw = server.mails[0].raw;
+      expect(raw).toMatch(/Content-Type: multipart\/mixed/);
+      expect(raw).toMatch(/Content-Type: application\/pdf; name=invoice\.pdf\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=invoice\.pdf/);
+      expect(raw).toContain(pdf.toString('base64'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a 4xx reply is retryable, a wrong password permanent, a refused connection retryable', async () => {
     const busy = await LocalSmtpServer.start({ username: 'mailer', password: 'secret', rejectWith: { code: 451, message: 'try again later' } });
     try {

@@ -37,6 +37,7 @@ export class SmtpVendor implements ChannelVendor {
         text: content.text,
         replyTo: content.replyTo,
         messageId: `<${request.idempotencyKey}@herald>`,
+        attachments: content.attachments?.map((attachment) => ({ filename: attachment.filename, contentType: attachment.contentType, content: attachment.content })),
       })) as { messageId?: string };
       return sent(info.messageId);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { OutboundFailure, OutboundHttp, OutboundResponse, createOutboundHttp } from '@herald/outbound-http';
-import { HttpPort, HttpRequest, HttpRequestError, HttpResponse } from './http.port';
+import { HttpBytes, HttpPort, HttpRequest, HttpRequestError, HttpResponse } from './http.port';
 
 /**
  * HttpPort over the guarded outbound client. No retries here: the dispatcher schedules
@@ -29,6 +29,13 @@ export class GuardedHttp implements HttpPort {
     throw new HttpRequestError(result.failure.message, isTransient(result.failure));
   }
 
+  async getBytes(url: string, options: { readonly maxBytes: number; readonly timeoutMs?: number }): Promise<HttpBytes> {
+    const result = await this.client.send({ url, responseType: 'bytes', maxResponseBytes: options.maxBytes, timeoutMs: options.timeoutMs });
+    if (result.ok) return bytesOf(result.response);
+    if (result.failure.kind === 'http_status') return bytesOf(result.failure.response);
+    throw new HttpRequestError(result.failure.message, isTransient(result.failure));
+  }
+
   close(): void {
     this.client.close();
   }
@@ -47,6 +54,11 @@ function responseOf(response: OutboundResponse): HttpResponse {
   // The client parses JSON bodies; vendors read the text, as they would from any other client.
   const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
   return { status: response.status, headers: response.headers, body };
+}
+
+/** The client hands back a Buffer body for `responseType: 'bytes'`. */
+function bytesOf(response: OutboundResponse): HttpBytes {
+  return { status: response.status, contentType: response.headers['content-type'], body: response.body as Buffer };
 }
 
 function headerOf(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {

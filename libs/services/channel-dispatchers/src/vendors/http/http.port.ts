@@ -18,12 +18,25 @@ export interface HttpResponse {
   readonly body: string;
 }
 
+/** A file fetched as it is: its bytes and the type the server gave it. */
+export interface HttpBytes {
+  readonly status: number;
+  readonly contentType?: string;
+  readonly body: Buffer;
+}
+
 export interface HttpPort {
   /**
    * Resolves with any status; rejects with an HttpRequestError only when no response
    * arrived (refused address, connection, timeout).
    */
   request(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * GETs a file (an e-mail attachment) as bytes, with the same address rule. Resolves
+   * with any status; rejects with an HttpRequestError when no response arrived or the
+   * body is over `maxBytes`.
+   */
+  getBytes(url: string, options: { readonly maxBytes: number; readonly timeoutMs?: number }): Promise<HttpBytes>;
   /** Closes pooled connections. */
   close(): void;
 }

@@ -1,0 +1,37 @@
+import { DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, DeliveryOutcome, DeliveryRequested, TOPICS, deterministicUuid, envelopeOf } from '@herald/contracts';
+import { OutboxMessage } from '@herald/event-store';
+
+/** What an outcome says beyond the command it reports on. */
+export type OutcomeFields = Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error' | 'attempts'>;
+
+/**
+ * A `delivery.outcome` for the outbox, keyed like its command (`workspace:recipient`).
+ * Its id derives from the delivery and `idParts` (the final outcome has none, each
+ * engagement kind its own), so a republish of the same fact is deduped downstream.
+ */
+export function outcomeMessage(
+  delivery: { readonly command: DeliveryRequested; readonly workspaceId: string; readonly messageKey: string },
+  fields: OutcomeFields,
+  at: Date,
+  ...idParts: string[]
+): OutboxMessage {
+  const { command } = delivery;
+  const payload: DeliveryOutcome = {
+    delivery_id: command.delivery_id,
+    run_id: command.run_id,
+    message_id: command.message_id,
+    workspace_slug: command.workspace_slug,
+    channel: command.channel,
+    ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+    status: fields.status,
+    at: at.toISOString(),
+  };
+  const messageId = deterministicUuid('delivery-outcome', command.delivery_id, ...idParts);
+  return {
+    messageId,
+    topic: TOPICS.deliveryOutcome.name,
+    key: delivery.messageKey,
+    value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, messageId, delivery.workspaceId, at, payload)),
+    headers: { 'message-id': messageId },
+  };
+}
