@@ -156,6 +156,60 @@ describe.each(MODES)('the official @suprsend/node-sdk against Herald ($name)', (
     await expectEventually(() => expect(events.filter((e) => e.event === 'sdk_bulk_event').map((e) => e.distinct_id).sort()).toEqual(['sdk-a', 'sdk-b']));
   });
 
+  it('user.get_instance(...).save(): the identity event is accepted and lands in the profile', async () => {
+    const user = sdk.user.get_instance('sdk-saved');
+    user.add_email('saved@example.com');
+    user.add_androidpush('fcm-token-1', 'fcm');
+    user.set({ plan: 'pro', seats: 3 });
+    user.set_preferred_language('en');
+    user.set_timezone('Europe/London');
+    user.increment('logins', 2);
+    expect(await user.save()).toMatchObject({ success: true, status_code: 202 });
+    await expectEventually(async () =>
+      expect(await sdk.users.get('sdk-saved')).toMatchObject({
+        distinct_id: 'sdk-saved',
+        properties: { plan: 'pro', seats: 3, logins: 2, $locale: 'en', $timezone: 'Europe/London' },
+        $email: [{ value: 'saved@example.com', status: 'active' }],
+        $androidpush: [{ value: { token: 'fcm-token-1', provider: 'fcm' } }],
+      }),
+    );
+
+    const again = sdk.user.get_instance('sdk-saved');
+    again.remove_email('saved@example.com');
+    again.unset('seats');
+    expect(await again.save()).toMatchObject({ success: true, status_code: 202 });
+    await expectEventually(async () => {
+      const saved = (await sdk.users.get('sdk-saved')) as Record<string, unknown>;
+      expect(saved.$email).toBeUndefined();
+      expect(saved.properties).toEqual({ plan: 'pro', logins: 2, $locale: 'en', $timezone: 'Europe/London' });
+    });
+  });
+
+  it('bulk_users: every user of the bulk is saved', async () => {
+    const bulk = sdk.bulk_users.new_instance();
+    for (let i = 0; i < 3; i += 1) {
+      const user = sdk.user.get_instance(`sdk-bulk-user-${i}`);
+      user.set('index', i);
+      bulk.append(user);
+    }
+    expect(await bulk.save()).toMatchObject({ status: 'success', total: 3, success: 3, failure: 0 });
+    await expectEventually(async () => {
+      for (let i = 0; i < 3; i += 1) expect(await sdk.users.get(`sdk-bulk-user-${i}`)).toMatchObject({ properties: { index: i } });
+    });
+  });
+
+  it('objects.create_subscriptions / get_subscriptions and users.get_objects_subscribed_to', async () => {
+    await sdk.objects.upsert('teams', 'sdk-team', { name: 'SDK team' });
+    const created = await sdk.objects.create_subscriptions('teams', 'sdk-team', { recipients: ['sdk-saved', { id: 'sdk-squad', object_type: 'squads' }], properties: { role: 'member' } });
+    expect((created as { results: unknown[] }).results).toHaveLength(2);
+    const listed = (await sdk.objects.get_subscriptions('teams', 'sdk-team', { limit: 10 })) as { meta: { count: number } };
+    expect(listed.meta.count).toBe(2);
+    const subscribedTo = (await sdk.users.get_objects_subscribed_to('sdk-saved')) as { results: Array<{ object: { id: string } }> };
+    expect(subscribedTo.results.map((r) => r.object.id)).toEqual(['sdk-team']);
+    await sdk.objects.delete_subscriptions('teams', 'sdk-team', { recipients: ['sdk-saved'] });
+    expect(((await sdk.objects.get_subscriptions('teams', 'sdk-team')) as { meta: { count: number } }).meta.count).toBe(1);
+  });
+
   it('describes the notification API at {base_url}/openapi.json, every public service merged', async () => {
     const { status, body } = await fetchJson(`${herald.baseUrl}openapi.json`);
     expect(status).toBe(200);

@@ -8,12 +8,15 @@ import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
 import { AUDIENCE_MIGRATIONS } from './persistence/migrations';
 import { PreferenceStore } from './preferences/preference-store';
 import { ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
-import { InlineProfileConsumer } from './profiles/inline-profile.consumer';
+import { ProfileUpdatesConsumer } from './profiles/profile-updates.consumer';
 import { ObjectsController } from './profiles/objects.controller';
 import { ProfileStore } from './profiles/profile-store';
 import { UsersController } from './profiles/users.controller';
 import { TenantStore } from './tenants/tenant-store';
-import { TenantsController } from './tenants/tenants.controller';
+import { TenantListController, TenantsController } from './tenants/tenants.controller';
+import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
+import { SubscriptionStore } from './subscriptions/subscription-store';
+import { ProfileListsController } from './profiles/profile-lists.controller';
 
 /** The audience: users, objects, lists, tenants, categories and preferences. */
 @Module({})
@@ -25,15 +28,27 @@ export class PreferenceServiceModule {
         ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'preference-service', schema: 'audience', groupId: 'herald.audience.credentials' }),
       ],
-      // Preference routes first: they are more specific than the profile routes they extend.
-      controllers: [ObjectPreferencesController, UserPreferencesController, ObjectsController, UsersController, ListsController, TenantsController],
+      // Preference and subscription routes first: they are more specific than the profile routes they extend.
+      controllers: [
+        ObjectPreferencesController,
+        UserPreferencesController,
+        ObjectSubscriptionsController,
+        UserSubscriptionsController,
+        ProfileListsController,
+        ObjectsController,
+        UsersController,
+        ListsController,
+        TenantListController,
+        TenantsController,
+      ],
       providers: [
         CategoryReadModel,
         ProfileStore,
         ListStore,
         TenantStore,
         PreferenceStore,
-        InlineProfileConsumer,
+        SubscriptionStore,
+        ProfileUpdatesConsumer,
         AudienceOutboxRelay,
       ],
     };

@@ -4,7 +4,8 @@ import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } 
 import { MessageBus } from '@herald/bus';
 import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { WorkflowReadModel } from '../read-models/workflow-read-model';
-import { AcceptedMessages, eventMessages, triggerMessages } from './accepted-messages';
+import { NormalisedIdentityEvent } from '../validation';
+import { AcceptedMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
 import { IdempotencyLedger, RequestKind } from './idempotency-ledger';
 
 export interface Accepted {
@@ -14,7 +15,7 @@ export interface Accepted {
 }
 
 /**
- * The one way in for triggers and events, whichever door they came through (REST,
+ * The one way in for triggers, events and identity events, whichever door they came through (REST,
  * bulk, the Kafka ingress). A request is accepted when `bus.publish` has resolved,
  * which on Kafka means acknowledged by all in-sync replicas and in the embedded mode
  * written to the bus journal: only then does the client get its 2xx.
@@ -58,6 +59,23 @@ export class Acceptance {
       workspace_id: workspace.id,
       message_id: accepted.messageId,
       event: event.event,
+      via,
+    });
+    return accepted;
+  }
+
+  /**
+   * An identity event of the SDKs (`$user_operations`): published as a `user_operations`
+   * profile change. It shares `/event/`, and so the idempotency keys of events.
+   */
+  async acceptIdentityEvent(workspace: AuthenticatedWorkspace, identity: NormalisedIdentityEvent, via: AcceptedVia, proposedMessageId: string = randomUUID()): Promise<Accepted> {
+    const accepted = await this.once(workspace, 'event', identity.idempotency_key, proposedMessageId, (messageId) =>
+      identityMessages(workspace, identity, messageId, this.clock.now()),
+    );
+    this.logger.info(accepted.repeat ? 'identity event repeated; answered as accepted' : 'identity event accepted', {
+      workspace_id: workspace.id,
+      message_id: accepted.messageId,
+      operations: identity.operations.length,
       via,
     });
     return accepted;
@@ -110,7 +128,8 @@ export class Acceptance {
   private async publish(kind: RequestKind, messages: AcceptedMessages): Promise<void> {
     try {
       if (messages.audience.length > 0) await this.bus.publish(TOPICS.audienceChanged.name, messages.audience);
-      await this.bus.publish(kind === 'trigger' ? TOPICS.triggerAccepted.name : TOPICS.eventAccepted.name, messages.accepted);
+      // An identity event is a profile change only: nothing to run.
+      if (messages.accepted.length > 0) await this.bus.publish(kind === 'trigger' ? TOPICS.triggerAccepted.name : TOPICS.eventAccepted.name, messages.accepted);
     } catch (error) {
       this.logger.error('publishing to the bus failed; request refused with 503', { err: (error as Error).message });
       throw new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');

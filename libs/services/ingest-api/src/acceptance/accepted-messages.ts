@@ -12,6 +12,7 @@ import {
   TRIGGER_ACCEPTED_TYPE,
   TRIGGER_ACCEPTED_VERSION,
   TriggerAccepted,
+  UserOperationsUpdate,
   deterministicUuid,
   envelopeOf,
   recipientKey,
@@ -19,6 +20,7 @@ import {
 } from '@herald/contracts';
 import type { OutgoingMessage } from '@herald/bus';
 import type { AuthenticatedWorkspace } from '@herald/runtime';
+import type { NormalisedIdentityEvent } from '../validation';
 
 /** What one accepted request puts on the bus, topic by topic. Pure: ids and time are inputs. */
 export interface AcceptedMessages {
@@ -102,6 +104,33 @@ export function eventMessages(workspace: AuthenticatedWorkspace, event: Normalis
         headers: { 'message-id': messageId },
       },
     ],
+  };
+}
+
+/**
+ * An identity event is only a profile change: one `user_operations` message keyed by the
+ * user, with an id derived from the request's, so a republish carries the same id and
+ * `source_message_id` and preference-service applies it once.
+ */
+export function identityMessages(workspace: AuthenticatedWorkspace, identity: NormalisedIdentityEvent, messageId: string, now: Date): AcceptedMessages {
+  const update: UserOperationsUpdate = withoutUndefined({
+    kind: 'user_operations' as const,
+    workspace_slug: workspace.slug,
+    distinct_id: identity.distinct_id,
+    tenant_id: identity.tenant_id,
+    operations: identity.operations,
+    source_message_id: messageId,
+  });
+  const id = deterministicUuid(messageId, 'user_operations');
+  return {
+    audience: [
+      {
+        key: userKey(workspace.id, identity.distinct_id),
+        value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, id, workspace.id, now, update)),
+        headers: { 'message-id': id },
+      },
+    ],
+    accepted: [],
   };
 }
 

@@ -1,9 +1,11 @@
 import {
+  AUDIENCE_CHANGED_TYPE,
   TRIGGER_ACCEPTED_TYPE,
   TRIGGER_ACCEPTED_VERSION,
   TriggerAccepted,
   deterministicUuid,
   envelopeOf,
+  parseAudienceChanged,
   parseEnvelope,
   parseTriggerAccepted,
   recipientKey,
@@ -11,7 +13,7 @@ import {
 import { validateTrigger } from '../validation';
 import { SeededRandom } from '../validation/testing/seeded-random';
 import { randomValidTrigger } from '../validation/testing/valid-generators';
-import { triggerMessages } from './accepted-messages';
+import { identityMessages, triggerMessages } from './accepted-messages';
 
 /**
  * triggerMessages serialises the parts its messages share once per trigger and splices
@@ -75,5 +77,31 @@ describe('triggerMessages', () => {
       expect(payload.ok).toBe(true);
       expect(envelope.value.payload).toMatchObject({ recipient_index: index, recipient_count: 2, data: { x: 'é"\\' } });
     }
+  });
+});
+
+describe('identityMessages', () => {
+  const workspace = { id: '0b9f6c52-3f43-4c1e-9d8e-4f1b2a3c4d5e', slug: 'staging' };
+  const now = new Date('2026-11-21T08:00:00.123Z');
+
+  it('is one user_operations change keyed by the user, with ids derived from the request, and nothing to run', () => {
+    const messageId = '5d1c8e0e-6a43-4f7a-9f0e-0c1a2b3c4d5e';
+    const operations = [{ $set: { name: 'Ada' } }, { $append: { $email: ['ada@example.com'] } }];
+    const messages = identityMessages(workspace, { distinct_id: 'u-1', operations, tenant_id: 'acme' }, messageId, now);
+    expect(messages.accepted).toEqual([]);
+    expect(messages.audience).toHaveLength(1);
+    const [message] = messages.audience;
+    const id = deterministicUuid(messageId, 'user_operations');
+    expect(message.key).toBe(`${workspace.id}:u-1`);
+    expect(message.headers).toEqual({ 'message-id': id });
+    const envelope = parseEnvelope(Buffer.from(message.value));
+    expect(envelope.ok && envelope.value).toMatchObject({ type: AUDIENCE_CHANGED_TYPE, message_id: id, workspace_id: workspace.id });
+    const payload = envelope.ok ? parseAudienceChanged(envelope.value.payload) : undefined;
+    expect(payload).toEqual({
+      ok: true,
+      value: { kind: 'user_operations', workspace_slug: 'staging', distinct_id: 'u-1', tenant_id: 'acme', operations, source_message_id: messageId },
+    });
+    // The same request builds the same message: a republish is recognised downstream.
+    expect(identityMessages(workspace, { distinct_id: 'u-1', operations, tenant_id: 'acme' }, messageId, now)).toEqual(messages);
   });
 });

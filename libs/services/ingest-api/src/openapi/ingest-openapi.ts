@@ -4,6 +4,8 @@
  * reference (paths, field names, statuses) and kept honest by the integration tests,
  * which check every response they receive against it.
  */
+import { PUBLIC_API_SHARED } from '@herald/runtime';
+
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -61,10 +63,9 @@ const bulkResponse: Schema = {
 };
 
 const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
-const security = [{ BearerAuth: [] }, { WorkspaceSignature: [] }];
 
 export const ingestOpenApi = {
-  security,
+  security: PUBLIC_API_SHARED.security,
   paths: {
     '/trigger/': {
       post: {
@@ -87,8 +88,17 @@ export const ingestOpenApi = {
     '/event/': {
       post: {
         operationId: 'trackEvent',
-        summary: 'Track an event (starts workflows triggered by it, resumes wait-until nodes)',
-        requestBody: jsonBody({ oneOf: [ref('Event'), { type: 'array', minItems: 1, maxItems: 100, items: ref('Event') }] }, 'One event (202) or an array (207).'),
+        summary: 'Track an event (starts workflows triggered by it, resumes wait-until nodes), or save a user (an identity event of the SuprSend SDKs)',
+        requestBody: jsonBody(
+          {
+            oneOf: [
+              ref('Event'),
+              ref('IdentityEvent'),
+              { type: 'array', minItems: 1, maxItems: 400, items: { anyOf: [ref('Event'), ref('IdentityEvent')] }, description: 'At most 100 track events and 400 records in all' },
+            ],
+          },
+          'One event (202) or an array of either kind or both (207). A body with `$user_operations` is an identity event.',
+        ),
         responses: {
           '202': json({ type: 'object', required: ['message'], properties: { message: { const: 'OK' } } }, 'Accepted'),
           '207': json(bulkResponse, 'Bulk: a result per record, in order'),
@@ -98,22 +108,9 @@ export const ingestOpenApi = {
     },
   },
   components: {
-    securitySchemes: {
-      BearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace' },
-      WorkspaceSignature: {
-        type: 'apiKey',
-        in: 'header',
-        name: 'Authorization',
-        description:
-          '`<workspace_key>:<base64 HMAC-SHA256(secret, METHOD\\nmd5hex(body)\\nContent-Type\\nDate\\nrequest_uri)>` with a `Date` header at most 15 minutes off, as the SuprSend SDKs sign',
-      },
-    },
+    securitySchemes: PUBLIC_API_SHARED.securitySchemes,
     schemas: {
-      ErrorResponse: {
-        type: 'object',
-        required: ['code', 'error_code', 'type', 'message', 'detail'],
-        properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
-      },
+      ...PUBLIC_API_SHARED.schemas,
       WorkflowTrigger: {
         type: 'object',
         required: ['workflow', 'recipients'],
@@ -190,6 +187,37 @@ export const ingestOpenApi = {
           properties: { type: 'object' },
           tenant_id: { type: 'string' },
           $idempotency_key: { type: 'string', maxLength: 255 },
+        },
+      },
+      IdentityEvent: {
+        type: 'object',
+        description:
+          "What the SDKs' `user.get_instance(id).save()`, `bulk_users` and `users.async_edit` send. The operations change the user's profile (created when missing), or its per-tenant profile with `tenant_id`, in order. `$schema`, `$insert_id`, `$time`, `env` and `properties` are accepted and ignored.",
+        required: ['distinct_id', '$user_operations'],
+        properties: {
+          distinct_id: { type: 'string' },
+          $user_operations: { type: 'array', items: ref('UserOperation') },
+          tenant_id: { type: 'string' },
+          $idempotency_key: { type: 'string', maxLength: 255 },
+          $schema: { type: 'string' },
+          $insert_id: { type: 'string' },
+          $time: { type: 'integer' },
+          env: { type: 'string' },
+          properties: { type: 'object' },
+        },
+      },
+      UserOperation: {
+        type: 'object',
+        description:
+          'One or more operations, applied in this order. Channel keys (`$email`, `$sms`, `$whatsapp`, `$inbox`, `$androidpush`, `$iospush`, `$webpush`, `$slack`, `$ms_teams`) take values as inline recipients do; a push token may come with `$id_provider` and `$bundle_id` beside it.',
+        additionalProperties: false,
+        properties: {
+          $set: { type: 'object', description: 'Set properties, or replace a channel\'s values. `$preferred_language` is stored as `$locale`; `$timezone` is an IANA zone.' },
+          $set_once: { type: 'object', description: 'Set properties that are not set yet' },
+          $add: { type: 'object', additionalProperties: { type: 'number' }, description: 'Add to numeric properties' },
+          $append: { type: 'object', description: 'Add channel values, or append to list properties' },
+          $remove: { type: 'object', description: 'Remove channel values, or remove from list properties' },
+          $unset: { type: 'array', items: { type: 'string' }, description: 'Remove properties or whole channels' },
         },
       },
     },

@@ -39,7 +39,7 @@ const readChannel: ItemReader<Channel> = (value, path, issues) => {
  * A push token: the bare string of the reference, or the `{token, provider, device_id,
  * bundle_id}` object the SuprSend SDKs' schema requires, so both kinds of client pass.
  */
-const readPushToken: ItemReader<PushToken> = (value, path, issues) => {
+export const readPushToken: ItemReader<PushToken> = (value, path, issues) => {
   if (typeof value === 'string') return readNonBlank(value, path, issues);
   const entry = ObjectReader.of(value, path, issues);
   if (entry === undefined) return undefined;

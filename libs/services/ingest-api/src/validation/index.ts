@@ -4,3 +4,7 @@ export { validateBulk, MAX_BULK_RECORDS } from './bulk';
 export type { BulkValidation } from './bulk';
 export { MAX_INLINE_ATTACHMENT_BYTES } from './attachments';
 export { MAX_IDEMPOTENCY_KEY_LENGTH } from './shared-fields';
+export { validateIdentityEvent, isIdentityEvent } from './identity-event';
+export type { NormalisedIdentityEvent } from './identity-event';
+export { validateEventRecord, eventBulkSizeErrors, MAX_IDENTITY_BULK_RECORDS } from './event-records';
+export type { EventRecord } from './event-records';

@@ -7,7 +7,7 @@ import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
-import { CursorMeta, CursorQuery } from './cursor-page';
+import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
 
 interface ListRow {
   list_id: string;
@@ -136,59 +136,18 @@ export class ListStore {
     });
   }
 
-  /**
-   * One page of members (interface 4.3). The id only grows, so a cursor keeps its place
-   * while members are added or removed: `after` continues past the cursor in the
-   * chosen order, `before` returns the page that precedes it.
-   */
+  /** One page of members (interface 4.3), by the id that only grows (see readCursorPage). */
   async page(ws: AuthenticatedWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
     const list = await this.row(this.db.manager, ws, listId, false);
-    const ascending = query.sort === 'id';
-    const backwards = query.before !== undefined;
-    const cursor = query.before ?? query.after;
-    // Walking backwards reads the other way from the cursor and flips the rows afterwards.
-    const readAscending = ascending !== backwards;
-    const comparison = cursor === undefined ? '' : `AND id ${readAscending ? '>' : '<'} $3`;
-    // Ordered by the table's bigint id, not the text alias of the same name (which would sort '9999' after '99990').
-    const rows = (await this.db.query(
-      `SELECT id::text AS id, distinct_id, created_at FROM audience.list_subscribers
-        WHERE workspace_id = $1 AND list_id = $2 ${comparison}
-        ORDER BY list_subscribers.id ${readAscending ? 'ASC' : 'DESC'} LIMIT ${query.limit}`,
-      cursor === undefined ? [ws.id, listId] : [ws.id, listId, cursor.toString()],
-    )) as Array<{ id: string; distinct_id: string; created_at: Date }>;
-    if (backwards) rows.reverse();
-    const first = rows[0]?.id;
-    const last = rows[rows.length - 1]?.id;
-    const [hasPrev, hasNext] =
-      first === undefined || last === undefined
-        ? await this.aroundEmptyPage(ws, listId, cursor?.toString(), ascending, backwards)
-        : await Promise.all([this.anyBeyond(ws, listId, first, !ascending, false), this.anyBeyond(ws, listId, last, ascending, false)]);
-    return {
-      meta: { limit: query.limit, count: list.subscribers_count, before: first ?? null, after: last ?? null, has_prev: hasPrev, has_next: hasNext },
-      results: rows.map((r) => ({ id: r.id, distinct_id: r.distinct_id, created_at: r.created_at.toISOString() })),
-    };
-  }
-
-  /**
-   * An empty page lies just past its cursor, which itself (if still a member) belongs
-   * to the pages on the other side.
-   */
-  private async aroundEmptyPage(ws: AuthenticatedWorkspace, listId: string, cursor: string | undefined, ascending: boolean, backwards: boolean): Promise<[boolean, boolean]> {
-    if (cursor === undefined) return [false, false];
-    const beyondCursor = await this.anyBeyond(ws, listId, cursor, backwards ? ascending : !ascending, true);
-    return backwards ? [false, beyondCursor] : [beyondCursor, false];
-  }
-
-  /** Whether a member lies past `id` in the given direction of ids. */
-  private async anyBeyond(ws: AuthenticatedWorkspace, listId: string, id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> {
-    if (id === undefined) return false;
-    const op = `${upwards ? '>' : '<'}${inclusive ? '=' : ''}`;
-    const rows = (await this.db.query(`SELECT 1 FROM audience.list_subscribers WHERE workspace_id = $1 AND list_id = $2 AND id ${op} $3 LIMIT 1`, [
-      ws.id,
-      listId,
-      id,
-    ])) as unknown[];
-    return rows.length > 0;
+    const source = { from: `audience.list_subscribers s WHERE s.workspace_id = $1 AND s.list_id = $2`, params: [ws.id, listId], id: 's.id' };
+    const page = await readCursorPage<{ id: string; distinct_id: string; created_at: Date }>(
+      this.db.manager,
+      source,
+      's.id::text AS id, s.distinct_id, s.created_at',
+      query,
+      list.subscribers_count,
+    );
+    return { meta: page.meta, results: page.rows.map((r) => ({ id: r.id, distinct_id: r.distinct_id, created_at: r.created_at.toISOString() })) };
   }
 
   private async row(manager: EntityManager, ws: AuthenticatedWorkspace, listId: string, forUpdate: boolean): Promise<ListRow> {

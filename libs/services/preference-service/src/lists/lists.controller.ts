@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { FieldError, HeraldError } from '@herald/contracts';
 import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { requiredBody } from '../http/request';
-import { DEFAULT_LIMIT, MAX_LIMIT, parseCursorQuery } from './cursor-page';
+import { parseCursorQuery } from '../http/cursor-page';
+import { parseOffsetQuery } from '../http/offset-page';
 import { ListStore } from './list-store';
 
 /** Subscriber lists (reference `/v1/subscriber_list/...`; interface 4.3 for the members). */
@@ -21,13 +21,8 @@ export class ListsController {
   /** The SDK calls it without the trailing slash; both spellings are routed (a redirect would break the signature). */
   @Get()
   all(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
-    const errors: FieldError[] = [];
-    const limit = integer(query.limit, DEFAULT_LIMIT);
-    const offset = integer(query.offset, 0);
-    if (limit === undefined || limit < 1 || limit > MAX_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
-    if (offset === undefined || offset < 0) errors.push({ path: 'offset', message: 'must be an integer of at least 0' });
-    if (errors.length > 0) throw HeraldError.validation(errors);
-    return this.lists.all(ws, limit as number, offset as number);
+    const { limit, offset } = parseOffsetQuery(query);
+    return this.lists.all(ws, limit, offset);
   }
 
   @Get(':list_id')
@@ -57,10 +52,4 @@ export class ListsController {
     await this.lists.delete(ws, listId);
     return { success: true };
   }
-}
-
-function integer(value: unknown, fallback: number): number | undefined {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  return typeof value === 'string' && Number.isInteger(n) ? n : undefined;
 }

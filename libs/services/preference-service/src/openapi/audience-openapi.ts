@@ -1,10 +1,11 @@
 /**
- * The OpenAPI description of preference-service's paths under `{base_url}`: a fragment
- * in the style of ingest-api's `public-openapi.ts`, to be merged into the one
- * `/openapi.json` that ingest-api serves on the same port. Written after the SuprSend
- * reference (paths, field names, statuses) and interface 4.1-4.4 and 7; the
- * integration tests check every response they receive against it.
+ * preference-service's part of `{base_url}/openapi.json`, merged with the other public
+ * services' parts by the HTTP application. Written after the SuprSend reference (paths,
+ * field names, statuses) and interface 4.1-4.4 and 7; the integration tests check every
+ * response they receive against it.
  */
+import { PUBLIC_API_SHARED } from '@herald/runtime';
+
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -71,6 +72,26 @@ const objectParams = path('object_type', 'id');
 const userParams = path('distinct_id');
 const listParams = path('list_id');
 const distinctIdsBody = jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: strings } }, 'At most 10,000 distinct_ids');
+const cursorParams: Schema[] = [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+  { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
+  { name: 'after', in: 'query', schema: { type: 'string' }, description: 'The page after this id, in the chosen order' },
+  { name: 'sort', in: 'query', schema: { type: 'string', enum: ['id', '-id'], default: '-id' } },
+];
+const offsetParams: Schema[] = [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+];
+const cursorPage = (item: string, description: string): Schema =>
+  json({ type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('CursorMeta'), results: { type: 'array', items: ref(item) } } }, description);
+const objectMissing = short(404, "The object does not exist (`object '<type>/<id>' not found`)");
+const subscriptionRecipient: Schema = {
+  oneOf: [
+    { type: 'string', description: 'A distinct_id' },
+    { type: 'object', required: ['distinct_id'], properties: { distinct_id: { type: 'string' } }, description: 'A user; other keys update its profile as the upsert body does' },
+    { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } }, description: 'A child object; other keys set its properties' },
+  ],
+};
 const affected = json({ type: 'object', required: ['success', 'affected_count'], additionalProperties: false, properties: { success: { const: true }, affected_count: { type: 'integer', minimum: 0 } } }, 'How many changed');
 
 export const audienceOpenApi = {
@@ -138,10 +159,7 @@ export const audienceOpenApi = {
       get: {
         operationId: 'getLists',
         summary: 'Lists, newest first (also routed without the trailing slash, as the SDK calls it)',
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
-          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-        ],
+        parameters: offsetParams,
         responses: Object.fromEntries([
           ['200', json({ type: 'object', required: ['meta', 'results'], properties: { meta: ref('OffsetMeta'), results: { type: 'array', items: ref('List') } } }, 'A page of lists')],
           invalid,
@@ -156,13 +174,7 @@ export const audienceOpenApi = {
       get: {
         operationId: 'getListSubscribers',
         summary: 'Members, cursor-paged by id (interface 4.3)',
-        parameters: [
-          ...listParams,
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
-          { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
-          { name: 'after', in: 'query', schema: { type: 'string' }, description: 'The page after this id, in the chosen order' },
-          { name: 'sort', in: 'query', schema: { type: 'string', enum: ['id', '-id'], default: '-id' } },
-        ],
+        parameters: [...listParams, ...cursorParams],
         responses: Object.fromEntries([
           [
             '200',
@@ -191,6 +203,103 @@ export const audienceOpenApi = {
           ['200', json({ type: 'object', required: ['success'], additionalProperties: false, properties: { success: { const: true } } }, 'Deleted')],
           unauthenticated,
           listMissing,
+        ]),
+      },
+    },
+    '/v1/object/{object_type}/': {
+      get: {
+        operationId: 'listObjects',
+        summary: 'Objects of one type, cursor-paged by creation order',
+        parameters: [...path('object_type'), ...cursorParams],
+        responses: Object.fromEntries([['200', cursorPage('Object', 'A page of objects')], invalid, unauthenticated]),
+      },
+    },
+    '/v1/object/{object_type}/{id}/subscription/': {
+      post: {
+        operationId: 'addObjectSubscriptions',
+        summary: 'Subscribe users and child objects to the object; subscribing again replaces the relation properties',
+        parameters: objectParams,
+        requestBody: jsonBody(
+          { type: 'object', required: ['recipients'], properties: { recipients: { type: 'array', minItems: 1, maxItems: 100, items: subscriptionRecipient }, properties: { type: 'object' } } },
+          'Up to 100 subscribers and the properties of the relation (`$recipient.subscription.<key>`)',
+        ),
+        responses: Object.fromEntries([
+          [
+            '200',
+            json(
+              { type: 'object', required: ['results'], additionalProperties: false, properties: { results: { type: 'array', items: ref('ObjectSubscription') } } },
+              'The subscriptions of this call',
+            ),
+          ],
+          invalid,
+          unauthenticated,
+          objectMissing,
+        ]),
+      },
+      get: {
+        operationId: 'listObjectSubscriptions',
+        summary: 'Users and child objects subscribed to the object, cursor-paged by subscription',
+        parameters: [...objectParams, ...cursorParams],
+        responses: Object.fromEntries([['200', cursorPage('ObjectSubscription', 'A page of subscriptions')], invalid, unauthenticated, objectMissing]),
+      },
+      delete: {
+        operationId: 'deleteObjectSubscriptions',
+        summary: 'Remove subscribers, named in the body or as comma-separated distinct_ids in `recipients`',
+        parameters: [...objectParams, { name: 'recipients', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated distinct_ids, when the body names none' }],
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  recipients: {
+                    type: 'array',
+                    minItems: 1,
+                    maxItems: 100,
+                    items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } } }] },
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: Object.fromEntries([['204', noContent('Removed (naming one that is not subscribed is not an error)')], invalid, unauthenticated, objectMissing]),
+      },
+    },
+    '/v1/object/{object_type}/{id}/subscribed_to/object/': {
+      get: {
+        operationId: 'listObjectSubscribedTo',
+        summary: 'Parent objects this object is subscribed to',
+        parameters: [...objectParams, ...cursorParams],
+        responses: Object.fromEntries([['200', cursorPage('SubscribedTo', 'A page of subscriptions')], invalid, unauthenticated, objectMissing]),
+      },
+    },
+    '/v1/user/': {
+      get: {
+        operationId: 'listUsers',
+        summary: 'Users, cursor-paged by creation order',
+        parameters: cursorParams,
+        responses: Object.fromEntries([['200', cursorPage('User', 'A page of users')], invalid, unauthenticated]),
+      },
+    },
+    '/v1/user/{distinct_id}/subscribed_to/object/': {
+      get: {
+        operationId: 'listUserSubscribedTo',
+        summary: 'Objects the user is subscribed to',
+        parameters: [...userParams, ...cursorParams],
+        responses: Object.fromEntries([['200', cursorPage('SubscribedTo', 'A page of subscriptions')], invalid, unauthenticated, short(404, "The user does not exist (`user '<distinct_id>' not found`)")]),
+      },
+    },
+    '/v1/tenant/': {
+      get: {
+        operationId: 'listTenants',
+        summary: 'Tenants, newest first',
+        parameters: offsetParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['meta', 'results'], properties: { meta: ref('OffsetMeta'), results: { type: 'array', items: ref('Tenant') } } }, 'A page of tenants')],
+          invalid,
+          unauthenticated,
         ]),
       },
     },
@@ -226,17 +335,7 @@ export const audienceOpenApi = {
   } as Record<string, Record<string, unknown>>,
   components: {
     schemas: {
-      ErrorResponse: {
-        type: 'object',
-        required: ['code', 'error_code', 'type', 'message', 'detail'],
-        properties: { code: { type: 'integer' }, error_code: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, detail: { type: 'string' } },
-      },
-      ShortError: {
-        type: 'object',
-        required: ['code', 'message'],
-        additionalProperties: false,
-        properties: { code: { type: 'integer' }, message: { type: 'string' } },
-      },
+      ...PUBLIC_API_SHARED.schemas,
       ChannelValues: {
         type: 'array',
         items: { type: 'object', required: ['value', 'status', 'perma_status'], properties: { value: {}, status: { type: 'string' }, perma_status: { type: 'string' } } },
@@ -404,6 +503,57 @@ export const audienceOpenApi = {
         required: ['id', 'distinct_id', 'created_at'],
         additionalProperties: false,
         properties: { id: { type: 'string' }, distinct_id: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
+      },
+      ObjectSubscription: {
+        type: 'object',
+        description: 'A subscription to an object: `user` or `object` names the subscriber, the other is null',
+        required: ['properties', 'user', 'object', 'created_at', 'updated_at'],
+        additionalProperties: false,
+        properties: {
+          properties: { type: 'object' },
+          user: {
+            oneOf: [
+              { type: 'null' },
+              { type: 'object', required: ['distinct_id', 'updated_at'], additionalProperties: false, properties: { distinct_id: { type: 'string' }, updated_at: { type: 'string', format: 'date-time' } } },
+            ],
+          },
+          object: {
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['id', 'object_type', 'subscriptions_count', 'updated_at'],
+                additionalProperties: false,
+                properties: { id: { type: 'string' }, object_type: { type: 'string' }, subscriptions_count: { type: 'integer', minimum: 0 }, updated_at: { type: 'string', format: 'date-time' } },
+              },
+            ],
+          },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+      },
+      SubscribedTo: {
+        type: 'object',
+        description: 'An object the user or object is subscribed to, with the relation properties',
+        required: ['properties', 'object', 'created_at', 'updated_at'],
+        additionalProperties: false,
+        properties: {
+          properties: { type: 'object' },
+          object: {
+            type: 'object',
+            required: ['id', 'object_type', 'properties', 'subscriptions_count', 'updated_at'],
+            additionalProperties: false,
+            properties: {
+              id: { type: 'string' },
+              object_type: { type: 'string' },
+              properties: { type: 'object' },
+              subscriptions_count: { type: 'integer', minimum: 0 },
+              updated_at: { type: 'string', format: 'date-time' },
+            },
+          },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
       },
       CursorMeta: {
         type: 'object',

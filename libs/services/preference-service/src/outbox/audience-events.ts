@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, AudienceChanged, AudienceSubject, TOPICS, envelopeOf } from '@herald/contracts';
+import { AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, AudienceChanged, AudienceSubject, JsonRecord, TOPICS, envelopeOf } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 
 /** The audience outbox table, as the event store names it. */
@@ -12,6 +12,8 @@ export function audienceKey(workspaceId: string, change: AudienceChanged): strin
     case 'profile':
     case 'preferences':
       return subjectKey(workspaceId, change.subject);
+    case 'user_operations':
+      return subjectKey(workspaceId, { type: 'user', distinct_id: change.distinct_id });
     case 'object_subscriptions':
       return subjectKey(workspaceId, { type: 'object', ...change.object });
     case 'tenant':
@@ -35,4 +37,23 @@ export function audienceChangedMessage(workspaceId: string, change: AudienceChan
     value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, messageId, workspaceId, now, change)),
     headers: { 'message-id': messageId },
   };
+}
+
+/** Subjects per `object_subscriptions` announcement, so that dropping an object with many subscribers stays within the broker's message size. */
+export const SUBJECTS_PER_ANNOUNCEMENT = 1000;
+
+/** The announcements of subscriptions added to or removed from one object, in chunks of SUBJECTS_PER_ANNOUNCEMENT. */
+export function subscriptionMessages(
+  workspace: { readonly id: string; readonly slug: string },
+  object: { readonly object_type: string; readonly id: string },
+  change: { readonly added?: readonly AudienceSubject[]; readonly removed?: readonly AudienceSubject[]; readonly properties?: JsonRecord },
+  now: Date,
+): OutboxMessage[] {
+  const chunks = (subjects: readonly AudienceSubject[] = []): AudienceSubject[][] =>
+    Array.from({ length: Math.ceil(subjects.length / SUBJECTS_PER_ANNOUNCEMENT) }, (_, i) => subjects.slice(i * SUBJECTS_PER_ANNOUNCEMENT, (i + 1) * SUBJECTS_PER_ANNOUNCEMENT));
+  const base = { kind: 'object_subscriptions' as const, workspace_slug: workspace.slug, object: { object_type: object.object_type, id: object.id } };
+  return [
+    ...chunks(change.added).map((added) => audienceChangedMessage(workspace.id, { ...base, added, removed: [], ...(change.properties ? { properties: change.properties } : {}) }, now)),
+    ...chunks(change.removed).map((removed) => audienceChangedMessage(workspace.id, { ...base, added: [], removed }, now)),
+  ];
 }

@@ -1,4 +1,4 @@
-import { FieldError } from '@herald/contracts';
+import { FieldError, UserOperation } from '@herald/contracts';
 
 /** The channels a profile holds, stored without their `$`. */
 export const PROFILE_CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
@@ -140,6 +140,23 @@ export function applyOperations(profile: ProfileDocument, body: unknown): Parsed
   });
   for (const [channel, values] of Object.entries(channels)) if (values.length === 0) delete channels[channel];
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { properties, channels } };
+}
+
+/**
+ * The operations of an identity event (validated by ingest-api), each operation object
+ * on its own: one that cannot apply to this profile (`$add` to a text property) is
+ * skipped and reported, and the others still apply, since the SDK that sent them has
+ * long had its 202.
+ */
+export function applyUserOperations(profile: ProfileDocument, operations: readonly UserOperation[]): { profile: ProfileDocument; errors: FieldError[] } {
+  let current = profile;
+  const errors: FieldError[] = [];
+  operations.forEach((operation, i) => {
+    const next = applyOperations(current, { operations: [operation] });
+    if (next.ok) current = next.value;
+    else errors.push(...next.errors.map((e) => ({ path: e.path.replace(/^operations\[0\]/, `operations[${i}]`), message: e.message })));
+  });
+  return { profile: current, errors };
 }
 
 function asArray(value: unknown): unknown[] {

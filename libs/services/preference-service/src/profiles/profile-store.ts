@@ -2,17 +2,24 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
-import { writeOutbox } from '@herald/event-store';
+import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
+import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
+import { AUDIENCE_OUTBOX, audienceChangedMessage, subscriptionMessages } from '../outbox/audience-events';
 import { Parsed, ProfileDocument, mergeProfiles } from './profile-document';
-import { scopeOf, subjectColumns, subjectNotFound } from './subject';
+import { scopeOf, subjectColumns, subjectFromColumns, subjectNotFound } from './subject';
 
 export interface StoredProfile extends ProfileDocument {
   readonly created_at: Date;
   readonly updated_at: Date;
+}
+
+/** A global profile as listed, with how many subscribe to it (objects). */
+export interface ListedProfile extends StoredProfile {
+  readonly subject_id: string;
+  readonly subscriptions_count: number;
 }
 
 interface ProfileRow {
@@ -42,45 +49,91 @@ export class ProfileStore {
     change: (current: ProfileDocument) => Parsed<ProfileDocument>,
     options: { create: boolean },
   ): Promise<StoredProfile> {
+    return this.db.transaction((tx) => this.mutateIn(tx, workspace, subject, tenantId, change, options));
+  }
+
+  /** `mutate` inside the caller's transaction, for changes that write more than the profile. */
+  async mutateIn(
+    tx: EntityManager,
+    workspace: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    change: (current: ProfileDocument) => Parsed<ProfileDocument>,
+    options: { create: boolean },
+  ): Promise<StoredProfile> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const key = [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
-    return this.db.transaction(async (tx) => {
-      if (options.create) {
-        await tx.query(
-          `INSERT INTO audience.profiles (workspace_id, subject_type, object_type, subject_id, tenant_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-          key,
-        );
-      }
-      const [row] = (await tx.query(
-        `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
-          WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5 FOR UPDATE`,
+    if (options.create) {
+      await tx.query(
+        `INSERT INTO audience.profiles (workspace_id, subject_type, object_type, subject_id, tenant_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
         key,
-      )) as ProfileRow[];
-      if (!row) throw subjectNotFound(subject);
-      const next = change({ properties: row.properties, channels: row.channels });
-      if (!next.ok) throw HeraldError.validation(next.errors as FieldError[]);
-      const [stored] = returningRows<ProfileRow>(await tx.query(
-        `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
-          WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
-          RETURNING tenant_id, properties, channels, created_at, updated_at`,
-        [...key, JSON.stringify(next.value.properties), JSON.stringify(next.value.channels)],
+      );
+    }
+    const [row] = (await tx.query(
+      `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
+        WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5 FOR UPDATE`,
+      key,
+    )) as ProfileRow[];
+    if (!row) throw subjectNotFound(subject);
+    const next = change({ properties: row.properties, channels: row.channels });
+    if (!next.ok) throw HeraldError.validation(next.errors as FieldError[]);
+    const [stored] = returningRows<ProfileRow>(await tx.query(
+      `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
+        WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
+        RETURNING tenant_id, properties, channels, created_at, updated_at`,
+      [...key, JSON.stringify(next.value.properties), JSON.stringify(next.value.channels)],
+    ));
+    await writeOutbox(tx, AUDIENCE_OUTBOX, [
+      audienceChangedMessage(
+        workspace.id,
+        {
+          kind: 'profile',
+          change: 'upserted',
+          workspace_slug: workspace.slug,
+          subject,
+          ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
+          profile: { properties: stored.properties, channels: stored.channels },
+        },
+        this.clock.now(),
+      ),
+    ]);
+    return stored;
+  }
+
+  /**
+   * Runs `work` in a transaction unless the message was applied before; answers whether
+   * it ran. For messages whose effect must not repeat on redelivery (identity events' `$add`).
+   */
+  async once(workspace: AuthenticatedWorkspace, messageId: string, work: (tx: EntityManager) => Promise<void>): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const fresh = returningRows<unknown>(await tx.query(
+        `INSERT INTO audience.applied_messages (workspace_id, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+        [workspace.id, messageId],
       ));
-      await writeOutbox(tx, AUDIENCE_OUTBOX, [
-        audienceChangedMessage(
-          workspace.id,
-          {
-            kind: 'profile',
-            change: 'upserted',
-            workspace_slug: workspace.slug,
-            subject,
-            ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
-            profile: { properties: stored.properties, channels: stored.channels },
-          },
-          this.clock.now(),
-        ),
-      ]);
-      return stored;
+      if (fresh.length === 0) return false;
+      await work(tx);
+      return true;
     });
+  }
+
+  /**
+   * One page of the workspace's users, or of its objects of one type (reference
+   * `GET /v1/user/`, `GET /v1/object/{object_type}/`), global profiles by creation order.
+   */
+  async page(workspace: AuthenticatedWorkspace, kind: { subjectType: 'user' } | { subjectType: 'object'; objectType: string }, query: CursorQuery): Promise<{ meta: CursorMeta; rows: ListedProfile[] }> {
+    const source = {
+      from: `audience.profiles p WHERE p.workspace_id = $1 AND p.subject_type = $2 AND p.object_type = $3 AND p.tenant_id = ''`,
+      params: [workspace.id, kind.subjectType, kind.subjectType === 'object' ? kind.objectType : ''],
+      id: 'p.id',
+    };
+    return readCursorPage<ListedProfile>(
+      this.db.manager,
+      source,
+      `p.subject_id, p.tenant_id, p.properties, p.channels, p.created_at, p.updated_at,
+       (SELECT count(*)::int FROM audience.object_subscriptions s
+         WHERE s.workspace_id = p.workspace_id AND p.subject_type = 'object' AND s.object_type = p.object_type AND s.object_id = p.subject_id) AS subscriptions_count`,
+      query,
+    );
   }
 
   /** The global profile, with the tenant's merged over it when `tenantId` names one; 404 when there is no global profile. */
@@ -123,13 +176,7 @@ export class ProfileStore {
       for (const table of ['category_preferences', 'channel_preferences']) {
         await tx.query(`DELETE FROM audience.${table} WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4`, key);
       }
-      await tx.query(
-        `DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND subscriber_type = $2 AND subscriber_object_type = $3 AND subscriber_id = $4`,
-        key,
-      );
-      if (subject.type === 'object') {
-        await tx.query(`DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3`, [workspace.id, objectType, subjectId]);
-      }
+      const subscriptionsGone = await this.deleteSubscriptionsOf(tx, workspace, subject);
       if (subject.type === 'user') {
         await tx.query(
           `WITH gone AS (DELETE FROM audience.list_subscribers WHERE workspace_id = $1 AND distinct_id = $2 RETURNING list_id)
@@ -151,7 +198,33 @@ export class ProfileStore {
           ),
         ),
       );
+      await writeOutbox(tx, AUDIENCE_OUTBOX, subscriptionsGone(now));
     });
+  }
+
+  /**
+   * Removes the subscriptions of a subject being deleted, as subscriber and (objects)
+   * as the object subscribed to; answers their announcements, one set per object.
+   */
+  private async deleteSubscriptionsOf(tx: EntityManager, workspace: AuthenticatedWorkspace, subject: AudienceSubject): Promise<(now: Date) => OutboxMessage[]> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    const parents = returningRows<{ object_type: string; object_id: string }>(await tx.query(
+      `DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND subscriber_type = $2 AND subscriber_object_type = $3 AND subscriber_id = $4
+       RETURNING object_type, object_id`,
+      [workspace.id, subjectType, objectType, subjectId],
+    ));
+    const subscribers =
+      subject.type === 'object'
+        ? returningRows<{ subject_type: string; object_type: string; subject_id: string }>(await tx.query(
+            `DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3
+             RETURNING subscriber_type AS subject_type, subscriber_object_type AS object_type, subscriber_id AS subject_id`,
+            [workspace.id, objectType, subjectId],
+          ))
+        : [];
+    return (now) => [
+      ...parents.flatMap((parent) => subscriptionMessages(workspace, { object_type: parent.object_type, id: parent.object_id }, { removed: [subject] }, now)),
+      ...(subject.type === 'object' ? subscriptionMessages(workspace, subject, { removed: subscribers.map(subjectFromColumns) }, now) : []),
+    ];
   }
 
   /** How many users and objects are subscribed to an object. */

@@ -7,6 +7,7 @@ import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CategoryReadModel } from '../categories/category-read-model';
+import { OffsetQuery } from '../http/offset-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 
 interface TenantRow {
@@ -52,6 +53,17 @@ export class TenantStore {
 
   async read(ws: AuthenticatedWorkspace, tenantId: string): Promise<Record<string, unknown>> {
     return tenantView(await this.row(this.db.manager, ws, tenantId, false));
+  }
+
+  /** The workspace's tenants, newest first, with the offset paging of the reference's `GET /v1/tenant/`. */
+  async all(ws: AuthenticatedWorkspace, query: OffsetQuery): Promise<{ meta: { count: number; limit: number; offset: number }; results: Array<Record<string, unknown>> }> {
+    const rows = (await this.db.query(
+      `SELECT tenant_id, document, blocked_channels, created_at, updated_at FROM audience.tenants WHERE workspace_id = $1
+        ORDER BY created_at DESC, tenant_id LIMIT $2 OFFSET $3`,
+      [ws.id, query.limit, query.offset],
+    )) as TenantRow[];
+    const [{ n }] = (await this.db.query(`SELECT count(*)::int AS n FROM audience.tenants WHERE workspace_id = $1`, [ws.id])) as Array<{ n: number }>;
+    return { meta: { count: n, limit: query.limit, offset: query.offset }, results: rows.map(tenantView) };
   }
 
   async delete(ws: AuthenticatedWorkspace, tenantId: string): Promise<void> {

@@ -1,6 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
+import { parseOffsetQuery } from '../http/offset-page';
 import { requiredBody } from '../http/request';
 import { TenantStore } from './tenant-store';
 
@@ -31,5 +32,17 @@ export class TenantsController {
   @HttpCode(202)
   updateCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category_slug') slug: string, @Body() body: unknown): Promise<unknown> {
     return this.tenants.updateCategoryDefault(ws, tenantId, slug, requiredBody(body));
+  }
+}
+
+/** The reference's `GET /v1/tenant/` (`tenants.list` of the SDK), offset-paged. */
+@Controller('v1/tenant')
+@UseGuards(WorkspaceAuthGuard)
+export class TenantListController {
+  constructor(private readonly tenants: TenantStore) {}
+
+  @Get()
+  all(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
+    return this.tenants.all(ws, parseOffsetQuery(query));
   }
 }
