@@ -1,49 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { createTemporaryDatabase, expectEventually, fetchJson, heraldEnv, testInfrastructure, uniqueName } from '@herald/testing';
+import { expectEventually, fetchJson, heraldEnv } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
-
-const infra = testInfrastructure();
-
-interface Mode {
-  readonly name: string;
-  prepare(): Promise<{ env: Record<string, string>; dispose: () => Promise<void> }>;
-}
-
-const MODES: Mode[] = [
-  {
-    name: 'embedded: PGlite and the in-process bus',
-    prepare: async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'herald-pipeline-'));
-      return { env: { HERALD_DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
-    },
-  },
-];
-if (infra.kafkaBrokers && infra.databaseUrl) {
-  MODES.push({
-    name: 'on Kafka and Postgres',
-    prepare: async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'herald-pipeline-'));
-      const database = await createTemporaryDatabase(infra.databaseUrl as string);
-      return {
-        env: {
-          HERALD_DATA_DIR: dataDir,
-          HERALD_DATABASE_URL: database.url,
-          HERALD_KAFKA_BROKERS: (infra.kafkaBrokers as readonly string[]).join(','),
-          HERALD_KAFKA_NAMESPACE: uniqueName('pipeline'),
-        },
-        dispose: async () => {
-          await database.drop();
-          rmSync(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
-  });
-}
+import { heraldModes } from './testing/herald-modes';
 
 interface Mail {
   readonly to: readonly string[];
@@ -55,7 +15,7 @@ interface Mail {
  * trigger through REST, the run in the engine, and the message in a local SMTP server
  * (configured as the workspace's email vendor) and in the inbox API.
  */
-describe.each(MODES)('a notification from trigger to inbox and mailbox ($name)', (mode) => {
+describe.each(heraldModes('pipeline'))('a notification from trigger to inbox and mailbox ($name)', (mode) => {
   const serviceToken = `hst_${randomBytes(24).toString('base64url')}`;
   const apiKey = `hak_${randomBytes(24).toString('base64url')}`;
   let herald: EmbeddedHerald;

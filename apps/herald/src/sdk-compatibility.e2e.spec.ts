@@ -1,54 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Event, Suprsend, WorkflowTriggerRequest } from '@suprsend/node-sdk';
 import { EventAccepted, TOPICS, TriggerAccepted, parseEnvelope } from '@herald/contracts';
-import { createTemporaryDatabase, expectEventually, fetchJson, heraldEnv, testInfrastructure, uniqueName } from '@herald/testing';
+import { expectEventually, fetchJson, heraldEnv, uniqueName } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
-
-const infra = testInfrastructure();
-
-interface Mode {
-  readonly name: string;
-  /** Extra environment, and what to clean up afterwards. */
-  prepare(): Promise<{ env: Record<string, string>; dispose: () => Promise<void> }>;
-}
-
-const MODES: Mode[] = [
-  {
-    name: 'embedded: PGlite and the in-process bus',
-    prepare: async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'herald-sdk-'));
-      return { env: { HERALD_DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
-    },
-  },
-];
-if (infra.kafkaBrokers || infra.databaseUrl) {
-  MODES.push({
-    name: `on ${infra.kafkaBrokers ? 'Kafka' : 'the in-process bus'} and ${infra.databaseUrl ? 'Postgres' : 'PGlite'}`,
-    prepare: async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'herald-sdk-'));
-      const database = infra.databaseUrl ? await createTemporaryDatabase(infra.databaseUrl) : undefined;
-      const env: Record<string, string> = { HERALD_DATA_DIR: dataDir };
-      if (infra.kafkaBrokers) Object.assign(env, { HERALD_KAFKA_BROKERS: infra.kafkaBrokers.join(','), HERALD_KAFKA_NAMESPACE: uniqueName('sdk') });
-      if (database) env.HERALD_DATABASE_URL = database.url;
-      return {
-        env,
-        dispose: async () => {
-          await database?.drop();
-          rmSync(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
-  });
-}
+import { heraldModes } from './testing/herald-modes';
 
 /**
  * The official SuprSend Node SDK, configured only with Herald's base URL and a workspace
  * key/secret, against the whole of Herald as `npm start` composes it.
  */
-describe.each(MODES)('the official @suprsend/node-sdk against Herald ($name)', (mode) => {
+describe.each(heraldModes('sdk'))('the official @suprsend/node-sdk against Herald ($name)', (mode) => {
   const serviceToken = `hst_${randomBytes(24).toString('base64url')}`;
   const workspaceKey = `hwk_${randomBytes(16).toString('hex')}`;
   const workspaceSecret = `hws_${randomBytes(24).toString('base64url')}`;
