@@ -18,6 +18,7 @@ interface Mail {
 describe.each(heraldModes('pipeline'))('a notification from trigger to inbox and mailbox ($name)', (mode) => {
   const serviceToken = `hst_${randomBytes(24).toString('base64url')}`;
   const apiKey = `hak_${randomBytes(24).toString('base64url')}`;
+  const workspaceKey = `hwk_${randomBytes(16).toString('hex')}`;
   let herald: EmbeddedHerald;
   let dispose: () => Promise<void>;
   let smtp: SMTPServer;
@@ -64,6 +65,7 @@ describe.each(heraldModes('pipeline'))('a notification from trigger to inbox and
         HERALD_MANAGEMENT_PORT: '0',
         HERALD_BOOTSTRAP_SERVICE_TOKEN: serviceToken,
         HERALD_BOOTSTRAP_API_KEY: apiKey,
+        HERALD_BOOTSTRAP_WORKSPACE_KEY: workspaceKey,
         HERALD_OUTBOUND_ALLOW: '127.0.0.0/8',
         HERALD_LOG_LEVEL: 'error',
       }),
@@ -150,5 +152,24 @@ describe.each(heraldModes('pipeline'))('a notification from trigger to inbox and
     );
     expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
     expect(mails).toHaveLength(1);
+  });
+
+  it('broadcasts a template to every member of a subscriber list, on their stored channels', async () => {
+    for (const member of ['bea', 'cal']) {
+      await expectEventually(async () => expect((await api('POST', `v1/user/${member}/`, { $email: [`${member}@example.com`], name: member })).status).toBe(201));
+    }
+    expect((await api('POST', 'v1/subscriber_list/', { list_id: 'newsletter' })).status).toBe(201);
+    expect((await api('POST', 'v1/subscriber_list/newsletter/subscriber/add/', { distinct_ids: ['bea', 'cal'] })).status).toBe(201);
+    const broadcast = await api('POST', `${workspaceKey}/broadcast/`, {
+      list_id: 'newsletter',
+      template: 'welcome',
+      notification_category: 'account',
+      channels: ['email'],
+      data: { name: 'reader', plan: 'news' },
+    });
+    expect(broadcast).toEqual({ status: 202, body: { message: 'Accepted - OK' } });
+    const to = (): string[] => mails.flatMap((m) => m.to).filter((address) => address !== 'ada@example.com').sort();
+    await expectEventually(() => expect(to()).toEqual(['bea@example.com', 'cal@example.com']), { timeoutMs: 60_000 });
+    expect(mails.filter((m) => m.to.includes('bea@example.com'))[0].raw).toMatch(/^Subject: Welcome aboard, reader!/m);
   });
 });

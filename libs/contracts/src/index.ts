@@ -14,3 +14,4 @@ export * from './messages/audience-changed.v1';
 export * from './messages/delivery-requested.v1';
 export * from './messages/delivery-outcome.v1';
 export * from './messages/run-messages.v1';
+export * from './messages/broadcast-accepted.v1';

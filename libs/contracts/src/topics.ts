@@ -45,6 +45,13 @@ export const TOPICS = {
     consumers: ['workflow-engine'],
     purpose: 'Validated events: start event-triggered workflows, resume wait-until nodes',
   }),
+  broadcastAccepted: topic({
+    name: 'notify.broadcast.accepted.v1',
+    key: 'workspace:list_id',
+    producers: ['ingest-api'],
+    consumers: ['preference-service'],
+    purpose: 'A validated broadcast to a subscriber list; fanned out as one trigger per member',
+  }),
   runCancelRequested: topic({
     name: 'notify.run.cancel_requested.v1',
     key: 'workspace:recipient',

@@ -36,6 +36,11 @@ export interface TriggerAccepted {
    * apply the workflow's overrides again (and does not fan out again).
    */
   readonly parent_run_id?: string;
+  /**
+   * Set by preference-service for a broadcast to a list: the run follows this definition
+   * instead of a live workflow (a broadcast names a template, not a workflow).
+   */
+  readonly inline_workflow?: { readonly slug: string; readonly version: number; readonly definition: JsonRecord };
 }
 
 export function parseTriggerAccepted(payload: unknown): ParseResult<TriggerAccepted> {
@@ -44,6 +49,7 @@ export function parseTriggerAccepted(payload: unknown): ParseResult<TriggerAccep
   checks.string('tenant_id', { optional: true });
   checks.string('idempotency_key', { optional: true });
   checks.string('parent_run_id', { optional: true });
+  checks.object('inline_workflow', { optional: true });
   checks.integer('recipient_index', 0);
   checks.integer('recipient_count', 1);
   checks.object('recipient');

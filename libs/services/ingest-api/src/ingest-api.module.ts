@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { Acceptance } from './acceptance/acceptance';
 import { IdempotencyLedger } from './acceptance/idempotency-ledger';
+import { BroadcastController } from './http/broadcast.controller';
 import { EventController } from './http/event.controller';
 import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
@@ -19,7 +20,7 @@ export class IngestApiModule {
         ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
       ],
-      controllers: [TriggerController, EventController],
+      controllers: [TriggerController, EventController, BroadcastController],
       providers: [WorkflowReadModel, IdempotencyLedger, Acceptance, KafkaIngressConsumer],
     };
   }

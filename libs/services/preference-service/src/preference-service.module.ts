@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
+import { BroadcastFanOut } from './broadcasts/broadcast-fan-out';
 import { CategoryReadModel } from './categories/category-read-model';
 import { ListStore } from './lists/list-store';
 import { ListsController } from './lists/lists.controller';
@@ -50,6 +51,7 @@ export class PreferenceServiceModule {
         SubscriptionStore,
         ProfileUpdatesConsumer,
         AudienceOutboxRelay,
+        BroadcastFanOut,
       ],
     };
   }

@@ -27,6 +27,13 @@ export function evaluateConditions(conditions: readonly ExpressionCondition[], s
   return ok({ holds: conditions.length === 0, evaluations });
 }
 
+/** A wait-until's event_conditions: every comparison must hold (none: the event alone is enough). */
+export function evaluateComparisons(comparisons: readonly Comparison[], scope: RunScope, expressions: RunExpressions): Result<ConditionOutcome> {
+  const evaluations: ComparisonTrace[] = [];
+  const holds = evaluateLogical({ op: 'AND', args: comparisons }, scope, expressions, evaluations);
+  return holds.ok ? ok({ holds: holds.value, evaluations }) : holds;
+}
+
 function evaluateLogical(expression: LogicalExpression, scope: RunScope, expressions: RunExpressions, trace: ComparisonTrace[]): Result<boolean> {
   const wanted = expression.op === 'OR';
   for (const arg of expression.args) {
@@ -51,7 +58,7 @@ function evaluateComparison(comparison: Comparison, scope: RunScope, expressions
   return ok(result);
 }
 
-/** `$brand` is the reference's name for `$tenant`; `$future_event` exists only while a wait-until resumes (issue 8). */
+/** `$brand` is the reference's name for `$tenant`; `$future_event` exists only while a wait-until weighs an event. */
 function namespace(variable_ns: VariableNamespace | '', scope: RunScope): unknown {
   switch (variable_ns) {
     case '':
@@ -66,7 +73,7 @@ function namespace(variable_ns: VariableNamespace | '', scope: RunScope): unknow
     case '$workflow':
       return scope.workflow;
     case '$future_event':
-      return undefined;
+      return scope.future_event;
     default:
       return assertNever(variable_ns);
   }

@@ -14,6 +14,10 @@ export {
   HttpResponse,
   DeliveryOutcomeInput,
   CancelRun,
+  FutureEventInput,
+  AccumulationJoinedInput,
+  AccumulationClosedInput,
+  futureEventOf,
   PinnedWorkflow,
   RunSource,
   StartIds,
@@ -22,8 +26,17 @@ export {
   userRecipient,
 } from './run-inputs';
 export * from './run-events';
-export { RunState, NewRun, LiveRun, LiveStatus, Waiting } from './run-state';
-export { NodePath, pathLabel } from './node-path';
+export { RunState, NewRun, LiveRun, LiveStatus, Waiting, AccumulationWaiting, Batched } from './run-state';
+export {
+  AccumulatorDecider,
+  AccumulatorInput,
+  AccumulatorEvent,
+  AccumulatorState,
+  AccumulatorJoined,
+  JoinRole,
+  createAccumulatorDecider,
+} from './accumulator';
+export { NodePath, pathLabel, pathKey } from './node-path';
 export { rateLimitAllows, MAX_OVERRIDE_RECIPIENTS } from './gates';
 export { HTTP_TIMEOUT_MS } from './http';
 export { DEFAULT_LOCALE } from './variant-selection';

@@ -44,7 +44,8 @@ export function pathLabel(path: NodePath): string {
   return path.map((index, i) => (i % 2 === 0 ? `nodes[${index}]` : `branches[${index}]`)).join('.');
 }
 
-const pathKey = (path: NodePath): string => path.join('.');
+/** `2.1.0`: a path inside ids. */
+export const pathKey = (path: NodePath): string => path.join('.');
 
 export const timerId = (runId: string, path: NodePath): string => `${runId}:timer:${pathKey(path)}`;
 /** The one timer a run may schedule outside a node: a fresh context after its tenant changed. */

@@ -1,18 +1,30 @@
-import { BranchNode, HttpFetchNode, HttpWebhookNode, WorkflowNode } from '../definition';
+import { BatchNode, BranchNode, BranchWaitUntilNode, DelayCondition, DigestNode, FutureEventCondition, HttpFetchNode, HttpWebhookNode, WorkflowNode } from '../definition';
+import { digestShouldSend } from '../schedule/batch-content';
+import { batchRequest, digestRequest } from './accumulation-request';
 import { Decider, assertNever } from '../decider';
-import { evaluateConditions } from './conditions';
+import { evaluateComparisons, evaluateConditions } from './conditions';
 import { Result, fail, ok } from './evaluate';
 import { overriddenActor, overriddenRecipients, overriddenTenant, rateLimitAllows } from './gates';
 import { buildRequest, responseEffect } from './http';
 import { NodePath, contextReloadTimerId, httpRequestId, nodeAt, pathLabel, timerId } from './node-path';
 import { RunPorts } from './ports';
 import { RunContext } from './run-context';
-import { ComparisonTrace, NodeRef, RunEvent } from './run-events';
-import { CancelRun, DeliveryOutcomeInput, HttpRespondedInput, RunInput, StartRun, TimerFiredInput } from './run-inputs';
+import { AccumulationRequest, ComparisonTrace, NodeRef, RunEvent } from './run-events';
+import {
+  AccumulationClosedInput,
+  AccumulationJoinedInput,
+  CancelRun,
+  DeliveryOutcomeInput,
+  FutureEventInput,
+  HttpRespondedInput,
+  RunInput,
+  StartRun,
+  TimerFiredInput,
+} from './run-inputs';
 import { runScope } from './run-scope';
-import { LiveRun, RunState, evolveRun, initialRunState } from './run-state';
+import { AccumulationWaiting, LiveRun, RunState, Waiting, evolveRun, initialRunState } from './run-state';
 import { decideSend } from './send';
-import { delayDueAt } from './timing';
+import { delayDueAt, waitTimeoutAt } from './timing';
 
 export type RunDecider = Decider<RunInput, RunEvent, RunState>;
 
@@ -42,6 +54,12 @@ function decideRun(ports: RunPorts, input: RunInput, state: RunState, now: Date)
       return deliveryOutcome(state, input);
     case 'cancel':
       return isRunning(state) ? cancel(state, input, now) : [];
+    case 'future_event':
+      return isRunning(state) ? futureEvent(new Step(ports, state, input.context, now), state, input) : [];
+    case 'accumulation_joined':
+      return isRunning(state) ? accumulationJoined(new Step(ports, state, input.context, now), state, input) : [];
+    case 'accumulation_closed':
+      return isRunning(state) ? accumulationClosed(new Step(ports, state, input.context, now), state, input) : [];
     default:
       return assertNever(input);
   }
@@ -167,15 +185,34 @@ function describeFailedConditions(evaluations: readonly ComparisonTrace[]): stri
 
 function timerFired(step: Step, run: LiveRun, input: TimerFiredInput): readonly RunEvent[] {
   const waiting = run.waiting;
-  if (waiting?.kind !== 'timer' || waiting.timer_id !== input.timer_id) return [];
+  if (waiting === undefined || timerOf(waiting) !== input.timer_id) return [];
   step.emit({ type: 'timer.fired.v1', timer_id: input.timer_id });
-  switch (waiting.purpose) {
-    case 'context_reload':
-      return admit(step);
-    case 'delay':
-      return advance(step);
+  switch (waiting.kind) {
+    case 'timer':
+      return waiting.purpose === 'context_reload' ? admit(step) : advance(step);
+    case 'event':
+      return waitTimedOut(step, waiting.path);
+    case 'accumulation':
+      return closeAccumulation(step, waiting);
+    case 'http':
+      return step.events; // unreachable: timerOf names no timer for an http wait
     default:
-      return assertNever(waiting.purpose);
+      return assertNever(waiting);
+  }
+}
+
+/** The timer a waiting run would take: delays, a wait-until's maximum wait, a batch owner's window end. */
+function timerOf(waiting: Waiting): string | undefined {
+  switch (waiting.kind) {
+    case 'timer':
+    case 'event':
+      return waiting.timer_id;
+    case 'accumulation':
+      return waiting.stage === 'open' ? waiting.timer_id : undefined;
+    case 'http':
+      return undefined;
+    default:
+      return assertNever(waiting);
   }
 }
 
@@ -213,8 +250,160 @@ function deliveryOutcome(state: RunState, input: DeliveryOutcomeInput): readonly
 }
 
 function cancel(run: LiveRun, input: CancelRun, now: Date): readonly RunEvent[] {
-  const timers = run.waiting?.kind === 'timer' ? [run.waiting.timer_id] : [];
-  return [{ type: 'run.cancelled.v1', reason: input.reason, cancelled_timers: timers, at: now.toISOString() }];
+  const waiting = run.waiting;
+  const timer = waiting === undefined ? undefined : timerOf(waiting);
+  const cancelled: RunEvent = { type: 'run.cancelled.v1', reason: input.reason, cancelled_timers: timer === undefined ? [] : [timer], at: now.toISOString() };
+  // The host drops the run from its wait index on wait.cancelled.v1, and the log says what the run was waiting for.
+  return waiting?.kind === 'event' ? [{ type: 'wait.cancelled.v1', path: waiting.path, event_name: waiting.event_name }, cancelled] : [cancelled];
+}
+
+// ---- wait-until
+
+/**
+ * A branch_waituntil node waits for its future_event branch's event (accepted after the
+ * run got here) under a durable timer for its delay branch. A maximum wait that has
+ * already passed takes the delay branch at once.
+ */
+function waitUntil(step: Step, node: BranchWaitUntilNode, path: NodePath): Result<readonly RunEvent[]> {
+  const branches = waitUntilBranches(node);
+  if (!branches.ok) return branches;
+  const { event, delay } = branches.value;
+  const dueAt = waitTimeoutAt(delay.condition.delay_properties, step.scope(), step.ports.expressions, step.now);
+  if (!dueAt.ok) return dueAt;
+  if (dueAt.value <= step.now.getTime()) return ok([waitEnded(node, path, delay.index, 'timed_out', [])]);
+  const timer_id = timerId(step.run.started.run_id, path);
+  const due_at = new Date(dueAt.value).toISOString();
+  return ok([
+    { type: 'timer.scheduled.v1', timer_id, due_at, purpose: 'wait_until' },
+    { type: 'wait.started.v1', path, event_name: event.condition.event_name, since: step.at, timer_id, due_at },
+  ]);
+}
+
+interface WaitUntilBranches {
+  readonly event: { readonly index: number; readonly condition: FutureEventCondition };
+  readonly delay: { readonly index: number; readonly condition: DelayCondition };
+}
+
+/** The validator guarantees this shape; a definition that skipped it fails the run rather than guessing. */
+function waitUntilBranches(node: BranchWaitUntilNode): Result<WaitUntilBranches> {
+  const conditions = node.branches.map((branch) => branch.conditions[0]);
+  const eventIndex = conditions.findIndex((condition) => condition?.type === 'future_event');
+  const delayIndex = conditions.findIndex((condition) => condition?.type === 'delay');
+  const event = conditions[eventIndex];
+  const delay = conditions[delayIndex];
+  if (node.branches.length !== 2 || event?.type !== 'future_event' || delay?.type !== 'delay') {
+    return fail('a wait-until node needs exactly two branches, one waiting for a future_event and one with the delay');
+  }
+  return ok({ event: { index: eventIndex, condition: event }, delay: { index: delayIndex, condition: delay } });
+}
+
+function waitEnded(
+  node: BranchWaitUntilNode,
+  path: NodePath,
+  index: number,
+  outcome: 'future_event' | 'timed_out',
+  evaluations: readonly ComparisonTrace[],
+  extra: Partial<Pick<Extract<RunEvent, { type: 'wait.ended.v1' }>, 'event' | 'cancelled_timer'>> = {},
+): RunEvent {
+  const name = node.branches[index].name;
+  return { type: 'wait.ended.v1', path, branch_index: index, ...(name === undefined ? {} : { branch_name: name }), outcome, ...extra, evaluations };
+}
+
+function waitTimedOut(step: Step, path: NodePath): readonly RunEvent[] {
+  const node = nodeAt(step.run.started.definition.tree, path);
+  if (node?.node_type !== 'branch_waituntil') return step.fail(`no wait-until node at ${pathLabel(path)}`);
+  const branches = waitUntilBranches(node);
+  if (!branches.ok) return step.fail(branches.error, nodeRef(node, path));
+  step.emit(waitEnded(node, path, branches.value.delay.index, 'timed_out', []));
+  return advance(step);
+}
+
+/**
+ * An event of the name the run waits for resumes it on the future_event branch when it
+ * was accepted after the wait began and its event_conditions hold; otherwise nothing
+ * is decided and the run keeps waiting.
+ */
+function futureEvent(step: Step, run: LiveRun, input: FutureEventInput): readonly RunEvent[] {
+  const waiting = run.waiting;
+  const { event } = input;
+  if (waiting?.kind !== 'event' || waiting.event_name !== event.name) return [];
+  if (!(Date.parse(event.accepted_at) > Date.parse(waiting.since))) return [];
+  const node = nodeAt(run.started.definition.tree, waiting.path);
+  if (node?.node_type !== 'branch_waituntil') return step.fail(`no wait-until node at ${pathLabel(waiting.path)}`);
+  const branches = waitUntilBranches(node);
+  if (!branches.ok) return step.fail(branches.error, nodeRef(node, waiting.path));
+  const { index, condition } = branches.value.event;
+  const scope = { ...step.scope(), future_event: event.properties };
+  const outcome = evaluateComparisons(condition.event_conditions ?? [], scope, step.ports.expressions);
+  if (!outcome.ok) return step.fail(`event_conditions: ${outcome.error}`, nodeRef(node, waiting.path));
+  if (!outcome.value.holds) return [];
+  step.emit(waitEnded(node, waiting.path, index, 'future_event', outcome.value.evaluations, { event, cancelled_timer: waiting.timer_id }));
+  return advance(step);
+}
+
+// ---- batch and digest
+
+/** The accumulator's answer: the owner waits for the window's end, the leading item goes on, anyone else is merged and ends. */
+function accumulationJoined(step: Step, run: LiveRun, input: AccumulationJoinedInput): readonly RunEvent[] {
+  const waiting = run.waiting;
+  if (waiting?.kind !== 'accumulation' || waiting.stage !== 'joining' || pathLabel(waiting.path) !== pathLabel(input.path)) return [];
+  const { joined } = input;
+  const path = waiting.path;
+  switch (joined.role) {
+    case 'leading':
+      step.emit({ type: 'accumulation.leading.v1', path, batch_id: joined.batch_id });
+      return advance(step);
+    case 'merged':
+      step.emit({ type: 'accumulation.merged.v1', path, batch_id: joined.batch_id, owner_run_id: joined.owner_run_id ?? joined.batch_id }, { type: 'run.completed.v1', at: step.at });
+      return step.events;
+    case 'owner':
+      return ownAccumulation(step, path, joined.batch_id, joined.closes_at);
+    default:
+      return assertNever(joined.role);
+  }
+}
+
+function ownAccumulation(step: Step, path: NodePath, batch_id: string, closes_at: string): readonly RunEvent[] {
+  if (Date.parse(closes_at) <= step.now.getTime()) {
+    step.emit({ type: 'accumulation.owned.v1', path, batch_id, closes_at });
+    const waiting = step.run.waiting;
+    return waiting?.kind === 'accumulation' ? closeAccumulation(step, waiting) : step.fail(`the batch at ${pathLabel(path)} is not open`);
+  }
+  const timer_id = timerId(step.run.started.run_id, path);
+  step.emit({ type: 'timer.scheduled.v1', timer_id, due_at: closes_at, purpose: 'accumulation_close' }, { type: 'accumulation.owned.v1', path, batch_id, closes_at, timer_id });
+  return step.events;
+}
+
+function closeAccumulation(step: Step, waiting: AccumulationWaiting): readonly RunEvent[] {
+  if (waiting.stage !== 'open') return step.fail(`the batch at ${pathLabel(waiting.path)} is not open`);
+  step.emit({ type: 'accumulation.closing.v1', path: waiting.path, batch_id: waiting.batch_id });
+  return step.events;
+}
+
+/** The closed batch becomes `$batched_events`; a digest below trigger_min_count ends the run unsent. */
+function accumulationClosed(step: Step, run: LiveRun, input: AccumulationClosedInput): readonly RunEvent[] {
+  const waiting = run.waiting;
+  if (waiting?.kind !== 'accumulation' || waiting.stage !== 'closing' || waiting.batch_id !== input.batch_id) return [];
+  const path = waiting.path;
+  step.emit({ type: 'accumulation.released.v1', path, batch_id: input.batch_id, events: input.events, count: input.count });
+  const node = nodeAt(run.started.definition.tree, path);
+  if (node?.node_type === 'digest' && !digestShouldSend(input.count, node.trigger_min_count)) {
+    step.emit({ type: 'digest.skipped.v1', path, count: input.count, trigger_min_count: node.trigger_min_count ?? 1 }, { type: 'run.completed.v1', at: step.at });
+    return step.events;
+  }
+  return advance(step);
+}
+
+function accumulate(request: Result<AccumulationRequest>, path: NodePath): Result<readonly RunEvent[]> {
+  return request.ok ? ok([{ type: 'accumulation.requested.v1', path, request: request.value }]) : request;
+}
+
+function batchNode(step: Step, node: BatchNode, path: NodePath): Result<readonly RunEvent[]> {
+  return accumulate(batchRequest(node, step.run.data, step.scope(), step.ports.expressions, step.now), path);
+}
+
+function digestNode(step: Step, node: DigestNode, path: NodePath): Result<readonly RunEvent[]> {
+  return accumulate(digestRequest(node, step.run.data, step.scope(), step.ports.expressions, step.context.preferences, step.now), path);
 }
 
 // ---- the tree
@@ -260,10 +449,11 @@ function executeNode(step: Step, node: WorkflowNode, path: NodePath): Result<rea
     case 'send_smart_channel_routing':
       return decideSend({ node, path, run: step.run, context: step.context, scope: step.scope(), ports: step.ports, now: step.now });
     case 'digest':
+      return digestNode(step, node, path);
     case 'batch':
+      return batchNode(step, node, path);
     case 'branch_waituntil':
-      // Issue 8: these need accumulators and future events the run does not have yet.
-      return fail(`node type ${node.node_type} is not supported yet`);
+      return waitUntil(step, node, path);
     default:
       return assertNever(node);
   }

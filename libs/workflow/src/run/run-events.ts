@@ -1,5 +1,5 @@
 import { Attachment, Channel, DeliveryOutcome, DeliveryRequested, JsonRecord, Recipient, UserRecipient } from '@herald/contracts';
-import { ComparisonOp, KeyValue, NodeType, VariableNamespace, WorkflowDefinition } from '../definition';
+import { BatchMode, ComparisonOp, KeyValue, NodeType, RetainOrder, VariableNamespace, WorkflowDefinition } from '../definition';
 import { NodePath } from './node-path';
 import { PreferenceDecision } from './ports';
 import { PreferenceSnapshot } from './run-context';
@@ -31,7 +31,17 @@ export type RunEvent =
   | RunCompleted
   | RunFailed
   | RunDiscarded
-  | RunCancelled;
+  | RunCancelled
+  | WaitStarted
+  | WaitEnded
+  | WaitCancelled
+  | AccumulationRequested
+  | AccumulationOwned
+  | AccumulationLeading
+  | AccumulationMerged
+  | AccumulationClosing
+  | AccumulationReleased
+  | DigestSkipped;
 
 export type RunEventType = RunEvent['type'];
 
@@ -96,7 +106,8 @@ export interface NodeEntered {
   readonly node: NodeRef;
 }
 
-export type TimerPurpose = 'delay' | 'context_reload';
+/** `wait_until`: a wait-until node's maximum wait; `accumulation_close`: the end of a batch window or a digest's schedule. */
+export type TimerPurpose = 'delay' | 'context_reload' | 'wait_until' | 'accumulation_close';
 
 /** The host writes a durable timer; the run waits for its `timer_fired`. */
 export interface TimerScheduled {
@@ -223,4 +234,127 @@ export interface RunCancelled {
   /** Timers the host deletes with this event. */
   readonly cancelled_timers: readonly string[];
   readonly at: string;
+}
+
+// ---- wait-until (branch_waituntil)
+
+/**
+ * The run waits at a wait-until node for `event_name` from its recipient, counting only
+ * events accepted after `since`; the `timer_id` timer (scheduled just before) ends the
+ * wait on the delay branch. The host indexes the wait to route future events here.
+ */
+export interface WaitStarted {
+  readonly type: 'wait.started.v1';
+  readonly path: NodePath;
+  readonly event_name: string;
+  readonly since: string;
+  readonly timer_id: string;
+  readonly due_at: string;
+}
+
+/** The event a wait-until resumed on, as `$future_event` saw it. */
+export interface FutureEventRef {
+  readonly message_id: string;
+  readonly name: string;
+  readonly accepted_at: string;
+  readonly properties: JsonRecord;
+}
+
+/**
+ * A wait-until node chose its branch: the future_event branch on a matching event (its
+ * timer is deleted with this event), or the delay branch when the maximum wait passed.
+ */
+export interface WaitEnded {
+  readonly type: 'wait.ended.v1';
+  readonly path: NodePath;
+  readonly branch_index: number;
+  readonly branch_name?: string;
+  readonly outcome: 'future_event' | 'timed_out';
+  readonly event?: FutureEventRef;
+  /** The event_conditions as evaluated on the matching event. */
+  readonly evaluations: readonly ComparisonTrace[];
+  readonly cancelled_timer?: string;
+}
+
+/** A waiting run was cancelled: it no longer waits for `event_name` (precedes run.cancelled.v1). */
+export interface WaitCancelled {
+  readonly type: 'wait.cancelled.v1';
+  readonly path: NodePath;
+  readonly event_name: string;
+}
+
+// ---- batch and digest (accumulations)
+
+/**
+ * What a batch or digest node asks of its accumulator stream (see accumulator.ts): the
+ * key of the batch it belongs to, and how a batch it opens behaves. `closes_at` is the
+ * window end (or the digest's next scheduled time) counted from now; it applies only
+ * when this run opens the batch.
+ */
+export interface AccumulationRequest {
+  readonly node_type: 'batch' | 'digest';
+  /** The evaluated batch_key ('' without one; a digest has none). */
+  readonly key: string;
+  readonly closes_at: string;
+  readonly mode: BatchMode;
+  readonly retain_count: number;
+  readonly retain_order: RetainOrder;
+  /** The run's data, which becomes one entry of `$batched_events`. */
+  readonly data: JsonRecord;
+}
+
+/** The run reached a batch or digest node; the host adds it to the accumulator and answers with `accumulation_joined`. */
+export interface AccumulationRequested {
+  readonly type: 'accumulation.requested.v1';
+  readonly path: NodePath;
+  readonly request: AccumulationRequest;
+}
+
+/** This run opened (or, after a leading item, took over) the batch: it waits for `closes_at` and then sends it. */
+export interface AccumulationOwned {
+  readonly type: 'accumulation.owned.v1';
+  readonly path: NodePath;
+  readonly batch_id: string;
+  readonly closes_at: string;
+  /** Absent when the batch was already due: the run closes it at once. */
+  readonly timer_id?: string;
+}
+
+/** flush_leading_item: this run opened the batch and goes on at once with itself as the only batched event. */
+export interface AccumulationLeading {
+  readonly type: 'accumulation.leading.v1';
+  readonly path: NodePath;
+  readonly batch_id: string;
+}
+
+/** This run was merged into a batch another run sends; it ends here (run.completed.v1 follows). */
+export interface AccumulationMerged {
+  readonly type: 'accumulation.merged.v1';
+  readonly path: NodePath;
+  readonly batch_id: string;
+  readonly owner_run_id: string;
+}
+
+/** The owner's window (or schedule) ended: the host closes the batch and answers with `accumulation_closed`. */
+export interface AccumulationClosing {
+  readonly type: 'accumulation.closing.v1';
+  readonly path: NodePath;
+  readonly batch_id: string;
+}
+
+/** The closed batch: the retained events (`$batched_events`) and how many there were (`$batched_events_count`). */
+export interface AccumulationReleased {
+  readonly type: 'accumulation.released.v1';
+  readonly path: NodePath;
+  readonly batch_id: string;
+  readonly events: readonly JsonRecord[];
+  readonly count: number;
+}
+
+/** A digest closed with fewer triggers than trigger_min_count: nothing is sent (run.completed.v1 follows). */
+export interface DigestSkipped {
+  readonly type: 'digest.skipped.v1';
+  readonly path: NodePath;
+  readonly count: number;
+  readonly trigger_min_count: number;
 }

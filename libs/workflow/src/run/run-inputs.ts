@@ -1,12 +1,23 @@
 import { Attachment, DeliveryOutcome, EventAccepted, JsonRecord, Recipient, TriggerAccepted, UserRecipient } from '@herald/contracts';
 import { WorkflowDefinition } from '../definition';
+import { AccumulatorJoined } from './accumulator';
+import { NodePath } from './node-path';
 import { RunContext } from './run-context';
+import { FutureEventRef } from './run-events';
 
 /**
  * What the host feeds into a run, each with the context it loaded just before. Every
  * input is recorded with the run's events, so replaying them reproduces the run.
  */
-export type RunInput = StartRun | TimerFiredInput | HttpRespondedInput | DeliveryOutcomeInput | CancelRun;
+export type RunInput =
+  | StartRun
+  | TimerFiredInput
+  | HttpRespondedInput
+  | DeliveryOutcomeInput
+  | CancelRun
+  | FutureEventInput
+  | AccumulationJoinedInput
+  | AccumulationClosedInput;
 
 /** The pinned live version a run follows from start to end, even if the workflow changes meanwhile. */
 export interface PinnedWorkflow {
@@ -72,6 +83,31 @@ export interface CancelRun {
   readonly context: RunContext;
 }
 
+/** An event of the run's recipient named by the wait-until the run waits at (the host routes it by its wait index). */
+export interface FutureEventInput {
+  readonly type: 'future_event';
+  readonly event: FutureEventRef;
+  readonly context: RunContext;
+}
+
+/** The accumulator's answer to `accumulation.requested.v1` (see accumulator.ts). */
+export interface AccumulationJoinedInput {
+  readonly type: 'accumulation_joined';
+  readonly path: NodePath;
+  readonly joined: AccumulatorJoined;
+  readonly context: RunContext;
+}
+
+/** The accumulator's answer to `accumulation.closing.v1`: what the batch holds. */
+export interface AccumulationClosedInput {
+  readonly type: 'accumulation_closed';
+  readonly path: NodePath;
+  readonly batch_id: string;
+  readonly events: readonly JsonRecord[];
+  readonly count: number;
+  readonly context: RunContext;
+}
+
 export interface StartIds {
   readonly run_id: string;
   readonly workflow: PinnedWorkflow;
@@ -113,6 +149,11 @@ export function startFromEvent(event: EventAccepted, ids: StartIds): StartRun {
     ...(event.idempotency_key === undefined ? {} : { idempotency_key: event.idempotency_key }),
     context: ids.context,
   };
+}
+
+/** An accepted event as a waiting run weighs it: `$future_event` is its properties. */
+export function futureEventOf(event: EventAccepted): FutureEventRef {
+  return { message_id: event.message_id, name: event.event, accepted_at: event.accepted_at, properties: event.properties };
 }
 
 /** A user known only by its distinct_id (nothing inline). */

@@ -6,7 +6,9 @@ import { LiveRun } from './run-state';
  * What expressions see (decisions.md): the run's data as `.` (jq) and `data` (Jsonnet),
  * with `$recipient`, `$actor`, `$tenant`, `$batched_events` and `$batched_events_count`
  * beside the trigger's own fields; jq also gets `$recipient`, `$actor` and `$tenant`
- * as variables. Batches arrive with issue 8; until then a run carries no batched events.
+ * as variables. `$batched_events` and `$batched_events_count` are those of the latest
+ * batch or digest the run passed (none before). `future_event` is set only while a
+ * wait-until's event_conditions are evaluated on an arriving event.
  */
 export interface RunScope {
   readonly data: JsonRecord;
@@ -17,6 +19,8 @@ export interface RunScope {
   readonly workflow: JsonRecord;
   /** The jq variables (names without `$`). */
   readonly variables: Readonly<Record<string, unknown>>;
+  /** `$future_event` in wait-until event_conditions: the arriving event's properties. */
+  readonly future_event?: JsonRecord;
 }
 
 export function runScope(run: LiveRun, context: RunContext): RunScope {
@@ -28,8 +32,8 @@ export function runScope(run: LiveRun, context: RunContext): RunScope {
     $recipient: recipient,
     $actor: actor,
     $tenant: tenant,
-    $batched_events: [],
-    $batched_events_count: 0,
+    $batched_events: run.batched?.events ?? [],
+    $batched_events_count: run.batched?.count ?? 0,
   };
   const { definition, workflow } = run.started;
   return {

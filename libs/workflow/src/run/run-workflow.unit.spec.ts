@@ -182,14 +182,6 @@ describe('workflow-level rules', () => {
     expect(when([[start(workflow([delay1h])), T0]], start(workflow([delay1h])), at(1))).toEqual([]);
   });
 
-  it.each([
-    ['digest', { node_type: 'digest', name: 'Digest', schedule_type: 'category_digest_schedule' }],
-    ['batch', { node_type: 'batch', name: 'Batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '1h' }],
-    ['branch_waituntil', { node_type: 'branch_waituntil', name: 'Wait until', branches: [] }],
-  ])('given a %s node, then the run fails as not supported yet', (nodeType, node) => {
-    expect(last(startEvents(workflow([node as WorkflowNode])))).toMatchObject({ type: 'run.failed.v1', reason: `node type ${nodeType} is not supported yet`, node: { label: 'nodes[0]' } });
-  });
-
   describe('delivery outcomes', () => {
     const completed = [[start(workflow([sendEmail()])), T0]] as const;
     const deliveryId = `${RUN_ID}:delivery:0:email`;

@@ -1,4 +1,4 @@
-import { DURATION_EXAMPLE, DelayNode, RelativeTo, parseDuration } from '../definition';
+import { DURATION_EXAMPLE, DelayNode, DelayProperties, RelativeTo, parseDuration } from '../definition';
 import { assertNever } from '../decider';
 import { MAX_INSTANT_MS, asInstant, asNumber } from './comparison';
 import { Result, fail, jqFirst, ok, quote } from './evaluate';
@@ -21,6 +21,20 @@ export function delayDueAt(node: DelayNode, scope: RunScope, expressions: RunExp
       return relativeDueAt(node.relative_to, scope, expressions);
     default:
       return assertNever(node);
+  }
+}
+
+/** When a wait-until node's delay branch is due: the delay node's rules, on `delay_properties`. */
+export function waitTimeoutAt(properties: DelayProperties, scope: RunScope, expressions: RunExpressions, now: Date): Result<number> {
+  switch (properties.delay_type) {
+    case 'fixed':
+      return after(now.getTime(), fixedDuration(properties.value, 'delay_properties.value'));
+    case 'dynamic':
+      return after(now.getTime(), dynamicDuration(properties.value, 'delay_properties.value', scope, expressions));
+    case 'relative_to':
+      return relativeDueAt(properties.relative_to, scope, expressions);
+    default:
+      return assertNever(properties);
   }
 }
 

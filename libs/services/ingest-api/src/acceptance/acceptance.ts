@@ -4,9 +4,16 @@ import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } 
 import { MessageBus } from '@herald/bus';
 import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { WorkflowReadModel } from '../read-models/workflow-read-model';
-import { NormalisedIdentityEvent } from '../validation';
-import { AcceptedMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
+import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
+import { AcceptedMessages, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
 import { IdempotencyLedger, RequestKind } from './idempotency-ledger';
+
+/** Where each kind of request's accepted messages go. */
+const ACCEPTED_TOPIC: Record<RequestKind, string> = {
+  trigger: TOPICS.triggerAccepted.name,
+  event: TOPICS.eventAccepted.name,
+  broadcast: TOPICS.broadcastAccepted.name,
+};
 
 export interface Accepted {
   readonly messageId: string;
@@ -81,6 +88,19 @@ export class Acceptance {
     return accepted;
   }
 
+  /** A broadcast to a subscriber list: preference-service, which knows the members, fans it out. */
+  async acceptBroadcast(workspace: AuthenticatedWorkspace, broadcast: NormalisedBroadcast, proposedMessageId: string = randomUUID()): Promise<Accepted> {
+    const accepted = await this.once(workspace, 'broadcast', broadcast.idempotency_key, proposedMessageId, (messageId) =>
+      broadcastMessages(workspace, broadcast, messageId, this.clock.now()),
+    );
+    this.logger.info(accepted.repeat ? 'broadcast repeated; answered as accepted' : 'broadcast accepted', {
+      workspace_id: workspace.id,
+      message_id: accepted.messageId,
+      list_id: broadcast.list_id,
+    });
+    return accepted;
+  }
+
   private async once(
     workspace: AuthenticatedWorkspace,
     kind: RequestKind,
@@ -129,7 +149,7 @@ export class Acceptance {
     try {
       if (messages.audience.length > 0) await this.bus.publish(TOPICS.audienceChanged.name, messages.audience);
       // An identity event is a profile change only: nothing to run.
-      if (messages.accepted.length > 0) await this.bus.publish(kind === 'trigger' ? TOPICS.triggerAccepted.name : TOPICS.eventAccepted.name, messages.accepted);
+      if (messages.accepted.length > 0) await this.bus.publish(ACCEPTED_TOPIC[kind], messages.accepted);
     } catch (error) {
       this.logger.error('publishing to the bus failed; request refused with 503', { err: (error as Error).message });
       throw new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');

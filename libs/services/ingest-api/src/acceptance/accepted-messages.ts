@@ -1,5 +1,8 @@
 import {
   AUDIENCE_CHANGED_TYPE,
+  BROADCAST_ACCEPTED_TYPE,
+  BROADCAST_ACCEPTED_VERSION,
+  BroadcastAccepted,
   AUDIENCE_CHANGED_VERSION,
   AcceptedVia,
   EVENT_ACCEPTED_TYPE,
@@ -20,7 +23,7 @@ import {
 } from '@herald/contracts';
 import type { OutgoingMessage } from '@herald/bus';
 import type { AuthenticatedWorkspace } from '@herald/runtime';
-import type { NormalisedIdentityEvent } from '../validation';
+import type { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
 
 /** What one accepted request puts on the bus, topic by topic. Pure: ids and time are inputs. */
 export interface AcceptedMessages {
@@ -176,4 +179,24 @@ function audienceMessage(workspace: AuthenticatedWorkspace, update: InlineProfil
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** One message for the whole broadcast, keyed by its list: the fan-out happens where the members are known. */
+export function broadcastMessages(workspace: AuthenticatedWorkspace, broadcast: NormalisedBroadcast, messageId: string, now: Date): AcceptedMessages {
+  const payload: BroadcastAccepted = withoutUndefined({
+    message_id: messageId,
+    workspace_slug: workspace.slug,
+    ...broadcast,
+    accepted_at: now.toISOString(),
+  });
+  return {
+    audience: [],
+    accepted: [
+      {
+        key: `${workspace.id}:${broadcast.list_id}`,
+        value: JSON.stringify(envelopeOf(BROADCAST_ACCEPTED_TYPE, BROADCAST_ACCEPTED_VERSION, messageId, workspace.id, now, payload)),
+        headers: { 'message-id': messageId },
+      },
+    ],
+  };
 }

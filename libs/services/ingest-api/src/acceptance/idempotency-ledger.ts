@@ -5,7 +5,7 @@ import { HeraldError } from '@herald/contracts';
 import { returningRows } from '@herald/database';
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 
-export type RequestKind = 'trigger' | 'event';
+export type RequestKind = 'trigger' | 'event' | 'broadcast';
 
 /** `claimed`: this request publishes, with `messageId`. `repeat`: an earlier request did; answer with its id. */
 export type IdempotencyClaim = { readonly kind: 'claimed'; readonly messageId: string } | { readonly kind: 'repeat'; readonly messageId: string };

@@ -24,7 +24,7 @@ const errorResponses = (...statuses: number[]): Record<string, Schema> =>
         {
           400: 'Validation error: every failing field by its path in `detail`',
           401: 'Missing or invalid API key or signature',
-          404: 'Unknown or disabled workflow',
+          404: 'Unknown or disabled workflow, or (broadcast) a workspace key of another workspace',
           409: 'A request with this $idempotency_key is still being processed; retry',
           413: 'Body larger than 800 KB',
           503: 'Herald cannot accept requests now (broker or database unavailable); retry',
@@ -81,6 +81,35 @@ export const ingestOpenApi = {
             'Accepted: one run per recipient will start. A repeat of an $idempotency_key within 24 hours answers the first message_id.',
           ),
           '207': json(bulkResponse, 'Bulk: a result per record, in order'),
+          ...errorResponses(400, 401, 404, 409, 413, 503),
+        },
+      },
+    },
+    '/{workspace_key}/broadcast/': {
+      post: {
+        operationId: 'triggerBroadcast',
+        summary: 'Send a template to every member of a subscriber list',
+        parameters: [{ in: 'path', name: 'workspace_key', required: true, schema: { type: 'string' }, description: "One of the authenticated workspace's keys" }],
+        requestBody: jsonBody(
+          {
+            type: 'object',
+            required: ['list_id', 'template', 'notification_category'],
+            properties: {
+              list_id: { type: 'string' },
+              template: { type: 'string' },
+              notification_category: { type: 'string' },
+              channels: { type: 'array', items: channelName },
+              data: { type: 'object' },
+              delay: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: '`XXdXXhXXmXXs`, or seconds' },
+              trigger_at: { type: 'string', format: 'date-time' },
+              tenant_id: { type: 'string' },
+              $idempotency_key: { type: 'string', maxLength: 255 },
+            },
+          },
+          'The broadcast',
+        ),
+        responses: {
+          '202': json({ type: 'object', required: ['message'], properties: { message: { type: 'string' } } }, 'Accepted: each member gets a run'),
           ...errorResponses(400, 401, 404, 409, 413, 503),
         },
       },

@@ -29,7 +29,8 @@ export function readChannelFilter(reader: ObjectReader): readonly Channel[] | un
   return reader.list('$channels', readChannel);
 }
 
-const readChannel: ItemReader<Channel> = (value, path, issues) => {
+/** One channel name of the enumeration. */
+export const readChannel: ItemReader<Channel> = (value, path, issues) => {
   const channel = CHANNELS.find((candidate) => candidate === value);
   if (channel === undefined) issues.add(path, `must be one of ${CHANNELS.join(', ')}`);
   return channel;

@@ -8,3 +8,5 @@ export { validateIdentityEvent, isIdentityEvent } from './identity-event';
 export type { NormalisedIdentityEvent } from './identity-event';
 export { validateEventRecord, eventBulkSizeErrors, MAX_IDENTITY_BULK_RECORDS } from './event-records';
 export type { EventRecord } from './event-records';
+export { validateBroadcast } from './broadcast';
+export type { NormalisedBroadcast } from './broadcast';

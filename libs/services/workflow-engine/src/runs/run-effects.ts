@@ -18,7 +18,8 @@ import { parseRunStreamId, runKey } from './run-stream';
 
 /**
  * What a run's new events make the host do, written in the same transaction as the
- * events: a durable timer per `timer.scheduled`, its deletion on `run.cancelled`, an
+ * events: a durable timer per `timer.scheduled`, its deletion on `run.cancelled` (and on
+ * the `wait.ended` of an event that beat the wait-until's maximum wait), an
  * HTTP request and a delivery command through the outbox. Message ids derive from the
  * event's own ids, so a step decided again after a lost race produces the same ones.
  */
@@ -45,6 +46,9 @@ export function runEffects(events: readonly RunEvent[], after: RunState, streamI
       }
       case 'run.cancelled.v1':
         cancelTimerIds.push(...event.cancelled_timers);
+        break;
+      case 'wait.ended.v1':
+        if (event.cancelled_timer !== undefined) cancelTimerIds.push(event.cancelled_timer);
         break;
       case 'http.requested.v1': {
         const payload: RunHttpRequestedMessage = { run_id: runId, stream_id: streamId, request: event.request };

@@ -1,11 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, deterministicUuid } from '@herald/contracts';
+import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, deterministicUuid, userKey } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { EventStore, StreamProcessor } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
+  AccumulatorEvent,
+  AccumulatorInput,
+  AccumulatorState,
   HttpResponse,
   PreferencePolicy,
   RunContext,
@@ -14,7 +17,9 @@ import {
   RunInput,
   RunState,
   WorkflowDefinition,
+  createAccumulatorDecider,
   createRunDecider,
+  futureEventOf,
   startFromEvent,
   startFromTrigger,
 } from '@herald/workflow';
@@ -24,7 +29,7 @@ import { childRunMessages } from './child-runs';
 import { RunContextLoader } from './run-context-loader';
 import { runEffects } from './run-effects';
 import { runProjection } from './run-projection';
-import { parseRunStreamId, runKey, runStreamId } from './run-stream';
+import { accumulatorStreamId, parseRunStreamId, runKey, runStreamId } from './run-stream';
 
 export const RUN_EXPRESSIONS = Symbol('RUN_EXPRESSIONS');
 export const PREFERENCE_POLICY = Symbol('PREFERENCE_POLICY');
@@ -38,10 +43,12 @@ export const PREFERENCE_POLICY = Symbol('PREFERENCE_POLICY');
 @Injectable()
 export class RunHost {
   private readonly processor: StreamProcessor<RunInput, RunEvent, RunState>;
+  /** Batch and digest accumulators: streams of their own, with no effects (the owner run holds the timer). */
+  private readonly accumulators: StreamProcessor<AccumulatorInput, AccumulatorEvent, AccumulatorState>;
   private readonly store: EventStore;
 
   constructor(
-    @InjectDataSource('engine') db: DataSource,
+    @InjectDataSource('engine') private readonly db: DataSource,
     private readonly definitions: DefinitionsReadModel,
     private readonly contexts: RunContextLoader,
     @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
@@ -58,18 +65,27 @@ export class RunHost {
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as RunEvent },
       (events, _before, after, streamId, now) => ({ ...runEffects(events, after, streamId, now), project: runProjection(events, after, streamId, now) }),
     );
+    this.accumulators = new StreamProcessor(
+      this.store,
+      createAccumulatorDecider(),
+      { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as AccumulatorEvent },
+      () => ({}),
+    );
   }
 
   /** A trigger for one recipient starts a run of the workflow's live version. */
   async startFromTrigger(envelope: Envelope<TriggerAccepted>): Promise<void> {
     const trigger = envelope.payload;
-    const workflow = await this.definitions.liveWorkflow(envelope.workspace_id, trigger.workflow);
     const runId = envelope.message_id;
-    if (!workflow?.is_enabled) {
+    // A broadcast's member carries its workflow inline; a trigger names a live one.
+    const workflow = trigger.inline_workflow ? undefined : await this.definitions.liveWorkflow(envelope.workspace_id, trigger.workflow);
+    if (!trigger.inline_workflow && !workflow?.is_enabled) {
       this.logger.warn('trigger dropped: its workflow is no longer live', { run_id: runId, message_id: trigger.message_id, workflow: trigger.workflow });
       return;
     }
-    const pinned = pin(workflow);
+    const pinned = trigger.inline_workflow
+      ? { slug: trigger.inline_workflow.slug, version: trigger.inline_workflow.version, definition: trigger.inline_workflow.definition as unknown as WorkflowDefinition }
+      : pin(workflow as AnnouncedWorkflow);
     const context = await this.context(envelope.workspace_id, pinned, trigger.recipient, runId, trigger.tenant_id);
     await this.step(runStreamId(envelope.workspace_id, runId), startFromTrigger(trigger, { run_id: runId, workflow: pinned, context }));
   }
@@ -83,6 +99,25 @@ export class RunHost {
       const recipient: Recipient = { kind: 'user', distinct_id: event.distinct_id, is_transient: false, inline: false, channels: {}, properties: {} };
       const context = await this.context(envelope.workspace_id, pinned, recipient, runId, event.tenant_id);
       await this.step(runStreamId(envelope.workspace_id, runId), startFromEvent(event, { run_id: runId, workflow: pinned, context }));
+    }
+  }
+
+  /**
+   * An event also resumes the runs of its user waiting for it at a wait-until node (the
+   * wait index is written with their events). Whether it counts (accepted after the
+   * wait began, event_conditions) is the interpreter's call.
+   */
+  async resumeWaiting(envelope: Envelope<EventAccepted>): Promise<void> {
+    const event = envelope.payload;
+    const waits = (await this.db.query(
+      `SELECT run_id, stream_id FROM engine.waits WHERE workspace_id = $1 AND recipient_key = $2 AND event_name = $3 ORDER BY since`,
+      [envelope.workspace_id, userKey(envelope.workspace_id, event.distinct_id), event.event],
+    )) as Array<{ run_id: string; stream_id: string }>;
+    for (const wait of waits) {
+      const context = await this.contextOfStream(wait.stream_id);
+      if (!context) continue;
+      const step = await this.step(wait.stream_id, { type: 'future_event', event: futureEventOf(event), context });
+      if (step.events.length === 0) this.logger.debug('event did not resume the waiting run', { run_id: wait.run_id, event: event.event, message_id: event.message_id });
     }
   }
 
@@ -108,12 +143,50 @@ export class RunHost {
     return (await this.step(streamId, { type: 'cancel', reason, context })).state;
   }
 
-  private async step(streamId: string, input: RunInput): Promise<{ state: RunState }> {
+  /**
+   * Decides on the run, then, while the run waits at a batch or digest node for its
+   * accumulator, feeds it the accumulator's answer. The follow-up is driven by the run's
+   * state, not by the new events, so a redelivered input repairs a crash between the
+   * run's append and the accumulator's.
+   */
+  private async step(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
+    let step = await this.decide(streamId, input);
+    const events = [...step.events];
+    for (let next = await this.accumulatorAnswer(streamId, step.state); next !== undefined; next = await this.accumulatorAnswer(streamId, step.state)) {
+      step = await this.decide(streamId, next);
+      events.push(...step.events);
+    }
+    return { state: step.state, events };
+  }
+
+  private async decide(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
     const step = await this.processor.process(streamId, input, this.clock.now());
     const { workspaceId, runId } = parseRunStreamId(streamId);
     for (const event of step.events) this.logEvent(runId, step.state, event);
     await this.startChildRuns(workspaceId, step.state, step.events);
     return step;
+  }
+
+  /**
+   * The accumulator's answer for a run at a batch or digest node: join (open, own or
+   * merge into the batch of its key) or close the batch it owns. Appends on the
+   * accumulator's stream at an expected position, so a join racing a close (their
+   * inputs come through different consumer groups) is decided again on the new state.
+   */
+  private async accumulatorAnswer(streamId: string, state: RunState): Promise<RunInput | undefined> {
+    if (state.status !== 'running' || state.waiting?.kind !== 'accumulation' || state.waiting.stage === 'open') return undefined;
+    const waiting = state.waiting;
+    const { workspaceId, runId } = parseRunStreamId(streamId);
+    const accumulator = accumulatorStreamId(workspaceId, state, waiting);
+    const context = await this.contextOfStream(streamId);
+    if (!context) return undefined;
+    if (waiting.stage === 'joining') {
+      const joined = (await this.accumulators.process(accumulator, { type: 'join', run_id: runId, request: waiting.request }, this.clock.now())).state.joined[runId];
+      return joined && { type: 'accumulation_joined', path: waiting.path, joined, context };
+    }
+    const closed = (await this.accumulators.process(accumulator, { type: 'close', run_id: runId, batch_id: waiting.batch_id }, this.clock.now())).state.closed[waiting.batch_id];
+    if (!closed) this.logger.warn('the batch this run owns is not in its accumulator', { run_id: runId, batch_id: waiting.batch_id, stream_id: accumulator });
+    return closed && { type: 'accumulation_closed', path: waiting.path, batch_id: waiting.batch_id, events: closed.events, count: closed.count, context };
   }
 
   /**
@@ -168,6 +241,15 @@ export class RunHost {
         break;
       case 'delivery.requested.v1':
         this.logger.info('delivery requested', { ...fields, delivery_id: event.delivery.delivery_id, channel: event.delivery.channel });
+        break;
+      case 'wait.cancelled.v1':
+        this.logger.info('run cancelled while waiting for an event; its wait is removed', { ...fields, event_name: event.event_name });
+        break;
+      case 'accumulation.merged.v1':
+        this.logger.info('run merged into a batch', { ...fields, batch_id: event.batch_id, owner_run_id: event.owner_run_id });
+        break;
+      case 'digest.skipped.v1':
+        this.logger.info('digest skipped: too few triggers', { ...fields, count: event.count, trigger_min_count: event.trigger_min_count });
         break;
       default:
         this.logger.debug('run event', fields);

@@ -37,7 +37,10 @@ export class RunInputsConsumer implements OnApplicationBootstrap {
       groupId: 'herald.engine.events',
       type: EVENT_ACCEPTED_TYPE,
       parsePayload: parseEventAccepted,
-      handle: (_payload, envelope) => this.runs.startFromEvent(envelope),
+      handle: async (_payload, envelope) => {
+        await this.runs.startFromEvent(envelope);
+        await this.runs.resumeWaiting(envelope);
+      },
     });
     await this.consumers.consume([TOPICS.timerFired.name], {
       groupId: 'herald.engine.timers',

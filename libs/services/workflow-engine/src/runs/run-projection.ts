@@ -5,9 +5,10 @@ import { parseRunStreamId, runKey } from './run-stream';
 
 /**
  * The read-model updates of one step, run in the append's transaction: the run index
- * (`engine.runs`), the message log (`engine.messages`) and the admissions the rate limit
- * counts. Everything is an upsert keyed by ids from the events, so a projection replayed
- * from the log gives the same rows.
+ * (`engine.runs`), the message log (`engine.messages`), the admissions the rate limit
+ * counts and the wait-until index (`engine.waits`, removed when the wait ends or the
+ * run is cancelled at it). Everything is an upsert keyed by ids from the events, so a
+ * projection replayed from the log gives the same rows.
  */
 export function runProjection(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): ((tx: EntityManager) => Promise<void>) | undefined {
   if (after.status === 'new') return undefined;
@@ -32,6 +33,16 @@ export function runProjection(events: readonly RunEvent[], after: RunState, stre
           break;
         case 'delivery.outcome_recorded.v1':
           await recordOutcome(tx, event.outcome);
+          break;
+        case 'wait.started.v1':
+          await tx.query(
+            `INSERT INTO engine.waits (run_id, workspace_id, recipient_key, event_name, stream_id, since) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+            [runId, workspaceId, runKey(workspaceId, run.started.recipient, runId), event.event_name, streamId, event.since],
+          );
+          break;
+        case 'wait.ended.v1':
+        case 'wait.cancelled.v1':
+          await tx.query(`DELETE FROM engine.waits WHERE run_id = $1`, [runId]);
           break;
         default:
           break;

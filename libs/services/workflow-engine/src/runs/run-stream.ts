@@ -1,4 +1,5 @@
 import { Recipient, recipientKey } from '@herald/contracts';
+import { AccumulationWaiting, LiveRun, pathKey } from '@herald/workflow';
 
 /**
  * A run's stream id names its workspace, so whatever the engine does for a run (a
@@ -18,4 +19,15 @@ export function parseRunStreamId(streamId: string): { readonly workspaceId: stri
 /** The partition key of everything about the run's recipient (so its inputs come back to the same consumer). */
 export function runKey(workspaceId: string, recipient: Recipient, runId: string): string {
   return recipientKey(workspaceId, recipient, runId);
+}
+
+/**
+ * The accumulator stream of a batch (per batch key) or digest: one per workflow
+ * version, node and recipient, so all runs that may share a batch meet on it:
+ * `batch:<workspace>:<workflow>:<version>:<node path>:<recipient key>:<batch key>`.
+ */
+export function accumulatorStreamId(workspaceId: string, run: LiveRun, waiting: AccumulationWaiting): string {
+  const { workflow, recipient, run_id: runId } = run.started;
+  const node = `${workflow.slug}:${workflow.version}:${pathKey(waiting.path)}:${runKey(workspaceId, recipient, runId)}`;
+  return waiting.request.node_type === 'batch' ? `batch:${workspaceId}:${node}:${waiting.request.key}` : `digest:${workspaceId}:${node}`;
 }

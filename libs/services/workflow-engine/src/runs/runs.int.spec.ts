@@ -171,8 +171,41 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       trigger_events: ['signed_up'],
       tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
     });
+    await announceWorkflow('batched', {
+      name: 'Batched',
+      category: 'account',
+      trigger_type: 'api',
+      tree: {
+        nodes: [
+          { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h0m3s', batch_key: '.project', retain_count: 100 },
+          { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' },
+        ],
+      },
+    });
+    await announceWorkflow('wait-paid', {
+      name: 'Wait until paid',
+      category: 'account',
+      trigger_type: 'api',
+      tree: {
+        nodes: [
+          {
+            name: 'Paid?',
+            node_type: 'branch_waituntil',
+            branches: [
+              {
+                name: 'paid',
+                is_default: false,
+                conditions: [{ type: 'future_event', event_name: 'order_paid', event_conditions: [{ variable_ns: '$future_event', variable: 'order_id', op: '==', value: 'o-1' }] }],
+                nodes: [{ name: 'Thanks', node_type: 'send_email', template: 'welcome-mail' }],
+              },
+              { name: 'unpaid', is_default: true, conditions: [{ type: 'delay', delay_properties: { delay_type: 'fixed', value: '0d0h0m3s' } }], nodes: [{ name: 'Reminder', node_type: 'send_email', template: 'welcome-mail' }] },
+            ],
+          },
+        ],
+      },
+    });
     // The definitions are in once the last announcement is.
-    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 8 }]));
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 10 }]));
     await expectEventually(async () => expect((await call('GET', 'v1/message/', undefined, otherApiKey)).status).toBe(200));
   });
 
@@ -232,6 +265,13 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) },
     ]);
     return runId;
+  }
+
+  async function publishEvent(distinctId: string, name: string, properties: Record<string, unknown>): Promise<string> {
+    const messageId = randomUUID();
+    const event: EventAccepted = { message_id: messageId, workspace_slug: 'staging', distinct_id: distinctId, event: name, properties, attachments: [], accepted_via: 'api', accepted_at: new Date().toISOString() };
+    await bus.publish(TOPICS.eventAccepted.name, [{ key: `${workspace}:${distinctId}`, value: JSON.stringify(envelopeOf(EVENT_ACCEPTED_TYPE, 1, messageId, workspace, new Date(), event)) }]);
+    return messageId;
   }
 
   const eventTypes = async (runId: string): Promise<string[]> =>
@@ -391,5 +431,52 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(mine().map((d) => d.destination.identities[0]).sort()).toEqual(['eng@example.com', 'una@example.com', 'vic@example.com']);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(mine()).toHaveLength(3);
+  });
+
+  it('batches 50 triggers of one recipient and batch key in one send holding all 50, and 3 batch keys in 3 sends', async () => {
+    const many = await Promise.all(Array.from({ length: 50 }, (_, n) => trigger('batched', 'bea', { project: 'apollo', n })));
+    for (const project of ['apollo', 'gemini', 'mercury']) await trigger('batched', 'ben', { project });
+    const mine = (who: string): DeliveryRequested[] => deliveries.filter((d) => d.workflow.slug === 'batched' && d.recipient.distinct_id === who);
+    await expectEventually(() => expect(mine('bea')).toHaveLength(1), { timeoutMs: 30_000 });
+    const [send] = mine('bea');
+    expect(send.render_data.$batched_events_count).toBe(50);
+    expect((send.render_data.$batched_events as Array<{ n: number }>).map((event) => event.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    await expectEventually(() => expect(mine('ben')).toHaveLength(3), { timeoutMs: 30_000 });
+    expect(mine('ben').map((d) => (d.render_data.$batched_events as Array<{ project: string }>)[0].project).sort()).toEqual(['apollo', 'gemini', 'mercury']);
+    // The 49 others end merged into the owner's batch, and say so in their log.
+    const merged = await sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM engine.stream_events WHERE type = 'accumulation.merged.v1' AND stream_id = ANY($1::text[])`,
+      [many.map((runId) => `run:${workspace}:${runId}`)],
+    );
+    expect(merged).toEqual([{ n: 49 }]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mine('bea')).toHaveLength(1);
+  });
+
+  it('resumes a wait-until on a matching event, ignoring one that does not match, and times out without one', async () => {
+    const paid = await trigger('wait-paid', 'wen', {});
+    const unpaid = await trigger('wait-paid', 'wes', {});
+    await expectEventually(async () => expect(await sql(`SELECT run_id FROM engine.waits WHERE run_id = ANY($1::text[]) ORDER BY run_id`, [[paid, unpaid]])).toHaveLength(2));
+    await publishEvent('wen', 'order_paid', { order_id: 'o-2' });
+    await publishEvent('wen', 'order_paid', { order_id: 'o-1' });
+    const sent = (runId: string): string[] => deliveries.filter((d) => d.run_id === runId).map((d) => d.node_name);
+    await expectEventually(() => expect(sent(paid)).toEqual(['Thanks']), { timeoutMs: 30_000 });
+    await expectEventually(() => expect(sent(unpaid)).toEqual(['Reminder']), { timeoutMs: 30_000 });
+    expect(await sql(`SELECT run_id FROM engine.waits WHERE run_id = ANY($1::text[])`, [[paid, unpaid]])).toEqual([]);
+    expect(await sql(`SELECT count(*)::int AS n FROM engine.timers WHERE stream_id = $1`, [`run:${workspace}:${paid}`])).toEqual([{ n: 0 }]);
+    expect(await eventTypes(paid)).toEqual(expect.arrayContaining(['wait.started.v1', 'wait.ended.v1', 'run.completed.v1']));
+  });
+
+  it('cancels a run waiting at a wait-until: its wait and timer go, its log says so, and a later event does nothing', async () => {
+    const runId = await trigger('wait-paid', 'wil', {});
+    await expectEventually(async () => expect(await sql(`SELECT run_id FROM engine.waits WHERE run_id = $1`, [runId])).toHaveLength(1));
+    expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: runId })).toEqual({ status: 200, body: { execution_ids: [runId] } });
+    expect(await sql(`SELECT run_id FROM engine.waits WHERE run_id = $1`, [runId])).toEqual([]);
+    expect(await sql(`SELECT count(*)::int AS n FROM engine.timers WHERE stream_id = $1`, [`run:${workspace}:${runId}`])).toEqual([{ n: 0 }]);
+    expect((await eventTypes(runId)).slice(-2)).toEqual(['wait.cancelled.v1', 'run.cancelled.v1']);
+    await publishEvent('wil', 'order_paid', { order_id: 'o-1' });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(deliveries.filter((d) => d.run_id === runId)).toEqual([]);
+    expect((await eventTypes(runId)).slice(-1)).toEqual(['run.cancelled.v1']);
   });
 });

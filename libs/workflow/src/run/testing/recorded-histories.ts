@@ -1,6 +1,23 @@
 import { WorkflowNode } from '../../definition';
 import { RunInput } from '../run-inputs';
-import { at, cancel, context, httpResponded, outcome, RUN_ID, sendEmail, start, T0, timerFired, user, variant, workflow } from './run-builders';
+import {
+  accumulationClosed,
+  accumulationJoined,
+  at,
+  cancel,
+  context,
+  futureEvent,
+  httpResponded,
+  outcome,
+  RUN_ID,
+  sendEmail,
+  start,
+  T0,
+  timerFired,
+  user,
+  variant,
+  workflow,
+} from './run-builders';
 
 /**
  * The input sequences of the recorded histories in `histories/*.json`. The JSON files
@@ -34,6 +51,22 @@ const multiContext = context({
   templates: { welcome: { slug: 'welcome', variants: [variant(), variant({ id: 'inbox', channel: 'inbox' })] } },
 });
 
+const waitForPayment: WorkflowNode = {
+  node_type: 'branch_waituntil',
+  name: 'Paid?',
+  branches: [
+    {
+      name: 'paid',
+      is_default: false,
+      conditions: [{ type: 'future_event', event_name: 'order_paid', event_conditions: [{ variable_ns: '$future_event', variable: 'amount', op: '>', value: '10' }] }],
+      nodes: [sendEmail({ name: 'Thanks' })],
+    },
+    { name: 'unpaid', is_default: true, conditions: [{ type: 'delay', delay_properties: { delay_type: 'fixed', value: '1h' } }], nodes: [sendEmail({ name: 'Reminder' })] },
+  ],
+};
+
+const collect: WorkflowNode = { node_type: 'batch', name: 'Collect', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '10m', batch_key: '.project' };
+
 export const RECORDED_INPUTS: Readonly<Record<string, readonly (readonly [RunInput, Date])[]>> = {
   'delay-branch-send': [
     [start(workflow(reminder), { data: { order: { status: 'paid' } } }), T0],
@@ -48,6 +81,18 @@ export const RECORDED_INPUTS: Readonly<Record<string, readonly (readonly [RunInp
     [start(workflow([reminder[0], sendEmail()], { override_tenant_expr: '.tenant' }), { data: { tenant: 'globex' } }), T0],
     [timerFired(`${RUN_ID}:timer:context`, context({ tenant: { tenant_id: 'globex', properties: { color: 'blue' } } })), at(50)],
     [cancel('order refunded'), at(60_000)],
+  ],
+  'wait-until-event': [
+    [start(workflow([waitForPayment])), T0],
+    [futureEvent('order_paid', { amount: 5 }, at(-1_000)), at(500)],
+    [futureEvent('order_paid', { amount: 5 }, at(1_000)), at(1_000)],
+    [futureEvent('order_paid', { amount: 50 }, at(2_000)), at(2_000)],
+  ],
+  'batch-owner-close': [
+    [start(workflow([collect, sendEmail()]), { data: { project: 'apollo', n: 1 } }), T0],
+    [accumulationJoined([0], { batch_id: RUN_ID, role: 'owner', closes_at: at(600_000).toISOString(), owner_run_id: RUN_ID }), at(10)],
+    [timerFired(`${RUN_ID}:timer:0`), at(600_000)],
+    [accumulationClosed([0], RUN_ID, [{ project: 'apollo', n: 1 }, { project: 'apollo', n: 2 }]), at(600_010)],
   ],
   'invalid-dynamic-delay': [[start(workflow([{ node_type: 'delay', name: 'Wait', delay_type: 'dynamic', duration: '.wait' }]), { data: { wait: 'a while' } }), T0]],
 };

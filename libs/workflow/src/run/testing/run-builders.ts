@@ -1,6 +1,8 @@
 import { DeliveryOutcome, JsonRecord, UserRecipient } from '@herald/contracts';
 import { WorkflowDefinition, WorkflowNode } from '../../definition';
 import { RecordedStep, handle } from '../../decider';
+import { AccumulatorJoined } from '../accumulator';
+import { NodePath } from '../node-path';
 import { RunPorts } from '../ports';
 import { RunContext, TemplateVariant } from '../run-context';
 import { RunDecider, createRunDecider } from '../run-decider';
@@ -76,6 +78,23 @@ export const httpResponded = (request_id: string, response: HttpResponse, ctx: R
   type: 'http_responded',
   request_id,
   response,
+  context: ctx,
+});
+
+export const futureEvent = (name: string, properties: JsonRecord, acceptedAt: Date, ctx: RunContext = context()): RunInput => ({
+  type: 'future_event',
+  event: { message_id: `event-${acceptedAt.getTime()}`, name, accepted_at: acceptedAt.toISOString(), properties },
+  context: ctx,
+});
+
+export const accumulationJoined = (path: NodePath, joined: AccumulatorJoined, ctx: RunContext = context()): RunInput => ({ type: 'accumulation_joined', path, joined, context: ctx });
+
+export const accumulationClosed = (path: NodePath, batch_id: string, events: readonly JsonRecord[], count = events.length, ctx: RunContext = context()): RunInput => ({
+  type: 'accumulation_closed',
+  path,
+  batch_id,
+  events,
+  count,
   context: ctx,
 });
 

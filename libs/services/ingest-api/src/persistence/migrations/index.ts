@@ -1,5 +1,6 @@
 import { MigrationClass } from '@herald/database';
 import { CreateIngestTables1763800000000 } from './1763800000000-create-ingest-tables';
+import { IdempotencyForBroadcasts1764200000000 } from './1764200000000-idempotency-for-broadcasts';
 
 /** Migrations of the `ingest` schema, oldest first. */
-export const INGEST_MIGRATIONS: MigrationClass[] = [CreateIngestTables1763800000000];
+export const INGEST_MIGRATIONS: MigrationClass[] = [CreateIngestTables1763800000000, IdempotencyForBroadcasts1764200000000];

@@ -5,6 +5,7 @@ import { CreateDefinitionReadModel1763900000000 } from './1763900000000-create-d
 import { CreateAdmissions1763900100000 } from './1763900100000-create-admissions';
 import { CreateRunProjections1763900200000 } from './1763900200000-create-run-projections';
 import { CreateAudienceReadModel1763900400000 } from './1763900400000-create-audience-read-model';
+import { CreateWaits1763900500000 } from './1763900500000-create-waits';
 
 /** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
 export const ENGINE_MIGRATIONS: MigrationClass[] = [
@@ -14,4 +15,5 @@ export const ENGINE_MIGRATIONS: MigrationClass[] = [
   CreateRunProjections1763900200000,
   workspaceCredentialsMigration('engine', 1763900300000),
   CreateAudienceReadModel1763900400000,
+  CreateWaits1763900500000,
 ];

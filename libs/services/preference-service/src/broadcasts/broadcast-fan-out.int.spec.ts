@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { BROADCAST_ACCEPTED_TYPE, BroadcastAccepted, TOPICS, TriggerAccepted, envelopeOf } from '@herald/contracts';
+import { runModeTargets } from '@herald/runtime';
+import { expectEventually } from '@herald/testing';
+import { AudienceTestApp, startAudienceTestApp } from '../testing/audience-test-app';
+
+describe.each(runModeTargets())('broadcast fan-out ($name)', ({ database, bus }) => {
+  let t: AudienceTestApp;
+  const triggers: Array<{ key: string; id: string; payload: TriggerAccepted }> = [];
+
+  beforeAll(async () => {
+    t = await startAudienceTestApp(database, bus);
+    await t.bus.subscribe({
+      groupId: `trigger-reader-${randomUUID()}`,
+      topics: [TOPICS.triggerAccepted.name],
+      handler: async (message) => {
+        const envelope = JSON.parse(message.value.toString('utf8')) as { message_id: string; payload: TriggerAccepted };
+        triggers.push({ key: message.key, id: envelope.message_id, payload: envelope.payload });
+      },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it("starts one run per member of the list, with the broadcast's inline workflow, once however often the broadcast arrives", async () => {
+    expect((await t.call('POST', 'v1/subscriber_list/', { list_id: 'launch' })).status).toBe(201);
+    expect((await t.call('POST', 'v1/subscriber_list/launch/subscriber/add/', { distinct_ids: ['m1', 'm2', 'm3'] })).status).toBe(201);
+    const broadcast: BroadcastAccepted = {
+      message_id: randomUUID(),
+      workspace_slug: 'staging',
+      list_id: 'launch',
+      template: 'launch-news',
+      notification_category: 'product',
+      channels: ['email'],
+      data: { version: '2.0' },
+      delay: '0d0h0m5s',
+      accepted_at: new Date().toISOString(),
+    };
+    const value = JSON.stringify(envelopeOf(BROADCAST_ACCEPTED_TYPE, 1, broadcast.message_id, t.workspace.id, new Date(), broadcast));
+    await t.bus.publish(TOPICS.broadcastAccepted.name, [{ key: `${t.workspace.id}:launch`, value }]);
+    await t.bus.publish(TOPICS.broadcastAccepted.name, [{ key: `${t.workspace.id}:launch`, value }]);
+
+    const mine = (): typeof triggers => triggers.filter((m) => m.payload.message_id === broadcast.message_id);
+    await expectEventually(() => expect(mine()).toHaveLength(6));
+    expect(new Set(mine().map((m) => m.id)).size).toBe(3);
+    expect(mine().map((m) => m.key).sort()).toEqual([...[1, 2, 3].map((i) => `${t.workspace.id}:m${i}`), ...[1, 2, 3].map((i) => `${t.workspace.id}:m${i}`)].sort());
+    expect(mine()[0].payload).toMatchObject({
+      workflow: 'broadcast:launch',
+      data: { version: '2.0' },
+      recipient_count: 3,
+      inline_workflow: {
+        slug: 'broadcast:launch',
+        definition: {
+          category: 'product',
+          tree: { nodes: [{ node_type: 'delay', duration: '0d0h0m5s' }, { node_type: 'send_multi_channel', template: 'launch-news', channels: ['email'] }] },
+        },
+      },
+    });
+  });
+});

@@ -1,0 +1,170 @@
+import { JsonRecord } from '@herald/contracts';
+import { Decider, assertNever } from '../decider';
+import { eventsAtClose, retainEvents } from '../schedule/batch-content';
+import { AccumulationRequest } from './run-events';
+
+/**
+ * The accumulator of one batch key (or one digest): its own stream, next to the runs
+ * that feed it, so that runs of one recipient share a batch without a lock. The host
+ * keys the stream by workspace, workflow version, node path, recipient and batch key;
+ * every append is at an expected position, so a join racing a close is decided again.
+ *
+ * A stream holds successive batches. A run that finds no batch accepting (none open, or
+ * the open one past its end) opens one at its own `closes_at`: the window is never
+ * extended by later runs. In `accumulate_all` the opener owns the batch: it waits for
+ * the end and then sends. In `flush_leading_item` the opener goes on at once (the
+ * leading item) and the next run to join owns the rest; a batch that only ever held its
+ * leading item is dropped when the next one opens. Everyone else is merged and ends.
+ */
+export type AccumulatorDecider = Decider<AccumulatorInput, AccumulatorEvent, AccumulatorState>;
+
+export type AccumulatorInput = JoinAccumulator | CloseAccumulator;
+
+export interface JoinAccumulator {
+  readonly type: 'join';
+  readonly run_id: string;
+  readonly request: AccumulationRequest;
+}
+
+/** The owner's window ended: close its batch. */
+export interface CloseAccumulator {
+  readonly type: 'close';
+  readonly run_id: string;
+  readonly batch_id: string;
+}
+
+export type AccumulatorEvent = AccumulatorOpened | AccumulatorJoinedEvent | AccumulatorClosed;
+
+export interface AccumulatorOpened {
+  readonly type: 'accumulator.opened.v1';
+  /** The opener's run id: unique, and names the batch in both streams. */
+  readonly batch_id: string;
+  readonly opened_at: string;
+  readonly closes_at: string;
+  readonly mode: AccumulationRequest['mode'];
+  readonly retain_count: number;
+  readonly retain_order: AccumulationRequest['retain_order'];
+}
+
+export type JoinRole = 'owner' | 'leading' | 'merged';
+
+export interface AccumulatorJoinedEvent {
+  readonly type: 'accumulator.joined.v1';
+  readonly batch_id: string;
+  readonly run_id: string;
+  readonly role: JoinRole;
+  readonly data: JsonRecord;
+}
+
+/** The batch as sent: the retained events, in arrival order, and the count of all it held. */
+export interface AccumulatorClosed {
+  readonly type: 'accumulator.closed.v1';
+  readonly batch_id: string;
+  readonly owner_run_id: string;
+  readonly events: readonly JsonRecord[];
+  readonly count: number;
+}
+
+/** What a run learns from joining: its role, and the batch's end and owner. */
+export interface AccumulatorJoined {
+  readonly batch_id: string;
+  readonly role: JoinRole;
+  readonly closes_at: string;
+  /** Absent while a flush_leading_item batch holds only its leading item. */
+  readonly owner_run_id?: string;
+}
+
+interface OpenBatch {
+  readonly opened: AccumulatorOpened;
+  readonly owner_run_id?: string;
+  readonly items: readonly JsonRecord[];
+}
+
+export interface AccumulatorState {
+  /** Batches not closed yet, by id; at most one of them accepts joins (`current`). */
+  readonly open: Readonly<Record<string, OpenBatch>>;
+  readonly current?: string;
+  /** Every run that joined, with its answer, so a repeated join gets the same one. */
+  readonly joined: Readonly<Record<string, AccumulatorJoined>>;
+  /** Closed batches, so a repeated close gets the same content. */
+  readonly closed: Readonly<Record<string, AccumulatorClosed>>;
+}
+
+export function createAccumulatorDecider(): AccumulatorDecider {
+  return { initialState: () => ({ open: {}, joined: {}, closed: {} }), evolve: evolveAccumulator, decide: decideAccumulator };
+}
+
+function decideAccumulator(input: AccumulatorInput, state: AccumulatorState, now: Date): readonly AccumulatorEvent[] {
+  switch (input.type) {
+    case 'join':
+      return state.joined[input.run_id] === undefined ? join(input, state, now) : [];
+    case 'close':
+      return close(input, state);
+    default:
+      return assertNever(input);
+  }
+}
+
+function join(input: JoinAccumulator, state: AccumulatorState, now: Date): readonly AccumulatorEvent[] {
+  const { run_id, request } = input;
+  const current = state.current === undefined ? undefined : state.open[state.current];
+  if (current !== undefined && now.getTime() < Date.parse(current.opened.closes_at)) {
+    const role = current.owner_run_id === undefined ? 'owner' : 'merged';
+    return [{ type: 'accumulator.joined.v1', batch_id: current.opened.batch_id, run_id, role, data: request.data }];
+  }
+  const opened: AccumulatorOpened = {
+    type: 'accumulator.opened.v1',
+    batch_id: run_id,
+    opened_at: now.toISOString(),
+    closes_at: request.closes_at,
+    mode: request.mode,
+    retain_count: request.retain_count,
+    retain_order: request.retain_order,
+  };
+  const role = request.mode === 'flush_leading_item' ? 'leading' : 'owner';
+  return [opened, { type: 'accumulator.joined.v1', batch_id: run_id, run_id, role, data: request.data }];
+}
+
+function close(input: CloseAccumulator, state: AccumulatorState): readonly AccumulatorEvent[] {
+  const batch = state.open[input.batch_id];
+  if (batch === undefined || batch.owner_run_id !== input.run_id) return [];
+  const { mode, retain_count, retain_order } = batch.opened;
+  const sent = eventsAtClose(mode, batch.items);
+  return [
+    { type: 'accumulator.closed.v1', batch_id: input.batch_id, owner_run_id: input.run_id, events: retainEvents(sent, retain_count, retain_order), count: sent.length },
+  ];
+}
+
+export function evolveAccumulator(state: AccumulatorState, event: AccumulatorEvent): AccumulatorState {
+  switch (event.type) {
+    case 'accumulator.opened.v1':
+      return { ...state, open: { ...withoutUnowned(state), [event.batch_id]: { opened: event, items: [] } }, current: event.batch_id };
+    case 'accumulator.joined.v1':
+      return joined(state, event);
+    case 'accumulator.closed.v1': {
+      const { [event.batch_id]: _closed, ...open } = state.open;
+      return { ...state, open, closed: { ...state.closed, [event.batch_id]: event } };
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+function joined(state: AccumulatorState, event: AccumulatorJoinedEvent): AccumulatorState {
+  const batch = state.open[event.batch_id];
+  if (batch === undefined) return state; // decide never joins a batch that is not open
+  const owner_run_id = event.role === 'owner' ? event.run_id : batch.owner_run_id;
+  const answer: AccumulatorJoined = {
+    batch_id: event.batch_id,
+    role: event.role,
+    closes_at: batch.opened.closes_at,
+    ...(owner_run_id === undefined ? {} : { owner_run_id }),
+  };
+  const updated: OpenBatch = { ...batch, items: [...batch.items, event.data], ...(owner_run_id === undefined ? {} : { owner_run_id }) };
+  return { ...state, open: { ...state.open, [event.batch_id]: updated }, joined: { ...state.joined, [event.run_id]: answer } };
+}
+
+/** A batch that only ever held its leading item has nothing left to send and no owner to close it. */
+function withoutUnowned(state: AccumulatorState): Record<string, OpenBatch> {
+  return Object.fromEntries(Object.entries(state.open).filter(([, batch]) => batch.owner_run_id !== undefined));
+}
