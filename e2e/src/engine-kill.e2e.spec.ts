@@ -496,4 +496,91 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       ].join('\n  '),
     );
   }, 420_000);
+
+  it('loses no event of an open batch window and sends each batch once, over kills while the windows are open', async () => {
+    const recipients = 12;
+    const perGroup = 4;
+    const groups = ['a', 'b'];
+    await announce('workflow', 'batch-flow', {
+      slug: 'batch-flow',
+      version_no: 1,
+      is_enabled: true,
+      hash: 'h',
+      definition: {
+        name: 'Batch flow',
+        category: 'account',
+        trigger_type: 'api',
+        tree: {
+          nodes: [
+            { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h0m15s', batch_key: '.group', retain_count: 100 },
+            { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
+          ],
+        },
+      },
+    });
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1 AND id = 'batch-flow'`, [workspace])).toEqual([{ n: 1 }]));
+    if (!engines[0].process) await startEngine(engines[0]);
+
+    const expected = new Map<string, number>();
+    const messages = [];
+    for (let r = 0; r < recipients; r += 1) {
+      const distinctId = `b-${r}`;
+      const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: {} };
+      for (const group of groups) {
+        expected.set(`${distinctId}/${group}`, perGroup);
+        for (let i = 0; i < perGroup; i += 1) {
+          const messageId = randomUUID();
+          const runId = deterministicUuid(messageId, '0');
+          const payload: TriggerAccepted = {
+            message_id: messageId,
+            recipient_index: 0,
+            recipient_count: 1,
+            workspace_slug: 'staging',
+            workflow: 'batch-flow',
+            recipient,
+            data: { group, n: i },
+            attachments: [],
+            accepted_via: 'api',
+            accepted_at: new Date().toISOString(),
+          };
+          messages.push({ key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) });
+        }
+      }
+    }
+    await bus.publish(TOPICS.triggerAccepted.name, messages);
+    // Kill while the 15 s windows are open: twice right away, then once more before they close.
+    for (const uptime of [1_500, 2_500, 3_000]) {
+      await sleep(uptime);
+      await killEngine(engines[0]);
+      await startEngine(engines[0]);
+      log(`batch windows: killed and restarted the engine (${(await progress()).started} runs started so far)`);
+    }
+
+    const batches = new Map<string, DeliveryRequested[]>();
+    const reader = await bus.subscribe({
+      groupId: uniqueName('batch-reader'),
+      topics: [deliveryTopic('email').name],
+      handler: async (message) => {
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok) return;
+        const delivery = envelope.value.payload as DeliveryRequested;
+        if (delivery.workflow.slug !== 'batch-flow') return;
+        const key = `${delivery.recipient.distinct_id}/${(delivery.render_data as { group?: string }).group}`;
+        batches.set(key, [...(batches.get(key) ?? []).filter((d) => d.delivery_id !== delivery.delivery_id), delivery]);
+      },
+    });
+    try {
+      await expectEventually(() => expect(batches.size).toBe(expected.size), { timeoutMs: 120_000, intervalMs: 500 });
+      await sleep(2_000);
+    } finally {
+      await reader.stop();
+    }
+    for (const [key, count] of expected) {
+      const sent = batches.get(key) ?? [];
+      // One send per window (copies of one command share its delivery_id), holding every event.
+      expect([key, sent.length]).toEqual([key, 1]);
+      expect([key, (sent[0].render_data as { $batched_events_count?: number }).$batched_events_count]).toEqual([key, count]);
+    }
+    log(`batch windows: ${expected.size} windows of ${perGroup} events, each sent once with every event`);
+  }, 300_000);
 });
