@@ -15,10 +15,15 @@ import { AccumulationRequest } from './run-events';
  * the end and then sends. In `flush_leading_item` the opener goes on at once (the
  * leading item) and the next run to join owns the rest; a batch that only ever held its
  * leading item is dropped when the next one opens. Everyone else is merged and ends.
+ *
+ * A run cancelled at the node leaves: its event is taken out of the open batch, and if
+ * it owned the batch, ownership passes to the earliest remaining merged run (the host
+ * hands it the window, which still ends at the same `closes_at`). A batch left with no
+ * one to own it stays open for the next run to own, as after a leading item.
  */
 export type AccumulatorDecider = Decider<AccumulatorInput, AccumulatorEvent, AccumulatorState>;
 
-export type AccumulatorInput = JoinAccumulator | CloseAccumulator;
+export type AccumulatorInput = JoinAccumulator | CloseAccumulator | LeaveAccumulator;
 
 export interface JoinAccumulator {
   readonly type: 'join';
@@ -33,7 +38,13 @@ export interface CloseAccumulator {
   readonly batch_id: string;
 }
 
-export type AccumulatorEvent = AccumulatorOpened | AccumulatorJoinedEvent | AccumulatorClosed;
+/** A run at the node was cancelled: take it out of the batch it joined (if still open). */
+export interface LeaveAccumulator {
+  readonly type: 'leave';
+  readonly run_id: string;
+}
+
+export type AccumulatorEvent = AccumulatorOpened | AccumulatorJoinedEvent | AccumulatorClosed | AccumulatorLeft;
 
 export interface AccumulatorOpened {
   readonly type: 'accumulator.opened.v1';
@@ -65,6 +76,14 @@ export interface AccumulatorClosed {
   readonly count: number;
 }
 
+/** A run left the open batch; its event is no longer in it. `successor_run_id`: the merged run that owns the batch now. */
+export interface AccumulatorLeft {
+  readonly type: 'accumulator.left.v1';
+  readonly batch_id: string;
+  readonly run_id: string;
+  readonly successor_run_id?: string;
+}
+
 /** What a run learns from joining: its role, and the batch's end and owner. */
 export interface AccumulatorJoined {
   readonly batch_id: string;
@@ -74,10 +93,17 @@ export interface AccumulatorJoined {
   readonly owner_run_id?: string;
 }
 
+interface BatchItem {
+  readonly run_id: string;
+  readonly role: JoinRole;
+  readonly data: JsonRecord;
+}
+
 interface OpenBatch {
   readonly opened: AccumulatorOpened;
   readonly owner_run_id?: string;
-  readonly items: readonly JsonRecord[];
+  /** In arrival order; a run that left is taken out. */
+  readonly items: readonly BatchItem[];
 }
 
 export interface AccumulatorState {
@@ -88,10 +114,12 @@ export interface AccumulatorState {
   readonly joined: Readonly<Record<string, AccumulatorJoined>>;
   /** Closed batches, so a repeated close gets the same content. */
   readonly closed: Readonly<Record<string, AccumulatorClosed>>;
+  /** Runs that left, with what they left, so a repeated leave gets the same answer (and the successor is handed the batch again). */
+  readonly left: Readonly<Record<string, AccumulatorLeft>>;
 }
 
 export function createAccumulatorDecider(): AccumulatorDecider {
-  return { initialState: () => ({ open: {}, joined: {}, closed: {} }), evolve: evolveAccumulator, decide: decideAccumulator };
+  return { initialState: () => ({ open: {}, joined: {}, closed: {}, left: {} }), evolve: evolveAccumulator, decide: decideAccumulator };
 }
 
 function decideAccumulator(input: AccumulatorInput, state: AccumulatorState, now: Date): readonly AccumulatorEvent[] {
@@ -100,6 +128,8 @@ function decideAccumulator(input: AccumulatorInput, state: AccumulatorState, now
       return state.joined[input.run_id] === undefined ? join(input, state, now) : [];
     case 'close':
       return close(input, state);
+    case 'leave':
+      return leave(input, state);
     default:
       return assertNever(input);
   }
@@ -129,10 +159,20 @@ function close(input: CloseAccumulator, state: AccumulatorState): readonly Accum
   const batch = state.open[input.batch_id];
   if (batch === undefined || batch.owner_run_id !== input.run_id) return [];
   const { mode, retain_count, retain_order } = batch.opened;
-  const sent = eventsAtClose(mode, batch.items);
+  const sent = eventsAtClose(mode, batch.items).map((item) => item.data);
   return [
     { type: 'accumulator.closed.v1', batch_id: input.batch_id, owner_run_id: input.run_id, events: retainEvents(sent, retain_count, retain_order), count: sent.length },
   ];
+}
+
+/** Only a member of a batch still open can leave it; the owner's successor is the earliest merged run left. */
+function leave(input: LeaveAccumulator, state: AccumulatorState): readonly AccumulatorEvent[] {
+  const batch_id = state.joined[input.run_id]?.batch_id;
+  const batch = batch_id === undefined ? undefined : state.open[batch_id];
+  if (batch_id === undefined || batch === undefined || state.left[input.run_id] !== undefined) return [];
+  if (!batch.items.some((item) => item.run_id === input.run_id)) return [];
+  const successor = batch.owner_run_id === input.run_id ? batch.items.find((item) => item.role === 'merged' && item.run_id !== input.run_id) : undefined;
+  return [{ type: 'accumulator.left.v1', batch_id, run_id: input.run_id, ...(successor === undefined ? {} : { successor_run_id: successor.run_id }) }];
 }
 
 export function evolveAccumulator(state: AccumulatorState, event: AccumulatorEvent): AccumulatorState {
@@ -145,6 +185,8 @@ export function evolveAccumulator(state: AccumulatorState, event: AccumulatorEve
       const { [event.batch_id]: _closed, ...open } = state.open;
       return { ...state, open, closed: { ...state.closed, [event.batch_id]: event } };
     }
+    case 'accumulator.left.v1':
+      return leftBatch(state, event);
     default:
       return assertNever(event);
   }
@@ -160,8 +202,20 @@ function joined(state: AccumulatorState, event: AccumulatorJoinedEvent): Accumul
     closes_at: batch.opened.closes_at,
     ...(owner_run_id === undefined ? {} : { owner_run_id }),
   };
-  const updated: OpenBatch = { ...batch, items: [...batch.items, event.data], ...(owner_run_id === undefined ? {} : { owner_run_id }) };
+  const item: BatchItem = { run_id: event.run_id, role: event.role, data: event.data };
+  const updated: OpenBatch = { ...batch, items: [...batch.items, item], ...(owner_run_id === undefined ? {} : { owner_run_id }) };
   return { ...state, open: { ...state.open, [event.batch_id]: updated }, joined: { ...state.joined, [event.run_id]: answer } };
+}
+
+function leftBatch(state: AccumulatorState, event: AccumulatorLeft): AccumulatorState {
+  const left = { ...state.left, [event.run_id]: event };
+  const batch = state.open[event.batch_id];
+  if (batch === undefined) return { ...state, left };
+  const items = batch.items.filter((item) => item.run_id !== event.run_id).map((item) => (item.run_id === event.successor_run_id ? { ...item, role: 'owner' as const } : item));
+  const { owner_run_id: _owner, ...rest } = batch;
+  const owner_run_id = batch.owner_run_id === event.run_id ? event.successor_run_id : batch.owner_run_id;
+  const updated: OpenBatch = { ...rest, items, ...(owner_run_id === undefined ? {} : { owner_run_id }) };
+  return { ...state, open: { ...state.open, [event.batch_id]: updated }, left };
 }
 
 /** A batch that only ever held its leading item has nothing left to send and no owner to close it. */

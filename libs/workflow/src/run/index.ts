@@ -17,6 +17,7 @@ export {
   FutureEventInput,
   AccumulationJoinedInput,
   AccumulationClosedInput,
+  AccumulationHandedOverInput,
   futureEventOf,
   PinnedWorkflow,
   RunSource,
@@ -26,13 +27,15 @@ export {
   userRecipient,
 } from './run-inputs';
 export * from './run-events';
-export { RunState, NewRun, LiveRun, LiveStatus, Waiting, AccumulationWaiting, Batched } from './run-state';
+export { RunState, NewRun, LiveRun, LiveStatus, Waiting, AccumulationWaiting, AccumulationPlace, Batched } from './run-state';
 export {
   AccumulatorDecider,
   AccumulatorInput,
   AccumulatorEvent,
   AccumulatorState,
   AccumulatorJoined,
+  AccumulatorLeft,
+  LeaveAccumulator,
   JoinRole,
   createAccumulatorDecider,
 } from './accumulator';

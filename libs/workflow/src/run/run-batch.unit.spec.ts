@@ -49,6 +49,61 @@ describe('batch node', () => {
     });
   });
 
+  describe('given accumulate_all and a run cancelled at the node', () => {
+    const definition = workflow([batch(), sendEmail()]);
+
+    it('when the owner is cancelled while the window is open, then its log says it left the batch and the earliest merged run sends the rest once at the window end', () => {
+      const harness = new AccumulationHarness(definition);
+      harness.trigger('r1', { n: 1 }, T0);
+      harness.trigger('r2', { n: 2 }, at(MINUTE));
+      harness.trigger('r3', { n: 3 }, at(2 * MINUTE));
+      const cancelled = harness.cancel('r1', at(3 * MINUTE));
+      expect(types(harness.log('r1')).slice(-2)).toEqual(['accumulation.left.v1', 'run.cancelled.v1']);
+      expect(ofType(harness.log('r1'), 'accumulation.left.v1')[0]).toEqual({ type: 'accumulation.left.v1', path: [0], batch_id: 'r1' });
+      expect(ofType(harness.log('r1'), 'run.cancelled.v1')[0].cancelled_timers).toEqual([ofType(harness.log('r1'), 'timer.scheduled.v1')[0].timer_id]);
+      expect(types(cancelled).slice(-3)).toEqual(['accumulation.handed_over.v1', 'timer.scheduled.v1', 'accumulation.owned.v1']);
+      expect(ofType(harness.log('r2'), 'accumulation.handed_over.v1')[0]).toEqual({ type: 'accumulation.handed_over.v1', path: [0], batch_id: 'r1', from_run_id: 'r1' });
+      expect(ofType(harness.log('r2'), 'timer.scheduled.v1')[0].due_at).toBe(at(10 * MINUTE).toISOString());
+      expect(harness.run('r2').status).toBe('running');
+      expect(types(harness.trigger('r4', { n: 4 }, at(4 * MINUTE)))).toContain('accumulation.merged.v1');
+      harness.fire('r2', at(10 * MINUTE));
+      expect(batched(harness, 'r2')).toEqual([expect.objectContaining({ $batched_events: [{ n: 2 }, { n: 3 }, { n: 4 }], $batched_events_count: 3 })]);
+      expect([batched(harness, 'r1'), batched(harness, 'r3'), batched(harness, 'r4')]).toEqual([[], [], []]);
+    });
+
+    it('when the owner is cancelled and no one else joined, then the batch is empty and the next run owns it until the same end', () => {
+      const harness = new AccumulationHarness(definition);
+      harness.trigger('r1', { n: 1 }, T0);
+      harness.cancel('r1', at(MINUTE));
+      expect(types(harness.log('r1')).slice(-2)).toEqual(['accumulation.left.v1', 'run.cancelled.v1']);
+      const next = harness.trigger('r2', { n: 2 }, at(2 * MINUTE));
+      expect(ofType(next, 'accumulation.owned.v1')[0]).toMatchObject({ batch_id: 'r1', closes_at: at(10 * MINUTE).toISOString() });
+      harness.fire('r2', at(10 * MINUTE));
+      expect(batched(harness, 'r2')[0]).toMatchObject({ $batched_events: [{ n: 2 }], $batched_events_count: 1 });
+    });
+
+    it('when the owner is cancelled twice (a redelivered cancel), then the batch is handed over once', () => {
+      const harness = new AccumulationHarness(definition);
+      harness.trigger('r1', { n: 1 }, T0);
+      harness.trigger('r2', { n: 2 }, at(MINUTE));
+      harness.cancel('r1', at(2 * MINUTE));
+      expect(harness.cancel('r1', at(3 * MINUTE))).toEqual([]);
+      expect(ofType(harness.log('r2'), 'accumulation.handed_over.v1')).toHaveLength(1);
+    });
+  });
+
+  describe('given flush_leading_item and its owner cancelled', () => {
+    it('when the window ends, then the next merged run sends what is left, without the leading item or the cancelled run', () => {
+      const harness = new AccumulationHarness(workflow([batch({ mode: 'flush_leading_item' }), sendEmail()]));
+      harness.trigger('r1', { n: 1 }, T0);
+      harness.trigger('r2', { n: 2 }, at(MINUTE));
+      harness.trigger('r3', { n: 3 }, at(2 * MINUTE));
+      harness.cancel('r2', at(3 * MINUTE));
+      harness.fire('r3', at(10 * MINUTE));
+      expect(batched(harness, 'r3')[0]).toMatchObject({ $batched_events: [{ n: 3 }], $batched_events_count: 1 });
+    });
+  });
+
   it('given a batch_key, when runs of two keys arrive, then each key has its own batch and send', () => {
     const harness = new AccumulationHarness(workflow([batch({ batch_key: '.project' }), sendEmail()]));
     harness.trigger('a1', { project: 'apollo' }, T0);
@@ -135,6 +190,24 @@ describe('accumulator stream', () => {
     const first = handle(accumulator, accumulator.initialState(), { type: 'join', run_id: 'r1', request }, T0);
     expect(accumulator.decide({ type: 'join', run_id: 'r1', request }, first.state, at(1))).toEqual([]);
     expect(first.state.joined.r1).toEqual({ batch_id: 'r1', role: 'owner', closes_at: at(MINUTE).toISOString(), owner_run_id: 'r1' });
+  });
+
+  it('given a merged run, when it leaves, then its event is taken out and the owner keeps the batch', () => {
+    let state = accumulator.initialState();
+    for (const [run_id, data] of [['r1', { n: 1 }], ['r2', { n: 2 }], ['r3', { n: 3 }]] as const) {
+      state = handle(accumulator, state, { type: 'join', run_id, request: { ...request, data } }, T0).state;
+    }
+    const left = handle(accumulator, state, { type: 'leave', run_id: 'r2' }, at(1));
+    expect(left.events).toEqual([{ type: 'accumulator.left.v1', batch_id: 'r1', run_id: 'r2' }]);
+    const closed = handle(accumulator, left.state, { type: 'close', run_id: 'r1', batch_id: 'r1' }, at(MINUTE)).state;
+    expect(closed.closed.r1).toMatchObject({ events: [{ n: 1 }, { n: 3 }], count: 2 });
+  });
+
+  it('given a closed batch, when its owner leaves, then nothing is appended', () => {
+    const opened = handle(accumulator, accumulator.initialState(), { type: 'join', run_id: 'r1', request }, T0).state;
+    const closed = handle(accumulator, opened, { type: 'close', run_id: 'r1', batch_id: 'r1' }, at(MINUTE)).state;
+    expect(accumulator.decide({ type: 'leave', run_id: 'r1' }, closed, at(MINUTE))).toEqual([]);
+    expect(accumulator.decide({ type: 'leave', run_id: 'unknown' }, closed, at(MINUTE))).toEqual([]);
   });
 
   it('given a closed batch, when its owner closes it again, or another run tries, then nothing is appended', () => {

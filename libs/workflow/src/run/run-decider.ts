@@ -12,6 +12,7 @@ import { RunContext } from './run-context';
 import { AccumulationRequest, ComparisonTrace, NodeRef, RunEvent } from './run-events';
 import {
   AccumulationClosedInput,
+  AccumulationHandedOverInput,
   AccumulationJoinedInput,
   CancelRun,
   DeliveryOutcomeInput,
@@ -60,6 +61,8 @@ function decideRun(ports: RunPorts, input: RunInput, state: RunState, now: Date)
       return isRunning(state) ? accumulationJoined(new Step(ports, state, input.context, now), state, input) : [];
     case 'accumulation_closed':
       return isRunning(state) ? accumulationClosed(new Step(ports, state, input.context, now), state, input) : [];
+    case 'accumulation_handed_over':
+      return state.status === 'completed' ? accumulationHandedOver(new Step(ports, state, input.context, now), state, input) : [];
     default:
       return assertNever(input);
   }
@@ -253,8 +256,15 @@ function cancel(run: LiveRun, input: CancelRun, now: Date): readonly RunEvent[] 
   const waiting = run.waiting;
   const timer = waiting === undefined ? undefined : timerOf(waiting);
   const cancelled: RunEvent = { type: 'run.cancelled.v1', reason: input.reason, cancelled_timers: timer === undefined ? [] : [timer], at: now.toISOString() };
-  // The host drops the run from its wait index on wait.cancelled.v1, and the log says what the run was waiting for.
-  return waiting?.kind === 'event' ? [{ type: 'wait.cancelled.v1', path: waiting.path, event_name: waiting.event_name }, cancelled] : [cancelled];
+  // The host drops the run from its wait index on wait.cancelled.v1 and from its batch on accumulation.left.v1; the log says what the run was waiting for.
+  switch (waiting?.kind) {
+    case 'event':
+      return [{ type: 'wait.cancelled.v1', path: waiting.path, event_name: waiting.event_name }, cancelled];
+    case 'accumulation':
+      return [{ type: 'accumulation.left.v1', path: waiting.path, ...(waiting.stage === 'joining' ? {} : { batch_id: waiting.batch_id }) }, cancelled];
+    default:
+      return [cancelled];
+  }
 }
 
 // ---- wait-until
@@ -361,6 +371,14 @@ function accumulationJoined(step: Step, run: LiveRun, input: AccumulationJoinedI
     default:
       return assertNever(joined.role);
   }
+}
+
+/** A merged run whose batch owner was cancelled takes the batch over and waits for the same window end. */
+function accumulationHandedOver(step: Step, run: LiveRun, input: AccumulationHandedOverInput): readonly RunEvent[] {
+  const merged = run.merged;
+  if (merged === undefined || merged.batch_id !== input.batch_id || pathLabel(merged.path) !== pathLabel(input.path)) return [];
+  step.emit({ type: 'accumulation.handed_over.v1', path: merged.path, batch_id: input.batch_id, from_run_id: input.from_run_id });
+  return ownAccumulation(step, merged.path, input.batch_id, input.closes_at);
 }
 
 function ownAccumulation(step: Step, path: NodePath, batch_id: string, closes_at: string): readonly RunEvent[] {

@@ -28,6 +28,30 @@ const snapshot = (over: Partial<AudienceSnapshot> = {}): PreferenceSnapshot =>
   ({ category, tenant: null, subject: null, subject_in_tenant: null, ...over }) as unknown as PreferenceSnapshot;
 
 describe('digest node', () => {
+  describe('given a static daily 09:00 schedule and trigger_min_count 2', () => {
+    it('when the owner is cancelled, then it leaves the digest, the next run owns it, and the count left decides the send', () => {
+      const harness = new AccumulationHarness(workflow([digest({ trigger_min_count: 2 }), sendEmail()]));
+      harness.trigger('r1', { n: 1 }, T0);
+      harness.trigger('r2', { n: 2 }, at(1));
+      harness.trigger('r3', { n: 3 }, at(2));
+      harness.cancel('r1', at(3));
+      expect(types(harness.log('r1')).slice(-2)).toEqual(['accumulation.left.v1', 'run.cancelled.v1']);
+      expect(ofType(harness.log('r2'), 'accumulation.owned.v1')[0]).toMatchObject({ batch_id: 'r1', closes_at: '2025-03-02T09:00:00.000Z' });
+      harness.fire('r2', new Date('2025-03-02T09:00:00.000Z'));
+      expect(sent(harness, 'r2')).toEqual([expect.objectContaining({ $batched_events: [{ n: 2 }, { n: 3 }], $batched_events_count: 2 })]);
+    });
+
+    it('when the owner is cancelled and one run is left, then the new owner closes it below the minimum and skips it', () => {
+      const harness = new AccumulationHarness(workflow([digest({ trigger_min_count: 2 }), sendEmail()]));
+      harness.trigger('r1', { n: 1 }, T0);
+      harness.trigger('r2', { n: 2 }, at(1));
+      harness.cancel('r1', at(2));
+      const closed = harness.fire('r2', new Date('2025-03-02T09:00:00.000Z'));
+      expect(types(closed).slice(-2)).toEqual(['digest.skipped.v1', 'run.completed.v1']);
+      expect(sent(harness, 'r2')).toEqual([]);
+    });
+  });
+
   describe('given a static daily 09:00 schedule', () => {
     it('when the zone is fixed, then the digest closes at the next 09:00 there', () => {
       expect(closesAt(digest())).toBe('2025-03-02T09:00:00.000Z');

@@ -41,6 +41,8 @@ export type RunEvent =
   | AccumulationMerged
   | AccumulationClosing
   | AccumulationReleased
+  | AccumulationLeft
+  | AccumulationHandedOver
   | DigestSkipped;
 
 export type RunEventType = RunEvent['type'];
@@ -349,6 +351,29 @@ export interface AccumulationReleased {
   readonly batch_id: string;
   readonly events: readonly JsonRecord[];
   readonly count: number;
+}
+
+/**
+ * The run was cancelled at a batch or digest node (run.cancelled.v1 follows): the host
+ * takes its event out of the batch it joined, and if it owned the batch, hands the
+ * batch to the earliest run merged into it. `batch_id` is absent while it was joining.
+ */
+export interface AccumulationLeft {
+  readonly type: 'accumulation.left.v1';
+  readonly path: NodePath;
+  readonly batch_id?: string;
+}
+
+/**
+ * This run had been merged (and completed); the batch's owner was cancelled, so this run
+ * owns the batch now and runs on from the node: it waits for the same window end
+ * (timer and accumulation.owned.v1 follow) and then sends.
+ */
+export interface AccumulationHandedOver {
+  readonly type: 'accumulation.handed_over.v1';
+  readonly path: NodePath;
+  readonly batch_id: string;
+  readonly from_run_id: string;
 }
 
 /** A digest closed with fewer triggers than trigger_min_count: nothing is sent (run.completed.v1 follows). */

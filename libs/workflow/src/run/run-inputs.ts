@@ -17,7 +17,8 @@ export type RunInput =
   | CancelRun
   | FutureEventInput
   | AccumulationJoinedInput
-  | AccumulationClosedInput;
+  | AccumulationClosedInput
+  | AccumulationHandedOverInput;
 
 /** The pinned live version a run follows from start to end, even if the workflow changes meanwhile. */
 export interface PinnedWorkflow {
@@ -105,6 +106,17 @@ export interface AccumulationClosedInput {
   readonly batch_id: string;
   readonly events: readonly JsonRecord[];
   readonly count: number;
+  readonly context: RunContext;
+}
+
+/** The owner of the batch this run was merged into was cancelled: this run owns it now (see accumulator.ts). */
+export interface AccumulationHandedOverInput {
+  readonly type: 'accumulation_handed_over';
+  readonly path: NodePath;
+  readonly batch_id: string;
+  /** The cancelled owner. */
+  readonly from_run_id: string;
+  readonly closes_at: string;
   readonly context: RunContext;
 }
 

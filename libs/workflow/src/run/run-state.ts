@@ -32,6 +32,12 @@ export type AccumulationWaiting = { readonly kind: 'accumulation'; readonly path
   | { readonly stage: 'closing'; readonly batch_id: string }
 );
 
+/** Where a run met its accumulator: the node, and the request that names the accumulator's stream. */
+export interface AccumulationPlace {
+  readonly path: NodePath;
+  readonly request: AccumulationRequest;
+}
+
 /** `$batched_events` and `$batched_events_count` for the nodes after a batch or digest. */
 export interface Batched {
   readonly events: readonly JsonRecord[];
@@ -53,6 +59,10 @@ export interface LiveRun {
   readonly waiting?: Waiting;
   /** The latest batch or digest this run sends, if any. */
   readonly batched?: Batched;
+  /** Merged into another run's batch (and completed): the batch it may be handed if that owner is cancelled. */
+  readonly merged?: AccumulationPlace & { readonly batch_id: string };
+  /** Cancelled at a batch or digest node: the accumulator the host takes it out of. */
+  readonly left?: AccumulationPlace;
   /** Every delivery this run requested, with the outcomes recorded so far. */
   readonly deliveries: Readonly<Record<string, readonly DeliveryStatus[]>>;
 }
@@ -138,7 +148,16 @@ function evolveLive(run: LiveRun, event: Exclude<RunEvent, RunStarted>): LiveRun
     case 'accumulation.released.v1':
       return { ...notWaiting(run), batched: { events: event.events, count: event.count } };
     case 'accumulation.merged.v1':
-      return notWaiting(run);
+      return run.waiting?.kind === 'accumulation'
+        ? { ...notWaiting(run), merged: { path: run.waiting.path, request: run.waiting.request, batch_id: event.batch_id } }
+        : notWaiting(run);
+    case 'accumulation.left.v1':
+      return run.waiting?.kind === 'accumulation' ? { ...run, left: { path: run.waiting.path, request: run.waiting.request } } : run;
+    case 'accumulation.handed_over.v1': {
+      if (run.merged === undefined) return run;
+      const { merged, ...rest } = run;
+      return { ...rest, status: 'running', waiting: { kind: 'accumulation', stage: 'joining', path: merged.path, request: merged.request } };
+    }
     case 'recipients.overridden.v1':
     case 'delay.elapsed.v1':
     case 'delivery.skipped.v1':

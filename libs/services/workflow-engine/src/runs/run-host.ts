@@ -137,10 +137,33 @@ export class RunHost {
     if (context) await this.step(streamId, { type: 'delivery_outcome', outcome, context });
   }
 
+  /**
+   * A run cancelled at a batch or digest node also leaves its accumulator (its event is
+   * taken out), and a cancelled owner's batch is handed to the earliest run merged into
+   * it. Driven by the run's state and idempotent, so a repeated cancel repairs a crash in
+   * between.
+   */
   async cancel(streamId: string, reason: string): Promise<RunState> {
     const context = await this.contextOfStream(streamId);
     if (!context) return { status: 'new' };
-    return (await this.step(streamId, { type: 'cancel', reason, context })).state;
+    const { state } = await this.step(streamId, { type: 'cancel', reason, context });
+    await this.leaveAccumulator(streamId, state);
+    return state;
+  }
+
+  private async leaveAccumulator(streamId: string, state: RunState): Promise<void> {
+    if (state.status !== 'cancelled' || state.left === undefined) return;
+    const { workspaceId, runId } = parseRunStreamId(streamId);
+    const accumulator = (await this.accumulators.process(accumulatorStreamId(workspaceId, state, state.left), { type: 'leave', run_id: runId }, this.clock.now())).state;
+    const left = accumulator.left[runId];
+    const successor = left?.successor_run_id;
+    if (left === undefined || successor === undefined) return;
+    const successorStream = runStreamId(workspaceId, successor);
+    const context = await this.contextOfStream(successorStream);
+    const closesAt = accumulator.joined[successor]?.closes_at;
+    if (!context || closesAt === undefined) return;
+    const input: RunInput = { type: 'accumulation_handed_over', path: state.left.path, batch_id: left.batch_id, from_run_id: runId, closes_at: closesAt, context };
+    await this.step(successorStream, input);
   }
 
   /**
@@ -247,6 +270,12 @@ export class RunHost {
         break;
       case 'accumulation.merged.v1':
         this.logger.info('run merged into a batch', { ...fields, batch_id: event.batch_id, owner_run_id: event.owner_run_id });
+        break;
+      case 'accumulation.left.v1':
+        this.logger.info('run cancelled at a batch or digest; it is removed from the batch', { ...fields, batch_id: event.batch_id });
+        break;
+      case 'accumulation.handed_over.v1':
+        this.logger.info('batch handed over from its cancelled owner', { ...fields, batch_id: event.batch_id, from_run_id: event.from_run_id });
         break;
       case 'digest.skipped.v1':
         this.logger.info('digest skipped: too few triggers', { ...fields, count: event.count, trigger_min_count: event.trigger_min_count });

@@ -1,5 +1,5 @@
 import { Recipient, recipientKey } from '@herald/contracts';
-import { AccumulationWaiting, LiveRun, pathKey } from '@herald/workflow';
+import { AccumulationPlace, LiveRun, pathKey } from '@herald/workflow';
 
 /**
  * A run's stream id names its workspace, so whatever the engine does for a run (a
@@ -26,7 +26,7 @@ export function runKey(workspaceId: string, recipient: Recipient, runId: string)
  * version, node and recipient, so all runs that may share a batch meet on it:
  * `batch:<workspace>:<workflow>:<version>:<node path>:<recipient key>:<batch key>`.
  */
-export function accumulatorStreamId(workspaceId: string, run: LiveRun, waiting: AccumulationWaiting): string {
+export function accumulatorStreamId(workspaceId: string, run: LiveRun, waiting: AccumulationPlace): string {
   const { workflow, recipient, run_id: runId } = run.started;
   const node = `${workflow.slug}:${workflow.version}:${pathKey(waiting.path)}:${runKey(workspaceId, recipient, runId)}`;
   return waiting.request.node_type === 'batch' ? `batch:${workspaceId}:${node}:${waiting.request.key}` : `digest:${workspaceId}:${node}`;

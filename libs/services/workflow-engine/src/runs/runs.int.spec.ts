@@ -182,6 +182,17 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
         ],
       },
     });
+    await announceWorkflow('batch-cancel', {
+      name: 'Batch, owner cancelled',
+      category: 'account',
+      trigger_type: 'api',
+      tree: {
+        nodes: [
+          { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h0m6s' },
+          { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' },
+        ],
+      },
+    });
     await announceWorkflow('wait-paid', {
       name: 'Wait until paid',
       category: 'account',
@@ -205,7 +216,7 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       },
     });
     // The definitions are in once the last announcement is.
-    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 10 }]));
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 11 }]));
     await expectEventually(async () => expect((await call('GET', 'v1/message/', undefined, otherApiKey)).status).toBe(200));
   });
 
@@ -451,6 +462,57 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(merged).toEqual([{ n: 49 }]);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(mine('bea')).toHaveLength(1);
+  });
+
+  it('cancels the owner of an open batch: its log says it left the batch, and the batch goes out once with the 2 other events', async () => {
+    const mine = (): DeliveryRequested[] => deliveries.filter((d) => d.workflow.slug === 'batch-cancel' && d.recipient.distinct_id === 'cal');
+    const owner = await trigger('batch-cancel', 'cal', { n: 1 });
+    await expectEventually(async () => expect(await eventTypes(owner)).toContain('accumulation.owned.v1'));
+    const others = [await trigger('batch-cancel', 'cal', { n: 2 }), await trigger('batch-cancel', 'cal', { n: 3 })];
+    for (const runId of others) await expectEventually(async () => expect(await eventTypes(runId)).toContain('accumulation.merged.v1'));
+    expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: owner })).toEqual({ status: 200, body: { execution_ids: [owner] } });
+    const detail = await call('GET', `v1/workflow_run/${owner}/`);
+    expect((detail.body as { steps: Array<{ type: string }> }).steps.map((step) => step.type).slice(-2)).toEqual(['accumulation.left.v1', 'run.cancelled.v1']);
+    expect(await sql(`SELECT count(*)::int AS n FROM engine.timers WHERE stream_id = $1`, [`run:${workspace}:${owner}`])).toEqual([{ n: 0 }]);
+    await expectEventually(() => expect(mine()).toHaveLength(1), { timeoutMs: 30_000 });
+    const [send] = mine();
+    expect(others).toContain(send.run_id);
+    expect(send.render_data.$batched_events_count).toBe(2);
+    expect((send.render_data.$batched_events as Array<{ n: number }>).map((event) => event.n).sort()).toEqual([2, 3]);
+    expect(await eventTypes(send.run_id)).toEqual(expect.arrayContaining(['accumulation.merged.v1', 'accumulation.handed_over.v1', 'accumulation.released.v1', 'run.completed.v1']));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mine()).toHaveLength(1);
+  });
+
+  it('closes a static digest on its schedule with one send holding its triggers, and skips one below trigger_min_count', async () => {
+    // A minutely schedule counts from dtstart (to the second) and fires no earlier: the first close is 8 s from now.
+    const schedule = { frequency: 'minutely', dtstart: new Date(Date.now() + 8_000).toISOString().replace(/\.\d+Z$/, 'Z') };
+    const digest = (slug: string, extra: Record<string, unknown>) =>
+      announceWorkflow(slug, {
+        name: slug,
+        category: 'account',
+        trigger_type: 'api',
+        tree: { nodes: [{ name: 'Digest', node_type: 'digest', schedule_type: 'static', schedule, ...extra }, { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
+      });
+    await digest('digest-soon', {});
+    await digest('digest-few', { trigger_min_count: 5 });
+    await expectEventually(async () =>
+      expect(await sql(`SELECT id FROM engine.definitions WHERE workspace_id = $1 AND kind = 'workflow' AND id LIKE 'digest-%' ORDER BY id`, [workspace])).toEqual([{ id: 'digest-few' }, { id: 'digest-soon' }]),
+    );
+    const soon: string[] = [];
+    for (const n of [1, 2, 3]) soon.push(await trigger('digest-soon', 'dora', { n }));
+    const few = [await trigger('digest-few', 'dora', { n: 1 }), await trigger('digest-few', 'dora', { n: 2 })];
+    const mine = (slug: string): DeliveryRequested[] => deliveries.filter((d) => d.workflow.slug === slug && d.recipient.distinct_id === 'dora');
+    await expectEventually(() => expect(mine('digest-soon')).toHaveLength(1), { timeoutMs: 40_000 });
+    const [send] = mine('digest-soon');
+    expect(send.run_id).toBe(soon[0]);
+    expect(send.render_data.$batched_events_count).toBe(3);
+    expect((send.render_data.$batched_events as Array<{ n: number }>).map((event) => event.n).sort()).toEqual([1, 2, 3]);
+    await expectEventually(async () => expect((await eventTypes(few[0])).slice(-2)).toEqual(['digest.skipped.v1', 'run.completed.v1']), { timeoutMs: 20_000 });
+    expect(await eventTypes(few[1])).toContain('accumulation.merged.v1');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mine('digest-soon')).toHaveLength(1);
+    expect(mine('digest-few')).toEqual([]);
   });
 
   it('resumes a wait-until on a matching event, ignoring one that does not match, and times out without one', async () => {

@@ -37,6 +37,11 @@ export class AccumulationHarness {
     return this.feed(runId, timerFired(timer, this.ctx), now);
   }
 
+  /** The run is cancelled (RunHost.cancel): a run at a batch leaves it, and a cancelled owner hands it on. */
+  cancel(runId: string, now: Date): readonly RunEvent[] {
+    return this.feed(runId, { type: 'cancel', reason: 'test', context: this.ctx }, now);
+  }
+
   log(runId: string): readonly RunEvent[] {
     return this.logs.get(runId) ?? [];
   }
@@ -55,6 +60,7 @@ export class AccumulationHarness {
   }
 
   private followUp(runId: string, state: RunState, now: Date): readonly RunEvent[] {
+    if (state.status === 'cancelled' && state.left !== undefined) return this.leave(runId, `${state.left.request.node_type}:${state.left.request.key}`, now);
     if (state.status !== 'running' || state.waiting?.kind !== 'accumulation') return [];
     const waiting = state.waiting;
     switch (waiting.stage) {
@@ -73,6 +79,16 @@ export class AccumulationHarness {
       case 'open':
         return [];
     }
+  }
+
+  private leave(runId: string, key: string, now: Date): readonly RunEvent[] {
+    const after = this.accumulate(key, { type: 'leave', run_id: runId }, now);
+    const left = after.left[runId];
+    if (left?.successor_run_id === undefined) return [];
+    const successor = this.run(left.successor_run_id);
+    if (successor.merged === undefined) return [];
+    const closes_at = after.joined[left.successor_run_id].closes_at;
+    return this.feed(left.successor_run_id, { type: 'accumulation_handed_over', path: successor.merged.path, batch_id: left.batch_id, from_run_id: runId, closes_at, context: this.ctx }, now);
   }
 
   private accumulate(key: string, input: Parameters<typeof accumulator.decide>[0], now: Date): AccumulatorState {
