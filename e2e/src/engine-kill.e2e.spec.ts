@@ -518,8 +518,11 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
         },
       },
     });
-    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1 AND id = 'batch-flow'`, [workspace])).toEqual([{ n: 1 }]));
+    // The first test ends with every engine stopped; one must run to read the announcement.
     if (!engines[0].process) await startEngine(engines[0]);
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1 AND id = 'batch-flow'`, [workspace])).toEqual([{ n: 1 }]), {
+      timeoutMs: 60_000,
+    });
 
     const expected = new Map<string, number>();
     const messages = [];
