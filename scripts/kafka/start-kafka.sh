@@ -8,7 +8,7 @@
 # Environment:
 #   KAFKA_WORK           work dir (jars, data, logs, pid file); default scripts/kafka/work
 #   KAFKA_VERSION        Kafka version from Maven Central; default 4.3.1
-#   KAFKA_HEAP           heap options; default -Xmx512m
+#   KAFKA_HEAP           heap options; default -Xmx2g (test runs create thousands of partitions)
 #   KAFKA_OPTS           extra JVM options for the broker
 #   KAFKA_START_TIMEOUT  seconds to wait until the broker serves requests; default 90
 #   KAFKA_CLEAN=1        wipe the data dir before starting (only when a broker is started)
@@ -29,7 +29,7 @@ CONFIG=$WORK/server.properties
 HOST=127.0.0.1
 PORT=9092
 BOOTSTRAP=$HOST:$PORT
-KAFKA_HEAP=${KAFKA_HEAP:--Xmx512m}
+KAFKA_HEAP=${KAFKA_HEAP:--Xmx2g}
 START_TIMEOUT=${KAFKA_START_TIMEOUT:-90}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 

@@ -10,6 +10,8 @@ import {
   Producer,
   logLevel as KafkaLogLevel,
   LogEntry,
+  Message,
+  TopicMessages,
 } from 'kafkajs';
 import {
   DEFAULT_RETRY_POLICY,
@@ -45,7 +47,8 @@ export interface KafkaBusOptions {
 
 /**
  * The distributed bus on kafkajs. Producer: idempotent, acks from all in-sync
- * replicas. Consumers: one kafkajs consumer per subscription; offsets are resolved
+ * replicas; concurrent `publish` calls are coalesced into one produce request (see
+ * `publish`). Consumers: one kafkajs consumer per subscription; offsets are resolved
  * only after the handler resolves, and a failing handler is retried in place with
  * backoff (heartbeating meanwhile) until it succeeds or the partition is revoked,
  * after which the new owner gets the message again.
@@ -57,6 +60,12 @@ export class KafkaBus implements MessageBus {
   private connected?: Promise<void>;
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
+  /** Publish calls waiting for the next produce request, in call order. */
+  private queue: PendingPublish[] = [];
+  /** The loop sending `queue`, while it runs. */
+  private flushing?: Promise<void>;
+  /** Topics a produce request has reached: only their calls are coalesced. */
+  private readonly provenTopics = new Set<string>();
 
   constructor(private readonly options: KafkaBusOptions) {
     this.kafka = new Kafka({
@@ -82,10 +91,17 @@ export class KafkaBus implements MessageBus {
     const existing = new Set(await this.admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t.name));
     if (missing.length > 0) {
-      await this.admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: -1 })),
-      });
+      try {
+        await this.admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((t) => ({ topic: t.name, numPartitions: t.partitions, replicationFactor: -1 })),
+        });
+      } catch (error) {
+        // A broker under load may answer the leader check before it hosts the new
+        // partitions ("does not host this topic-partition"); kafkajs gives up on that.
+        if (!isMetadataNotReady(error)) throw error;
+      }
+      await this.awaitLeaders(missing.map((t) => t.name));
     }
     const present = topics.filter((t) => existing.has(t.name));
     if (present.length === 0) return;
@@ -104,13 +120,31 @@ export class KafkaBus implements MessageBus {
     }
   }
 
+  /**
+   * Resolves once Kafka has acknowledged every message (acks=-1, idempotent producer).
+   *
+   * kafkajs's idempotent producer holds a lock per broker around each produce request,
+   * so concurrent `send` calls would queue one round trip each (about 430 single-message
+   * publishes per second on a 2-core machine, bench/RESULTS.md "Ingest"). Instead, the
+   * calls that arrive while a request is in flight wait and then go out together in
+   * the next one (group commit): one `sendBatch`, messages in call order, so the order
+   * of calls is kept per partition. Each call still resolves only when its messages are
+   * acknowledged; if the request fails, every call in it fails (none is acknowledged,
+   * as when one call fails). The first publish to a topic goes alone, outside the queue,
+   * so that a missing topic (kafkajs retries it for a long time) cannot hold up or fail
+   * the calls of other topics.
+   */
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.connect();
-    await this.producer.send({
-      topic,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ? { ...m.headers } : undefined })),
+    if (!this.provenTopics.has(topic)) {
+      await this.producer.send({ topic, acks: -1, messages: toProducerMessages(messages) });
+      this.provenTopics.add(topic);
+      return;
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ topic, messages, bytes: sizeOf(messages), resolve, reject });
+      this.flushing ??= this.flush();
     });
   }
 
@@ -162,6 +196,21 @@ export class KafkaBus implements MessageBus {
     return subscription;
   }
 
+  /** Resolves once every partition of the topics has a leader; topic creation is asynchronous on the broker. */
+  private async awaitLeaders(topics: readonly string[], timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
+      try {
+        const metadata = await this.admin.fetchTopicMetadata({ topics: [...topics] });
+        if (metadata.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      } catch (error) {
+        if (!isMetadataNotReady(error)) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`Kafka topics have no leaders after ${timeoutMs} ms: ${topics.join(', ')}`);
+      await sleep(delay);
+    }
+  }
+
   async checkHealth(timeoutMs = 5_000): Promise<void> {
     if (this.closed) throw new Error('the Kafka bus is closed');
     // kafkajs retries connections for a long time; a probe wants a prompt answer.
@@ -180,10 +229,50 @@ export class KafkaBus implements MessageBus {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    // Calls already accepted into the queue are sent before the producer disconnects.
+    await this.flushing;
     if (this.connected) {
       await this.producer.disconnect();
       await this.admin.disconnect();
     }
+  }
+
+  /**
+   * Sends the queue, one produce request at a time, until it is empty. The first
+   * request waits for the current turn of the event loop to end, so that the calls
+   * made in it (requests that arrived together) share the request.
+   */
+  private async flush(): Promise<void> {
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.queue.length > 0) {
+        const batch = this.takeBatch();
+        try {
+          await this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(batch) });
+        } catch (error) {
+          // A topic deleted since: its next publish proves it again, alone.
+          for (const call of batch) this.provenTopics.delete(call.topic);
+          for (const call of batch) call.reject(error);
+          continue;
+        }
+        for (const call of batch) call.resolve();
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** The oldest calls, up to MAX_COALESCED_BYTES (a larger call goes alone, as before). */
+  private takeBatch(): PendingPublish[] {
+    let count = 1;
+    let bytes = this.queue[0].bytes;
+    while (count < this.queue.length && bytes + this.queue[count].bytes <= MAX_COALESCED_BYTES) {
+      bytes += this.queue[count].bytes;
+      count++;
+    }
+    const batch = this.queue.slice(0, count);
+    this.queue = this.queue.slice(count);
+    return batch;
   }
 
   private connect(): Promise<void> {
@@ -245,6 +334,50 @@ export class KafkaBus implements MessageBus {
   }
 }
 
+interface PendingPublish {
+  readonly topic: string;
+  readonly messages: readonly OutgoingMessage[];
+  /** Keys and values, in bytes (headers are small and left out). */
+  readonly bytes: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Most bytes of keys and values coalesced into one produce request. Kafka refuses a
+ * partition's record batch above `message.max.bytes` (1 MB by default); a request
+ * spreads its bytes over the partitions, so this keeps every batch well below that.
+ */
+const MAX_COALESCED_BYTES = 512 * 1024;
+
+function sizeOf(messages: readonly OutgoingMessage[]): number {
+  let bytes = 0;
+  for (const m of messages) {
+    bytes += m.key.length + (typeof m.value === 'string' ? Buffer.byteLength(m.value) : m.value.length);
+  }
+  return bytes;
+}
+
+/** kafkajs only reads the headers, so they are passed as they are. */
+function toProducerMessage(m: OutgoingMessage): Message {
+  return { key: m.key, value: m.value, headers: m.headers };
+}
+
+function toProducerMessages(messages: readonly OutgoingMessage[]): Message[] {
+  return messages.map(toProducerMessage);
+}
+
+/** One entry per topic (kafkajs keys its bookkeeping by topic), messages in call order. */
+function toTopicMessages(batch: readonly PendingPublish[]): TopicMessages[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const call of batch) {
+    let messages = byTopic.get(call.topic);
+    if (messages === undefined) byTopic.set(call.topic, (messages = []));
+    for (const m of call.messages) messages.push(toProducerMessage(m));
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+}
+
 function toIncoming(topic: string, partition: number, raw: KafkaMessage, attempt: number): IncomingMessage {
   return {
     topic,
@@ -280,3 +413,9 @@ const keyedPartitioner: ICustomPartitioner = () => {
     return partitionFor(args.topic, Buffer.isBuffer(key) ? key.toString('utf8') : key, args.partitionMetadata.length);
   };
 };
+
+/** The broker has not finished creating a topic yet: its metadata will be there shortly. */
+function isMetadataNotReady(error: unknown): boolean {
+  const type = (error as { type?: unknown } | null)?.type;
+  return type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE';
+}
