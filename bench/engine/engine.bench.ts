@@ -1,6 +1,7 @@
 // Benchmark of the workflow engine (issue 5): runs per second from trigger.accepted to
 // the delivery command, events appended per second on the event store, and the
-// lateness of durable timers with 100,000 pending.
+// lateness of durable timers with 100,000 pending; and (issue 8) triggers per second
+// into open batches, and the closing time of many open digests.
 //
 //   node -r ./tools/register.js bench/engine/engine.bench.ts                 # every phase
 //   node -r ./tools/register.js bench/engine/engine.bench.ts --phases runs   # one phase
@@ -44,7 +45,7 @@ import { workflowEngine } from '@herald/workflow-engine';
 // ---------------------------------------------------------------------------------
 // Options
 
-type Phase = 'runs' | 'appends' | 'timers';
+type Phase = 'runs' | 'appends' | 'timers' | 'batch' | 'digest';
 type Mode = 'distributed' | 'embedded';
 type Scenario = 'spread' | 'burst';
 
@@ -67,6 +68,11 @@ interface Options {
   readonly leadSeconds: number;
   readonly timerBatch?: number;
   readonly timerIdleMs?: number;
+  readonly batchTriggers: number;
+  readonly batchRecipients: readonly number[];
+  readonly batchWindowS: number;
+  readonly digests: number;
+  readonly digestLeadS?: number;
   readonly phaseTimeoutS: number;
   readonly maxSeconds: number;
   readonly json: boolean;
@@ -78,7 +84,8 @@ type WorkflowName = 'send' | 'delay-send';
 
 const USAGE = `Usage: node -r ./tools/register.js bench/engine/engine.bench.ts [options]
 
-  --phases LIST         runs,appends,timers (default all three)
+  --phases LIST         runs,appends,timers,batch,digest (default all five); batch and
+                        digest (issue 8) run in distributed mode only
   --modes LIST          distributed,embedded (default both). distributed: Postgres + Kafka;
                         embedded: PGlite + the in-process bus
   --runs N              triggers per workflow, distributed (default 20000)
@@ -100,8 +107,18 @@ const USAGE = `Usage: node -r ./tools/register.js bench/engine/engine.bench.ts [
   --lead-seconds N      first due time this long after the insert starts (default 20)
   --timer-batch N       TimerPoller batchSize (default: the poller's own)
   --timer-idle-ms N     TimerPoller idleDelayMs (default: the poller's own)
+  --batch-triggers N    triggers per batch case (default 20000)
+  --batch-recipients LIST  one batch case per entry: the recipients the triggers are spread
+                        over, 1 batch key each, so N / recipients triggers per batch
+                        (default 1000,100)
+  --batch-window N      the batch node's fixed window in seconds; it must outlast the
+                        measurement (default 600)
+  --digests N           open digests, 1 recipient and 1 trigger each (default 20000)
+  --digest-lead N       seconds from the start of the digest phase to the scheduled close
+                        (a static minutely schedule's dtstart); default n / 150 + 30, so
+                        that every digest is open before it closes
   --phase-timeout N     seconds any one wait may take (default 300)
-  --max-seconds N       hard limit for the whole run (default 1800)
+  --max-seconds N       hard limit for the whole run (default 3600)
   --json                also print the results as one JSON line
   --help
 
@@ -137,6 +154,7 @@ function parseOptions(argv: readonly string[]): Options {
     ...['--phases', '--modes', '--runs', '--embedded-runs', '--warmup-runs', '--workflows', '--partitions', '--engine-concurrency', '--appends'],
     ...['--concurrency', '--timers', '--scenarios', '--spread-seconds', '--burst-seconds', '--lead-seconds'],
     ...['--timer-batch', '--timer-idle-ms', '--phase-timeout', '--max-seconds'],
+    ...['--batch-triggers', '--batch-recipients', '--batch-window', '--digests', '--digest-lead'],
   ]);
   for (const name of values.keys()) if (!known.has(name)) throw new UsageError(`unknown option ${name}`);
   const integer = (name: string, fallback: number, min: number, max: number): number => {
@@ -156,7 +174,7 @@ function parseOptions(argv: readonly string[]): Options {
   };
   const brokers = (process.env.HERALD_BENCH_KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()).filter(Boolean);
   return {
-    phases: list<Phase>('--phases', ['runs', 'appends', 'timers']),
+    phases: list<Phase>('--phases', ['runs', 'appends', 'timers', 'batch', 'digest']),
     modes: list<Mode>('--modes', ['distributed', 'embedded']),
     runs: integer('--runs', 20_000, 1, 1_000_000),
     embeddedRuns: integer('--embedded-runs', 5_000, 1, 1_000_000),
@@ -174,8 +192,17 @@ function parseOptions(argv: readonly string[]): Options {
     leadSeconds: integer('--lead-seconds', 20, 1, 600),
     timerBatch: values.has('--timer-batch') ? integer('--timer-batch', 500, 1, 100_000) : undefined,
     timerIdleMs: values.has('--timer-idle-ms') ? integer('--timer-idle-ms', 50, 0, 10_000) : undefined,
+    batchTriggers: integer('--batch-triggers', 20_000, 1, 1_000_000),
+    batchRecipients: (values.get('--batch-recipients') ?? '1000,100').split(',').map((text) => {
+      const value = Number(text.trim().replace(/_/g, ''));
+      if (!Number.isInteger(value) || value < 1 || value > 1_000_000) throw new UsageError(`--batch-recipients: ${text} is not an integer in [1, 1000000]`);
+      return value;
+    }),
+    batchWindowS: integer('--batch-window', 600, 1, 86_400),
+    digests: integer('--digests', 20_000, 1, 1_000_000),
+    digestLeadS: values.has('--digest-lead') ? integer('--digest-lead', 60, 5, 86_400) : undefined,
     phaseTimeoutS: integer('--phase-timeout', 300, 1, 3_600),
-    maxSeconds: integer('--max-seconds', 1_800, 10, 24 * 3_600),
+    maxSeconds: integer('--max-seconds', 3_600, 10, 24 * 3_600),
     json: values.has('--json'),
     brokers,
     databaseUrl: process.env.HERALD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -933,6 +960,276 @@ async function timersPhase(mode: Mode, scenario: Scenario, options: Options, row
 }
 
 // ---------------------------------------------------------------------------------
+// Phases 4 and 5 (issue 8): triggers per second into open batches, and the closing
+// time of many open digests
+
+interface EngineHarness {
+  readonly clientBus: MessageBus;
+  readonly count: (text: string, params?: unknown[]) => Promise<number>;
+  /** Epoch ms at which each distinct delivery command was read, per workflow slug. */
+  readonly deliveries: Map<string, number[]>;
+  readonly duplicates: () => number;
+  readonly announceWorkflows: (workflows: ReadonlyArray<{ slug: string; nodes: unknown[] }>) => Promise<void>;
+}
+
+/** The engine in-process on a temporary database and a Kafka namespace, as in the runs phase. */
+async function startEngineHarness(options: Options, label: string): Promise<EngineHarness> {
+  const url = await openDatabase('distributed', options, label);
+  const namespace = kafkaNamespace(options, label);
+  const clientBus = kafkaBus(options, namespace, 'client');
+  const engineBus = kafkaBus(options, namespace, 'engine', options.engineConcurrency);
+  await withTimeout(clientBus.checkHealth(), 30_000, 'kafka health check').catch((error: unknown) => {
+    throw new BenchError(`Kafka at ${options.brokers.join(',')} does not answer (${String(error)}); start it with scripts/kafka/start-kafka.sh`);
+  });
+  await retrying('create the Herald topics', () => ensureHeraldTopics(clientBus, options.partitions));
+  const appStarted = performance.now();
+  const app: TestHttpApp = await withTimeout(startTestHttpApp(workflowEngine, url, { bus: engineBus }), options.phaseTimeoutS * 1000, 'engine start');
+  cleanups.push({ what: 'engine app', run: () => app.close() });
+  progress(`${label}: engine app ready in ${int(performance.now() - appStarted)} ms`);
+
+  const sql = new Client({ connectionString: url });
+  await sql.connect();
+  cleanups.push({ what: 'sql client', run: () => sql.end() });
+  const count = async (text: string, params: unknown[] = []): Promise<number> => Number((await sql.query<{ n: number }>(text, params)).rows[0].n);
+
+  const deliveries = new Map<string, number[]>();
+  const seen = new Set<string>();
+  let duplicates = 0;
+  const reader: Subscription = await clientBus.subscribe({
+    groupId: `bench-reader-${randomUUID()}`,
+    topics: [deliveryTopic('email').name],
+    startFrom: 'earliest',
+    handler: async (message) => {
+      const at = performance.timeOrigin + performance.now();
+      const envelope = JSON.parse(message.value.toString('utf8')) as { payload: { delivery_id: string; workflow: { slug: string } } };
+      const { delivery_id: deliveryId, workflow } = envelope.payload;
+      if (seen.has(deliveryId)) {
+        duplicates++;
+        return;
+      }
+      seen.add(deliveryId);
+      let list = deliveries.get(workflow.slug);
+      if (!list) deliveries.set(workflow.slug, (list = []));
+      list.push(at);
+    },
+  });
+  cleanups.push({ what: 'reader', run: () => reader.stop() });
+
+  let version = 0;
+  const announce = async (kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> => {
+    version += 1;
+    const change: DefinitionChanged = { kind, change: 'committed', workspace_id: WORKSPACE, workspace_slug: 'bench', id, version, document };
+    await clientBus.publish(TOPICS.definitionChanged.name, [{ key: WORKSPACE, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), WORKSPACE, new Date(), change)) }]);
+  };
+  await announce('category', 'categories', CATEGORIES);
+  await announce('template', TEMPLATE.slug, TEMPLATE);
+  const announceWorkflows = async (workflows: ReadonlyArray<{ slug: string; nodes: unknown[] }>): Promise<void> => {
+    for (const { slug, nodes } of workflows) {
+      await announce('workflow', slug, { slug, version_no: 1, is_enabled: true, hash: 'h', definition: { name: slug, category: 'account', trigger_type: 'api', tree: { nodes } } });
+    }
+    await waitFor(
+      async () => (await count(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [WORKSPACE])) === 2 + workflows.length,
+      options.phaseTimeoutS * 1000,
+      `${label}: definitions announced`,
+    );
+  };
+  return { clientBus, count, deliveries, duplicates: () => duplicates, announceWorkflows };
+}
+
+/** `count` triggers of `slug`, round-robin over `recipients` recipients, all with the same batch key. */
+function accumulatingTriggers(slug: string, recipients: number, count: number, tag: string): OutgoingMessage[] {
+  const acceptedAt = new Date();
+  return Array.from({ length: count }, (_, i) => {
+    const messageId = randomUUID();
+    const runIdOf = deterministicUuid(messageId, '0');
+    const distinctId = `u-${tag}-${i % recipients}`;
+    const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
+    const payload: TriggerAccepted = {
+      message_id: messageId,
+      recipient_index: 0,
+      recipient_count: 1,
+      workspace_slug: 'bench',
+      workflow: slug,
+      recipient,
+      data: { project: 'apollo', n: i },
+      attachments: [],
+      accepted_via: 'api',
+      accepted_at: acceptedAt.toISOString(),
+    };
+    return { key: recipientKey(WORKSPACE, recipient, runIdOf), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runIdOf, WORKSPACE, acceptedAt, payload)) };
+  });
+}
+
+/** Runs that reached their accumulator: each owns a window or merged into one. */
+const ABSORBED_SQL = `SELECT count(*)::int AS n FROM engine.stream_events WHERE type IN ('accumulation.owned.v1', 'accumulation.merged.v1') AND stream_id LIKE 'run:%'`;
+const OWNED_SQL = `SELECT count(*)::int AS n FROM engine.stream_events WHERE type = 'accumulation.owned.v1' AND stream_id LIKE 'run:%'`;
+
+/** Polls `absorbed` (4 times a second) until it reaches `target`; progress once a second. */
+async function waitAbsorbed(harness: EngineHarness, sqlText: string, target: number, what: string, timeoutMs: number): Promise<void> {
+  let latest = 0;
+  const stop = asyncTicker(async () => {
+    const outbox = await harness.count(`SELECT count(*)::int AS n FROM engine.outbox`);
+    return `${what}: ${int(latest)}/${int(target)} runs at their accumulator, outbox backlog ${int(outbox)}`;
+  });
+  try {
+    const deadline = performance.now() + timeoutMs;
+    while ((latest = await harness.count(sqlText)) < target) {
+      if (performance.now() > deadline) throw new BenchError(`${what}: ${latest}/${target} within ${timeoutMs / 1000} s`);
+      await sleep(250);
+    }
+  } finally {
+    stop();
+  }
+}
+
+async function batchPhase(options: Options, rows: Row[]): Promise<void> {
+  const label = 'batch';
+  progress(`${label}: setting up (temporary Postgres database, Kafka namespace)`);
+  const harness = await startEngineHarness(options, label);
+  const slugOfCase = (recipients: number): string => `bench-batch-${recipients}`;
+  const batchNode = { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: `0d0h0m${options.batchWindowS}s`, batch_key: '.project', retain_count: 10 };
+  const recipientCases = [...new Set(options.batchRecipients)];
+  await harness.announceWorkflows(recipientCases.map((recipients) => ({ slug: slugOfCase(recipients), nodes: [batchNode, { name: 'Mail', node_type: 'send_email', template: TEMPLATE.slug }] })));
+  const phaseStarted = performance.now();
+  const windowLeft = (): number => options.batchWindowS - (performance.now() - phaseStarted) / 1000;
+
+  let absorbedBase = 0;
+  if (options.warmupRuns > 0) {
+    progress(`${label}: warm-up, ${int(options.warmupRuns)} triggers into ${int(Math.min(100, options.warmupRuns))} batches, not measured`);
+    await publishAll(harness.clientBus, TOPICS.triggerAccepted.name, accumulatingTriggers(slugOfCase(recipientCases[0]), 100, options.warmupRuns, 'warm'));
+    absorbedBase = options.warmupRuns;
+    await waitAbsorbed(harness, ABSORBED_SQL, absorbedBase, `${label} warm-up`, options.phaseTimeoutS * 1000);
+  }
+  for (const recipients of recipientCases) {
+    const n = options.batchTriggers;
+    const slug = slugOfCase(recipients);
+    const messages = accumulatingTriggers(slug, recipients, n, `r${recipients}`);
+    progress(`${label} ${int(recipients)} recipients: publishing ${int(n)} triggers (${fixed(n / recipients, 1)} per batch), ${int(windowLeft())} s left of the batch window`);
+    const cpu = cpuMeter();
+    const machine = machineCpuMeter();
+    queryStats.clear();
+    queryStatsOn = options.queryStats;
+    const startedEpoch = performance.timeOrigin + performance.now();
+    const started = performance.now();
+    await publishAll(harness.clientBus, TOPICS.triggerAccepted.name, messages);
+    const publishedMs = performance.now() - started;
+    await waitAbsorbed(harness, ABSORBED_SQL, absorbedBase + n, `${label} ${int(recipients)} recipients`, options.phaseTimeoutS * 1000);
+    const seenMs = performance.now() - started;
+    queryStatsOn = false;
+    if (options.queryStats) reportQueryStats(`${label} ${int(recipients)} recipients`, n);
+    const selfCpu = cpu();
+    const machineCpu = machine();
+    absorbedBase += n;
+    // The time of the last absorption as recorded (transaction start, the same host's clock).
+    const lastRecordedMs = await harness.count(
+      `SELECT (extract(epoch FROM max(recorded_at)) * 1000)::float8 AS n FROM engine.stream_events WHERE type IN ('accumulation.owned.v1', 'accumulation.merged.v1') AND stream_id LIKE 'run:%'`,
+    );
+    const seconds = (lastRecordedMs - startedEpoch) / 1000;
+    const owned = await harness.count(OWNED_SQL);
+    const sent = harness.deliveries.get(slug)?.length ?? 0;
+    if (windowLeft() < 0) throw new BenchError(`${label}: the ${options.batchWindowS} s batch window closed during the measurement; raise --batch-window`);
+    rows.push({
+      phase: 'batch',
+      mode: 'Postgres + Kafka',
+      case: `trigger → batch (fixed ${options.batchWindowS} s) → send_email; ${int(recipients)} recipients × 1 key, ${fixed(n / recipients, 1)} triggers per batch`,
+      count: n,
+      seconds,
+      perS: n / seconds,
+      unit: 'triggers/s',
+      notes: [
+        `all ${int(n)} published in ${fixed(publishedMs / 1000, 2)} s; seen complete by polling after ${fixed(seenMs / 1000, 2)} s`,
+        `windows owned so far ${int(owned)} (incl. warm-up), sends during the window ${int(sent)}`,
+        `${options.partitions} partitions, engine consumes ${options.engineConcurrency} at once`,
+        cpuNotes(selfCpu, machineCpu),
+      ].join('; '),
+      extra: { publishedMs, seenMs, selfCpu, machineCpu, owned, sent },
+    });
+    progress(`${label} ${int(recipients)} recipients: ${int(n / seconds)} triggers/s (${fixed(seconds, 2)} s)`);
+  }
+  await runCleanups();
+}
+
+async function digestPhase(options: Options, rows: Row[]): Promise<void> {
+  const label = 'digest';
+  const n = options.digests;
+  progress(`${label}: setting up (temporary Postgres database, Kafka namespace)`);
+  const harness = await startEngineHarness(options, label);
+  const slug = 'bench-digest';
+  // A static minutely schedule counts from dtstart (to the second) and fires no earlier:
+  // every digest opened before dtstart closes at dtstart.
+  const leadS = options.digestLeadS ?? Math.ceil(n / 150) + 30;
+  const closeAt = Math.ceil((Date.now() + leadS * 1000) / 1000) * 1000;
+  const schedule = { frequency: 'minutely', dtstart: new Date(closeAt).toISOString().replace(/\.\d+Z$/, 'Z') };
+  await harness.announceWorkflows([
+    { slug, nodes: [{ name: 'Digest', node_type: 'digest', schedule_type: 'static', schedule }, { name: 'Mail', node_type: 'send_email', template: TEMPLATE.slug }] },
+  ]);
+  progress(`${label}: opening ${int(n)} digests (1 recipient, 1 trigger each); they close at ${schedule.dtstart}, in ${int((closeAt - Date.now()) / 1000)} s`);
+  const openCpu = cpuMeter();
+  const openMachine = machineCpuMeter();
+  const startedEpoch = performance.timeOrigin + performance.now();
+  await publishAll(harness.clientBus, TOPICS.triggerAccepted.name, accumulatingTriggers(slug, n, n, 'd'));
+  await waitAbsorbed(harness, OWNED_SQL, n, `${label} opening`, Math.max(1_000, closeAt - Date.now()));
+  const openedEpoch = performance.timeOrigin + performance.now();
+  const openSelf = openCpu();
+  const openMachineCpu = openMachine();
+  const openSeconds = (openedEpoch - startedEpoch) / 1000;
+  const timersPending = await harness.count(`SELECT count(*)::int AS n FROM engine.timers`);
+  progress(`${label}: ${int(n)} digests open after ${fixed(openSeconds, 1)} s (${int(n / openSeconds)}/s); ${int(timersPending)} timers pending; ${int((closeAt - openedEpoch) / 1000)} s to the close`);
+  rows.push({
+    phase: 'digest',
+    mode: 'Postgres + Kafka',
+    case: `open ${int(n)} digests: trigger → digest (static minutely) → send_email, 1 trigger per recipient`,
+    count: n,
+    seconds: openSeconds,
+    perS: n / openSeconds,
+    unit: 'digests opened/s',
+    notes: [`no warm-up; seen complete by polling (4 per s); timers pending ${int(timersPending)}`, cpuNotes(openSelf, openMachineCpu)].join('; '),
+  });
+
+  await sleep(Math.max(0, closeAt - Date.now()));
+  const cpu = cpuMeter();
+  const machine = machineCpuMeter();
+  let lastCount = 0;
+  const stop = ticker(() => {
+    const got = harness.deliveries.get(slug)?.length ?? 0;
+    const line = `${label} closing: ${int(got)}/${int(n)} delivery commands read (+${int(got - lastCount)} in the last second)`;
+    lastCount = got;
+    return line;
+  });
+  try {
+    await waitFor(() => (harness.deliveries.get(slug)?.length ?? 0) >= n, options.phaseTimeoutS * 1000, `${label} closing`);
+  } finally {
+    stop();
+  }
+  const selfCpu = cpu();
+  const machineCpu = machine();
+  await sleep(1_000); // anything sent twice arrives close behind
+  const received = harness.deliveries.get(slug) ?? [];
+  const lateness = Float64Array.from(received, (at) => at - closeAt).sort();
+  const drainS = lateness[lateness.length - 1] / 1000;
+  rows.push({
+    phase: 'digest',
+    mode: 'Postgres + Kafka',
+    case: `close ${int(n)} open digests at the same second: scheduled close → delivery command read`,
+    count: received.length,
+    seconds: drainS,
+    perS: received.length / drainS,
+    unit: 'digests closed/s',
+    p50Ms: percentile(lateness, 50),
+    p99Ms: percentile(lateness, 99),
+    maxMs: percentile(lateness, 100),
+    notes: [
+      `drain (close until the last command) ${fixed(drainS, 1)} s; first command ${fixed(lateness[0], 0)} ms after the close`,
+      `duplicate commands ${int(harness.duplicates())}`,
+      cpuNotes(selfCpu, machineCpu),
+    ].join('; '),
+    extra: { p90Ms: percentile(lateness, 90), minMs: lateness[0], duplicates: harness.duplicates(), openSeconds, leadS },
+  });
+  progress(`${label}: closing p50 ${fixed(percentile(lateness, 50), 0)} ms, p99 ${fixed(percentile(lateness, 99), 0)} ms, drain ${fixed(drainS, 1)} s`);
+  await runCleanups();
+}
+
+// ---------------------------------------------------------------------------------
 // Main
 
 async function main(): Promise<number> {
@@ -967,6 +1264,9 @@ async function main(): Promise<number> {
         if (phase === 'runs') await runsPhase(mode, options, rows);
         if (phase === 'appends') await appendsPhase(mode, options, rows);
         if (phase === 'timers') for (const scenario of options.scenarios) await timersPhase(mode, scenario, options, rows);
+        if ((phase === 'batch' || phase === 'digest') && mode === 'embedded') progress(`${phase}: distributed mode only; skipped in embedded mode`);
+        if (phase === 'batch' && mode === 'distributed') await batchPhase(options, rows);
+        if (phase === 'digest' && mode === 'distributed') await digestPhase(options, rows);
       }
     }
   } catch (error) {
@@ -977,7 +1277,9 @@ async function main(): Promise<number> {
   process.stdout.write(`\n${markdownTable(rows)}\n`);
   process.stdout.write(
     `\nRuns: first trigger publish until the last of N delivery commands is read back. Appends: events per second (calls/s in the notes). ` +
-      `Timers: lateness = time the fired message reaches a consumer minus its due time. Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}.\n`,
+      `Timers: lateness = time the fired message reaches a consumer minus its due time. ` +
+      `Batch: first publish until every run recorded accumulation.owned or accumulation.merged (recorded_at). ` +
+      `Digest: lateness = time a delivery command is read minus the scheduled close. Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}.\n`,
   );
   if (options.json) {
     process.stdout.write(
