@@ -13,7 +13,6 @@
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { randomBytes } from 'node:crypto';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
@@ -26,6 +25,7 @@ import {
   RetryPolicy,
   Subscription,
 } from '@herald/bus';
+import { percentile, progressWriter, unreachableBrokers } from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -150,17 +150,12 @@ class BenchError extends Error {}
 // ---------------------------------------------------------------------------------
 // Output
 
-const benchStart = performance.now();
-
 /** Epoch milliseconds with sub-millisecond precision (one clock for publish and receive). */
 function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-function progress(line: string): void {
-  const elapsed = ((performance.now() - benchStart) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`[bench:bus +${elapsed}s] ${line}\n`);
-}
+const progress = progressWriter('bus');
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 const fixed = (n: number, digits: number): string => n.toFixed(digits);
@@ -330,11 +325,6 @@ function markdownTable(rows: readonly Row[]): string {
   return lines.join('\n');
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
-}
 
 // ---------------------------------------------------------------------------------
 // Phases
@@ -780,26 +770,10 @@ async function runAdapter(adapter: AdapterName, options: Options, runId: string,
 
 /** Fails fast, before kafkajs starts its retry loops, when no broker accepts a TCP connection. */
 async function probeBrokers(brokers: readonly string[]): Promise<void> {
-  const errors: string[] = [];
-  for (const broker of brokers) {
-    const at = broker.lastIndexOf(':');
-    const host = broker.slice(0, at);
-    const port = Number(broker.slice(at + 1));
-    const reachable = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host, port, timeout: 3_000 });
-      const done = (ok: boolean, why?: string): void => {
-        if (why) errors.push(`${broker}: ${why}`);
-        socket.destroy();
-        resolve(ok);
-      };
-      socket.once('connect', () => done(true));
-      socket.once('timeout', () => done(false, 'connect timed out'));
-      socket.once('error', (error) => done(false, error.message));
-    });
-    if (reachable) return;
-  }
+  const why = await unreachableBrokers(brokers);
+  if (why === undefined) return;
   throw new BenchError(
-    `no Kafka broker reachable (${errors.join('; ')}); start one with \`npm run kafka:start\`, ` +
+    `no Kafka broker reachable (${why}); start one with \`npm run kafka:start\`, ` +
       'point HERALD_BENCH_KAFKA_BROKERS at one, or pass --adapter in-process to skip Kafka',
   );
 }

@@ -41,6 +41,7 @@ import { EmbeddedPostgres, createServiceDataSource, migrateSchema } from '@heral
 import { EventStore, StreamProcessor, TimerPoller, eventStoreMigrations } from '@herald/event-store';
 import { TestHttpApp, ensureHeraldTopics, startTestHttpApp } from '@herald/runtime';
 import { workflowEngine } from '@herald/workflow-engine';
+import { percentile, progressWriter } from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -212,12 +213,7 @@ function parseOptions(argv: readonly string[]): Options {
 // ---------------------------------------------------------------------------------
 // Output and time limits
 
-const benchStart = performance.now();
-
-function progress(line: string): void {
-  const elapsed = ((performance.now() - benchStart) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`[bench:engine +${elapsed}s] ${line}\n`);
-}
+const progress = progressWriter('engine');
 
 const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '');
 const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '' : n.toFixed(digits));
@@ -329,10 +325,6 @@ async function waitFor(condition: () => boolean | Promise<boolean>, ms: number, 
   }
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 // ---------------------------------------------------------------------------------
 // Results

@@ -23,7 +23,6 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -49,6 +48,7 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
+import { percentile, progressWriter, unreachableBrokers } from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -202,12 +202,7 @@ function parseOptions(argv: readonly string[]): Options {
 // ---------------------------------------------------------------------------------
 // Output
 
-const benchStart = performance.now();
-
-function progress(line: string): void {
-  const elapsed = ((performance.now() - benchStart) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`[bench:ingest +${elapsed}s] ${line}\n`);
-}
+const progress = progressWriter('ingest');
 
 const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
 const fixed = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -219,11 +214,6 @@ function ticker(render: (elapsedS: number) => string): () => void {
   return () => clearInterval(timer);
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
-}
 
 function median(values: readonly number[]): number {
   const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
@@ -797,24 +787,10 @@ async function stopProcess(running: RunningProcess): Promise<void> {
 
 /** Fails fast, before kafkajs starts its retry loops, when no broker accepts a TCP connection. */
 async function probeBrokers(brokers: readonly string[]): Promise<void> {
-  const errors: string[] = [];
-  for (const broker of brokers) {
-    const at = broker.lastIndexOf(':');
-    const reachable = await new Promise<boolean>((done) => {
-      const socket = net.connect({ host: broker.slice(0, at), port: Number(broker.slice(at + 1)), timeout: 3_000 });
-      const finish = (ok: boolean, why?: string): void => {
-        if (why) errors.push(`${broker}: ${why}`);
-        socket.destroy();
-        done(ok);
-      };
-      socket.once('connect', () => finish(true));
-      socket.once('timeout', () => finish(false, 'connect timed out'));
-      socket.once('error', (error) => finish(false, error.message));
-    });
-    if (reachable) return;
-  }
+  const why = await unreachableBrokers(brokers);
+  if (why === undefined) return;
   throw new BenchError(
-    `no Kafka broker reachable (${errors.join('; ')}); start one with \`npm run kafka:start\`, ` +
+    `no Kafka broker reachable (${why}); start one with \`npm run kafka:start\`, ` +
       'point HERALD_BENCH_KAFKA_BROKERS at one, or pass --mode embedded',
   );
 }
