@@ -2,7 +2,7 @@ import { MsTeamsContent } from '../../rendering/rendered-content';
 import { FORM_HEADERS, JSON_HEADERS, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort, HttpRequest, HttpResponse } from '../http/http.port';
 import { InvalidIdentityError } from '../identity';
-import { AccessTokenCache, CachedToken } from '../push/access-token-cache';
+import { AccessTokenCache, CachedToken, TokenRequestFailed } from '../push/access-token-cache';
 import { ChannelVendor, SendRequest, SendResult, VendorConfig, VendorConfigError, contentOf, retryable, sent, stringField } from '../vendor.port';
 
 /** Where a multi-tenant bot (the usual Teams bot) gets its Bot Framework token; settings.token_url overrides it. */
@@ -19,12 +19,6 @@ type TeamsIdentity =
 type Step<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly result: SendResult };
 
 /** The token endpoint refused or failed; carries what the send reports. */
-class TokenRequestFailed extends Error {
-  constructor(readonly result: SendResult) {
-    super(result.ok ? 'token request failed' : result.reason);
-  }
-}
-
 /**
  * MS Teams in the three forms of interface 2.1.1. The incoming webhook form posts to
  * the recipient's webhook. The conversation and user forms go through the Bot

@@ -1,3 +1,5 @@
+import type { SendResult } from '../vendor.port';
+
 /** A bearer token and when it stops being used (before the issuer's expiry, so it never expires in flight). */
 export interface CachedToken {
   readonly token: string;
@@ -37,5 +39,12 @@ export class AccessTokenCache {
       if (this.tokens.get(key) === pending) this.tokens.delete(key);
     });
     return pending;
+  }
+}
+
+/** A token endpoint's refusal, carried out of the cache's fetch as the send's result. */
+export class TokenRequestFailed extends Error {
+  constructor(readonly result: SendResult) {
+    super(result.ok ? 'token request failed' : result.reason);
   }
 }

@@ -3,7 +3,7 @@ import { FORM_HEADERS, JSON_HEADERS, callVendor, failureOf, isResponse, parseJso
 import { HttpPort, HttpResponse } from '../http/http.port';
 import { addressOf } from '../identity';
 import { ChannelVendor, SendRequest, SendResult, VendorConfig, VendorConfigError, baseUrlOf, contentOf, retryable, sent, stringField } from '../vendor.port';
-import { AccessTokenCache, CachedToken } from './access-token-cache';
+import { AccessTokenCache, CachedToken, TokenRequestFailed } from './access-token-cache';
 import { nowInSeconds, privateKeyOf, signJwt } from './jwt';
 
 const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -23,12 +23,6 @@ interface ServiceAccount {
 }
 
 /** The token endpoint refused or failed; carries what the send reports. */
-class TokenRequestFailed extends Error {
-  constructor(readonly result: SendResult) {
-    super(result.ok ? 'token request failed' : result.reason);
-  }
-}
-
 /**
  * Android push through FCM HTTP v1. The service account signs an RS256 assertion, which
  * its `token_uri` exchanges for an access token (cached until shortly before it
