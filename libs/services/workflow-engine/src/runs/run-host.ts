@@ -121,6 +121,7 @@ export class RunHost {
     }
   }
 
+  /** Also the durable follow-up of a cancel at a batch or digest (its leave timer, see runEffects): step() finishes the leave. */
   async timerFired(streamId: string, timerId: string): Promise<void> {
     const context = await this.contextOfStream(streamId);
     if (context) await this.step(streamId, { type: 'timer_fired', timer_id: timerId, context });
@@ -137,20 +138,20 @@ export class RunHost {
     if (context) await this.step(streamId, { type: 'delivery_outcome', outcome, context });
   }
 
-  /**
-   * A run cancelled at a batch or digest node also leaves its accumulator (its event is
-   * taken out), and a cancelled owner's batch is handed to the earliest run merged into
-   * it. Driven by the run's state and idempotent, so a repeated cancel repairs a crash in
-   * between.
-   */
+  /** A run cancelled at a batch or digest node also leaves its accumulator: see step() and leaveAccumulator(). */
   async cancel(streamId: string, reason: string): Promise<RunState> {
     const context = await this.contextOfStream(streamId);
     if (!context) return { status: 'new' };
-    const { state } = await this.step(streamId, { type: 'cancel', reason, context });
-    await this.leaveAccumulator(streamId, state);
-    return state;
+    return (await this.step(streamId, { type: 'cancel', reason, context })).state;
   }
 
+  /**
+   * A run cancelled at a batch or digest node leaves its accumulator (its event is taken
+   * out), and a cancelled owner's batch is handed to the earliest run merged into it.
+   * Driven by the run's state and idempotent. The cancel's append also sets a leave
+   * timer due at once (runEffects), so a crash right after the cancel is finished by the
+   * poller, not by a client repeating the cancel.
+   */
   private async leaveAccumulator(streamId: string, state: RunState): Promise<void> {
     if (state.status !== 'cancelled' || state.left === undefined) return;
     const { workspaceId, runId } = parseRunStreamId(streamId);
@@ -175,10 +176,13 @@ export class RunHost {
   private async step(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
     let step = await this.decide(streamId, input);
     const events = [...step.events];
-    for (let next = await this.accumulatorAnswer(streamId, step.state); next !== undefined; next = await this.accumulatorAnswer(streamId, step.state)) {
+    // The follow-ups reuse the input's context: it was loaded for this step moments ago.
+    for (let next = await this.accumulatorAnswer(streamId, step.state, input.context); next !== undefined; next = await this.accumulatorAnswer(streamId, step.state, input.context)) {
       step = await this.decide(streamId, next);
       events.push(...step.events);
     }
+    // Also after a join that raced a cancel: the join landed after the cancel's leave found nothing to take out.
+    await this.leaveAccumulator(streamId, step.state);
     return { state: step.state, events };
   }
 
@@ -196,13 +200,11 @@ export class RunHost {
    * accumulator's stream at an expected position, so a join racing a close (their
    * inputs come through different consumer groups) is decided again on the new state.
    */
-  private async accumulatorAnswer(streamId: string, state: RunState): Promise<RunInput | undefined> {
+  private async accumulatorAnswer(streamId: string, state: RunState, context: RunContext): Promise<RunInput | undefined> {
     if (state.status !== 'running' || state.waiting?.kind !== 'accumulation' || state.waiting.stage === 'open') return undefined;
     const waiting = state.waiting;
     const { workspaceId, runId } = parseRunStreamId(streamId);
     const accumulator = accumulatorStreamId(workspaceId, state, waiting);
-    const context = await this.contextOfStream(streamId);
-    if (!context) return undefined;
     if (waiting.stage === 'joining') {
       const joined = (await this.accumulators.process(accumulator, { type: 'join', run_id: runId, request: waiting.request }, this.clock.now())).state.joined[runId];
       return joined && { type: 'accumulation_joined', path: waiting.path, joined, context };

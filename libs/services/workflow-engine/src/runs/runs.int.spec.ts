@@ -25,6 +25,7 @@ import { TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDa
 import { expectEventually, fetchJson, openApiResponseChecker } from '@herald/testing';
 import { engineOpenApi } from '../openapi/engine-openapi';
 import { workflowEngine } from '../workflow-engine.module';
+import { RunHost } from './run-host';
 
 const openApiProblems = openApiResponseChecker(engineOpenApi);
 
@@ -473,13 +474,36 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(await call('POST', 'v1/workflow_run/cancel/', { execution_id: owner })).toEqual({ status: 200, body: { execution_ids: [owner] } });
     const detail = await call('GET', `v1/workflow_run/${owner}/`);
     expect((detail.body as { steps: Array<{ type: string }> }).steps.map((step) => step.type).slice(-2)).toEqual(['accumulation.left.v1', 'run.cancelled.v1']);
-    expect(await sql(`SELECT count(*)::int AS n FROM engine.timers WHERE stream_id = $1`, [`run:${workspace}:${owner}`])).toEqual([{ n: 0 }]);
+    // The window's timer went with the cancel; the leave timer (due at once) goes when the poller fires it.
+    await expectEventually(async () => expect(await sql(`SELECT timer_id FROM engine.timers WHERE stream_id = $1`, [`run:${workspace}:${owner}`])).toEqual([]));
     await expectEventually(() => expect(mine()).toHaveLength(1), { timeoutMs: 30_000 });
     const [send] = mine();
     expect(others).toContain(send.run_id);
     expect(send.render_data.$batched_events_count).toBe(2);
     expect((send.render_data.$batched_events as Array<{ n: number }>).map((event) => event.n).sort()).toEqual([2, 3]);
     expect(await eventTypes(send.run_id)).toEqual(expect.arrayContaining(['accumulation.merged.v1', 'accumulation.handed_over.v1', 'accumulation.released.v1', 'run.completed.v1']));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mine()).toHaveLength(1);
+  });
+
+  it('finishes the hand-over of a cancelled owner whose host died right after recording the cancel: the batch still goes out once', async () => {
+    const mine = (): DeliveryRequested[] => deliveries.filter((d) => d.workflow.slug === 'batch-cancel' && d.recipient.distinct_id === 'cid');
+    const owner = await trigger('batch-cancel', 'cid', { n: 1 });
+    await expectEventually(async () => expect(await eventTypes(owner)).toContain('accumulation.owned.v1'));
+    const merged = await trigger('batch-cancel', 'cid', { n: 2 });
+    await expectEventually(async () => expect(await eventTypes(merged)).toContain('accumulation.merged.v1'));
+    // Only the cancel's append, as if the host died before leaving the accumulator: no client repeats the cancel.
+    const host = app.get(RunHost);
+    const ownerStream = `run:${workspace}:${owner}`;
+    const context = await host['contextOfStream'](ownerStream);
+    if (!context) throw new Error('the owner has no log');
+    await host['processor'].process(ownerStream, { type: 'cancel', reason: 'test: host died after this append', context }, new Date());
+    expect((await eventTypes(owner)).slice(-2)).toEqual(['accumulation.left.v1', 'run.cancelled.v1']);
+    await expectEventually(() => expect(mine()).toHaveLength(1), { timeoutMs: 30_000 });
+    const [send] = mine();
+    expect(send.run_id).toBe(merged);
+    expect(send.render_data.$batched_events).toEqual([{ n: 2 }]);
+    expect(await eventTypes(merged)).toEqual(expect.arrayContaining(['accumulation.handed_over.v1', 'run.completed.v1']));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(mine()).toHaveLength(1);
   });
