@@ -586,4 +586,132 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     }
     log(`batch windows: ${expected.size} windows of ${perGroup} events, each sent once with every event`);
   }, 300_000);
+
+  it('loses no event of an open digest and sends each digest once, over kills while the digests are open and while they close', async () => {
+    const recipients = 40;
+    const waves = [3, 2];
+    const leadMs = 60_000;
+    // Every trigger is published, and its run reaches the node, well before dtstart: each digest closes at dtstart.
+    const dtstart = new Date(Date.now() + leadMs).toISOString().replace(/\.\d+Z$/, 'Z');
+    const closeAt = Date.parse(dtstart);
+    await announce('workflow', 'digest-flow', {
+      slug: 'digest-flow',
+      version_no: 1,
+      is_enabled: true,
+      hash: 'h',
+      definition: {
+        name: 'Digest flow',
+        category: 'account',
+        trigger_type: 'api',
+        tree: {
+          nodes: [
+            { name: 'Digest', node_type: 'digest', schedule_type: 'static', schedule: { frequency: 'minutely', dtstart }, retain_count: 20 },
+            { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
+          ],
+        },
+      },
+    });
+    if (!engines[0].process) await startEngine(engines[0]);
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1 AND id = 'digest-flow'`, [workspace])).toEqual([{ n: 1 }]), {
+      timeoutMs: 60_000,
+    });
+
+    const expected = new Map<string, number[]>();
+    const publishWave = async (wave: number): Promise<void> => {
+      const messages = [];
+      for (let r = 0; r < recipients; r += 1) {
+        const distinctId = `d-${r}`;
+        const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: {} };
+        for (let i = 0; i < waves[wave]; i += 1) {
+          const n = wave * 100 + i;
+          expected.set(distinctId, [...(expected.get(distinctId) ?? []), n]);
+          const messageId = randomUUID();
+          const runId = deterministicUuid(messageId, '0');
+          const payload: TriggerAccepted = {
+            message_id: messageId,
+            recipient_index: 0,
+            recipient_count: 1,
+            workspace_slug: 'staging',
+            workflow: 'digest-flow',
+            recipient,
+            data: { n },
+            attachments: [],
+            accepted_via: 'api',
+            accepted_at: new Date().toISOString(),
+          };
+          messages.push({ key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) });
+        }
+      }
+      await bus.publish(TOPICS.triggerAccepted.name, messages);
+    };
+    const atDigest = async (): Promise<number> => {
+      const [row] = await sql<{ n: number }>(
+        `SELECT count(DISTINCT stream_id)::int AS n FROM engine.stream_events
+          WHERE type IN ('accumulation.owned.v1', 'accumulation.merged.v1') AND stream_id IN (
+            SELECT stream_id FROM engine.stream_events WHERE type = 'run.started.v1' AND data->'workflow'->>'slug' = 'digest-flow')`,
+      );
+      return row.n;
+    };
+    const sent = async (): Promise<number> => {
+      const [row] = await sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM engine.stream_events WHERE type = 'delivery.requested.v1' AND data->'delivery'->'workflow'->>'slug' = 'digest-flow'`,
+      );
+      return row.n;
+    };
+    const restart = async (why: string): Promise<void> => {
+      const killedAt = Date.now();
+      await killEngine(engines[0]);
+      // Read while no engine runs: what the kill interrupted.
+      const state = `${await atDigest()} runs at the digest, ${await sent()}/${recipients} digests sent, ${((killedAt - closeAt) / 1000).toFixed(1)} s from the close`;
+      await startEngine(engines[0]);
+      log(`digests: killed the engine ${why} (${state}); restarted`);
+    };
+
+    // While the digests open: the first wave mid-way, the second published while the engine is down.
+    await publishWave(0);
+    await sleep(1_000);
+    await killEngine(engines[0]);
+    await publishWave(1);
+    await startEngine(engines[0]);
+    log(`digests: killed with the first wave in progress, second wave published while down; ${await atDigest()} runs at the digest`);
+    await sleep(1_500);
+    await restart('while the digests are open');
+    const total = waves.reduce((a, b) => a + b, 0) * recipients;
+    await expectEventually(async () => expect(await atDigest()).toBe(total), { timeoutMs: Math.max(5_000, closeAt - Date.now() - 5_000), intervalMs: 500 });
+
+    // While they close: just after dtstart (timers firing, batches closing), and again after the restart.
+    await sleep(Math.max(0, closeAt - Date.now() + 150));
+    await restart('just after the close was due');
+    await sleep(1_000);
+    await restart('while the closed digests send');
+
+    const sends = new Map<string, DeliveryRequested[]>();
+    const reader = await bus.subscribe({
+      groupId: uniqueName('digest-reader'),
+      topics: [deliveryTopic('email').name],
+      handler: async (message) => {
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok) return;
+        const delivery = envelope.value.payload as DeliveryRequested;
+        if (delivery.workflow.slug !== 'digest-flow') return;
+        const key = delivery.recipient.distinct_id ?? '';
+        sends.set(key, [...(sends.get(key) ?? []).filter((d) => d.delivery_id !== delivery.delivery_id), delivery]);
+      },
+    });
+    try {
+      await expectEventually(() => expect(sends.size).toBe(expected.size), { timeoutMs: 120_000, intervalMs: 500 });
+      await sleep(2_000);
+    } finally {
+      await reader.stop();
+    }
+    for (const [distinctId, numbers] of expected) {
+      const sent = sends.get(distinctId) ?? [];
+      // One digest per recipient (copies of one command share its delivery_id), holding every trigger of both waves.
+      expect([distinctId, sent.length]).toEqual([distinctId, 1]);
+      const data = sent[0].render_data as { $batched_events_count?: number; $batched_events?: Array<{ n: number }> };
+      expect([distinctId, data.$batched_events_count]).toEqual([distinctId, numbers.length]);
+      expect([distinctId, (data.$batched_events ?? []).map((event) => event.n).sort((a, b) => a - b)]).toEqual([distinctId, numbers]);
+    }
+    log(`digests: ${expected.size} digests of ${total / recipients} triggers, each sent once with every trigger`);
+  }, 360_000);
 });
