@@ -4,6 +4,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 export interface EventStoreTables {
   readonly schema: string;
   readonly streamEvents: string;
+  readonly streamSnapshots: string;
   readonly outbox: string;
   readonly timers: string;
 }
@@ -18,6 +19,7 @@ export function eventStoreTables(schema: string): EventStoreTables {
   return {
     schema,
     streamEvents: `"${schema}".stream_events`,
+    streamSnapshots: `"${schema}".stream_snapshots`,
     outbox: `"${schema}".outbox`,
     timers: `"${schema}".timers`,
   };

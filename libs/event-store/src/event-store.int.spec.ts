@@ -29,6 +29,7 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'CreateStreamEvents1763700100000',
       'CreateOutbox1763700200000',
       'CreateTimers1763700300000',
+      'CreateStreamSnapshots1764300000000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreTables, eventStoreTables } from './event-store-tables';
-import { AppendRequest, AppendResult, RecordedEvent, TimerSchedule } from './event-store.types';
+import { AppendRequest, AppendResult, CompactOptions, RecordedEvent, StreamFromSnapshot, TimerSchedule } from './event-store.types';
 import { STREAM_POSITION_CONSTRAINT } from './migrations/stream-events.migration';
 import { writeOutbox } from './outbox-writer';
 import { isUniqueViolation } from './postgres-errors';
@@ -8,6 +8,16 @@ import { StreamConflictError } from './stream-conflict.error';
 
 interface StreamEventRow {
   readonly stream_id: string;
+  readonly position: number;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: Record<string, unknown>;
+  readonly recorded_at: Date;
+}
+
+/** An event row, or (`is_snapshot`) the snapshot row with its state in `data`. */
+interface SnapshotOrEventRow {
+  readonly is_snapshot: boolean;
   readonly position: number;
   readonly type: string;
   readonly data: unknown;
@@ -39,14 +49,58 @@ export class EventStore {
         ORDER BY position`,
       [streamId, afterPosition],
     );
-    return rows.map((row) => ({
-      streamId: row.stream_id,
-      position: row.position,
-      type: row.type,
-      data: row.data,
-      metadata: row.metadata,
-      recordedAt: row.recorded_at,
-    }));
+    return rows.map((row) => recordedEvent(streamId, row));
+  }
+
+  /**
+   * The stream's snapshot and the events after it, in one statement: one round trip,
+   * and a consistent view of both (an append writes them in one transaction). Without
+   * a snapshot, the whole stream. A stream that may be compacted must be read this way:
+   * `readStream` no longer sees the events a snapshot replaced.
+   */
+  async readStreamFromSnapshot(streamId: string): Promise<StreamFromSnapshot> {
+    const rows = await this.dataSource.query<SnapshotOrEventRow[]>(
+      `WITH snapshot AS (SELECT position, state FROM ${this.tables.streamSnapshots} WHERE stream_id = $1)
+       SELECT true AS is_snapshot, position, NULL::text AS type, state AS data, NULL::jsonb AS metadata, NULL::timestamptz AS recorded_at
+         FROM snapshot
+       UNION ALL
+       SELECT false, position, type, data, metadata, recorded_at
+         FROM ${this.tables.streamEvents}
+        WHERE stream_id = $1 AND position > coalesce((SELECT position FROM snapshot), 0)
+       ORDER BY is_snapshot DESC, position`,
+      [streamId],
+    );
+    const snapshotRow = rows[0]?.is_snapshot ? rows[0] : undefined;
+    const eventRows = snapshotRow === undefined ? rows : rows.slice(1);
+    return {
+      ...(snapshotRow === undefined ? {} : { snapshot: { position: snapshotRow.position, state: snapshotRow.data } }),
+      events: eventRows.map((row) => recordedEvent(streamId, row)),
+    };
+  }
+
+  /**
+   * Deletes up to `limit` events that a snapshot replaced (positions before their
+   * stream's snapshot; the event at the snapshot's position stays, see the snapshots
+   * migration) and returns how many. SKIP LOCKED lets compactors of several replicas
+   * share the work without waiting on, or deadlocking with, each other.
+   */
+  async compact({ limit, minAgeMs = 0 }: CompactOptions): Promise<number> {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}`);
+    const [row] = await this.dataSource.query<Array<{ deleted: number }>>(
+      `WITH covered AS (
+         SELECT e.global_position
+           FROM ${this.tables.streamSnapshots} s
+           JOIN ${this.tables.streamEvents} e ON e.stream_id = s.stream_id AND e.position < s.position
+          WHERE e.recorded_at <= now() - $2::float8 * interval '1 millisecond'
+          LIMIT $1
+            FOR UPDATE OF e SKIP LOCKED
+       ), deleted AS (
+         DELETE FROM ${this.tables.streamEvents} WHERE global_position IN (SELECT global_position FROM covered) RETURNING 1
+       )
+       SELECT count(*)::integer AS deleted FROM deleted`,
+      [limit, minAgeMs],
+    );
+    return row.deleted;
   }
 
   /** Throws StreamConflictError when the stream is not at `expectedPosition`; then nothing is written. */
@@ -64,6 +118,7 @@ export class EventStore {
         if (request.outbox?.length) await writeOutbox(tx, this.tables.outbox, request.outbox);
         if (request.timers?.length) await this.insertTimers(tx, streamId, request.timers);
         if (request.project) await request.project(tx);
+        if (request.snapshot) await this.saveSnapshot(tx, streamId, expectedPosition + events.length, request.snapshot.state);
         return { position: expectedPosition + events.length };
       });
     } catch (error) {
@@ -96,6 +151,16 @@ export class EventStore {
     if (inserted.length !== events.length) throw new StreamConflictError(streamId, expectedPosition);
   }
 
+  private async saveSnapshot(tx: EntityManager, streamId: string, position: number, state: unknown): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${this.tables.streamSnapshots} (stream_id, position, state)
+       VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (stream_id) DO UPDATE SET position = EXCLUDED.position, state = EXCLUDED.state, taken_at = now()
+        WHERE ${this.tables.streamSnapshots}.position < EXCLUDED.position`,
+      [streamId, position, JSON.stringify(state ?? null)],
+    );
+  }
+
   private async insertTimers(tx: EntityManager, streamId: string, timers: readonly TimerSchedule[]): Promise<void> {
     await tx.query(
       `INSERT INTO ${this.tables.timers} (timer_id, stream_id, due_at, topic, key, value)
@@ -120,4 +185,8 @@ export class EventStore {
       [...timerIds],
     ]);
   }
+}
+
+function recordedEvent(streamId: string, row: Omit<StreamEventRow, 'stream_id'>): RecordedEvent {
+  return { streamId, position: row.position, type: row.type, data: row.data, metadata: row.metadata, recordedAt: row.recorded_at };
 }

@@ -51,9 +51,33 @@ export interface AppendRequest {
    * in the append's transaction so they never miss or double an event. Use only `tx`.
    */
   readonly project?: (tx: EntityManager) => Promise<void>;
+  /**
+   * The stream's state after these events, stored as its snapshot at the append's
+   * resulting position (JSON). A snapshot only ever moves forward.
+   */
+  readonly snapshot?: { readonly state: unknown };
 }
 
 export interface AppendResult {
   /** The position of the last appended event: the next append's `expectedPosition`. */
   readonly position: number;
+}
+
+/** A stream's folded state as of `position`, as the caller stored it. */
+export interface StreamSnapshot {
+  readonly position: number;
+  readonly state: unknown;
+}
+
+/** What to fold to rebuild a stream: its snapshot, if any, and the events after it. */
+export interface StreamFromSnapshot {
+  readonly snapshot?: StreamSnapshot;
+  readonly events: RecordedEvent[];
+}
+
+export interface CompactOptions {
+  /** Most events deleted by this call. */
+  readonly limit: number;
+  /** Covered events younger than this (by the database clock) stay. Default 0. */
+  readonly minAgeMs?: number;
 }

@@ -2,9 +2,12 @@ export { EventStore } from './event-store';
 export type {
   AppendRequest,
   AppendResult,
+  CompactOptions,
   NewEvent,
   OutboxMessage,
   RecordedEvent,
+  StreamFromSnapshot,
+  StreamSnapshot,
   TimerSchedule,
 } from './event-store.types';
 export { StreamConflictError } from './stream-conflict.error';
@@ -18,4 +21,6 @@ export type { OutboxRelayOptions } from './relay/outbox-relay';
 export { TimerPoller } from './timers/timer-poller';
 export type { TimerPollerOptions } from './timers/timer-poller';
 export { StreamProcessor } from './stream-processor';
-export type { ProcessedStep, StepEffects, StreamCodec } from './stream-processor';
+export type { ProcessedStep, SnapshotPolicy, StepEffects, StreamCodec, StreamProcessorOptions } from './stream-processor';
+export { StreamCompactor } from './compaction/stream-compactor';
+export type { StreamCompactorOptions } from './compaction/stream-compactor';

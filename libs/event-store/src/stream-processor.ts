@@ -30,6 +30,31 @@ export interface ProcessedStep<Event, State> {
   readonly conflicts: number;
 }
 
+/**
+ * Snapshots for a long-lived stream (a batch or digest accumulator): it is read from
+ * its snapshot and the events after it, and compaction may delete what the snapshot
+ * replaced. Once it has, the stream can only be read this way, so a processor of such
+ * a stream must keep the policy and `decode` every form `encode` ever stored.
+ */
+export interface SnapshotPolicy<State> {
+  /** Store a snapshot with an append that ends at least this many events after the last one. */
+  readonly every: number;
+  /** The stored (JSON) form; it may leave out what no decision still to come looks at. */
+  encode(state: State): unknown;
+  decode(stored: unknown): State;
+}
+
+export interface StreamProcessorOptions<State> {
+  /** Without it the whole stream is read and folded on every step (no extra statement). */
+  readonly snapshot?: SnapshotPolicy<State>;
+}
+
+interface LoadedStream<State> {
+  readonly state: State;
+  readonly position: number;
+  readonly snapshotPosition: number;
+}
+
 /** Each attempt lets at least one of the racing writers win, so this outlasts any realistic race. */
 const MAX_ATTEMPTS = 16;
 
@@ -46,14 +71,17 @@ export class StreamProcessor<Input, Event, State> {
     private readonly decider: Decider<Input, Event, State>,
     private readonly codec: StreamCodec<Event>,
     private readonly effectsOf: (events: readonly Event[], before: State, after: State, streamId: string, now: Date) => StepEffects,
-  ) {}
+    private readonly options: StreamProcessorOptions<State> = {},
+  ) {
+    const every = options.snapshot?.every;
+    if (every !== undefined && (!Number.isInteger(every) || every < 1)) throw new Error(`snapshot.every must be a positive integer, got ${every}`);
+  }
 
+  /** With a snapshot policy, `state` is folded from the decoded snapshot, so it holds only what `encode` kept. */
   async process(streamId: string, input: Input, now: Date): Promise<ProcessedStep<Event, State>> {
+    const policy = this.options.snapshot;
     for (let attempt = 1; ; attempt += 1) {
-      const history = await this.store.readStream(streamId);
-      let state = this.decider.initialState();
-      for (const recorded of history) state = this.decider.evolve(state, this.codec.fromStored(recorded));
-      const position = history.length === 0 ? 0 : history[history.length - 1].position;
+      const { state, position, snapshotPosition } = await this.load(streamId);
       const events = this.decider.decide(input, state, now);
       if (events.length === 0) return { events, state, position, conflicts: attempt - 1 };
       const after = events.reduce(this.decider.evolve, state);
@@ -63,6 +91,7 @@ export class StreamProcessor<Input, Event, State> {
           expectedPosition: position,
           events: events.map((e) => this.codec.toStored(e)),
           ...this.effectsOf(events, state, after, streamId, now),
+          ...(policy !== undefined && position + events.length - snapshotPosition >= policy.every ? { snapshot: { state: policy.encode(after) } } : {}),
         });
         return { events, state: after, position: result.position, conflicts: attempt - 1 };
       } catch (error) {
@@ -72,4 +101,26 @@ export class StreamProcessor<Input, Event, State> {
       }
     }
   }
+
+  private async load(streamId: string): Promise<LoadedStream<State>> {
+    const policy = this.options.snapshot;
+    if (policy === undefined) {
+      const history = await this.store.readStream(streamId);
+      return { state: this.fold(this.decider.initialState(), history), position: lastPosition(history, 0), snapshotPosition: 0 };
+    }
+    const { snapshot, events } = await this.store.readStreamFromSnapshot(streamId);
+    const snapshotPosition = snapshot?.position ?? 0;
+    const initial = snapshot === undefined ? this.decider.initialState() : policy.decode(snapshot.state);
+    return { state: this.fold(initial, events), position: lastPosition(events, snapshotPosition), snapshotPosition };
+  }
+
+  private fold(initial: State, events: readonly RecordedEvent[]): State {
+    let state = initial;
+    for (const recorded of events) state = this.decider.evolve(state, this.codec.fromStored(recorded));
+    return state;
+  }
+}
+
+function lastPosition(events: readonly RecordedEvent[], otherwise: number): number {
+  return events.length === 0 ? otherwise : events[events.length - 1].position;
 }

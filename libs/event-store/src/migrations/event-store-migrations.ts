@@ -2,6 +2,7 @@ import { MigrationClass } from '@herald/database';
 import { eventStoreTables } from '../event-store-tables';
 import { outboxMigration } from './outbox.migration';
 import { streamEventsMigration } from './stream-events.migration';
+import { streamSnapshotsMigration } from './stream-snapshots.migration';
 import { timersMigration } from './timers.migration';
 
 /**
@@ -10,7 +11,7 @@ import { timersMigration } from './timers.migration';
  */
 export function eventStoreMigrations(schema: string): MigrationClass[] {
   const tables = eventStoreTables(schema);
-  return [streamEventsMigration(tables), outboxMigration(tables), timersMigration(tables)];
+  return [streamEventsMigration(tables), outboxMigration(tables), timersMigration(tables), streamSnapshotsMigration(tables)];
 }
 
 /** Only the outbox, for a service that publishes its changes but keeps no event streams. */

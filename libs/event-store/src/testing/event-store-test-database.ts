@@ -34,7 +34,7 @@ export class EventStoreTestDatabase {
     return source;
   }
 
-  async count(table: 'stream_events' | 'outbox' | 'timers'): Promise<number> {
+  async count(table: 'stream_events' | 'stream_snapshots' | 'outbox' | 'timers'): Promise<number> {
     const [row] = await this.dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${this.schema}".${table}`);
     return row.n;
   }

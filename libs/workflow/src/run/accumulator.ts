@@ -1,6 +1,7 @@
 import { JsonRecord } from '@herald/contracts';
 import { Decider, assertNever } from '../decider';
 import { eventsAtClose, retainEvents } from '../schedule/batch-content';
+import { isRecord } from './comparison';
 import { AccumulationRequest } from './run-events';
 
 /**
@@ -221,4 +222,53 @@ function leftBatch(state: AccumulatorState, event: AccumulatorLeft): Accumulator
 /** A batch that only ever held its leading item has nothing left to send and no owner to close it. */
 function withoutUnowned(state: AccumulatorState): Record<string, OpenBatch> {
   return Object.fromEntries(Object.entries(state.open).filter(([, batch]) => batch.owner_run_id !== undefined));
+}
+
+/** Finished batches a compacted accumulator state remembers, newest first. */
+export const KEPT_FINISHED_BATCHES = 50;
+
+/**
+ * The accumulator state without what no live run can still ask about, for a snapshot
+ * of a long-lived stream. Kept: every open batch and `current`, and the newest
+ * `keepClosed` finished batches (closed, or dropped after only a leading item; newest
+ * by `closes_at`) with the joins, closes and leaves of all those batches. So joins of
+ * new runs, closes, leaves and the repeats the host makes after a crash are decided
+ * exactly as on the full state. Forgotten: older finished batches, whose runs have
+ * long moved on; a join repeated after that many further batches would be taken as a
+ * new run's.
+ */
+export function compactAccumulatorState(state: AccumulatorState, keepClosed = KEPT_FINISHED_BATCHES): AccumulatorState {
+  // Every batch has a join: its opener's, which carries the batch's closes_at.
+  const closesAt = new Map<string, number>();
+  for (const answer of Object.values(state.joined)) closesAt.set(answer.batch_id, Date.parse(answer.closes_at));
+  const finished = [...new Set([...closesAt.keys(), ...Object.keys(state.closed), ...Object.values(state.left).map((l) => l.batch_id)])].filter(
+    (batchId) => state.open[batchId] === undefined,
+  );
+  if (finished.length <= keepClosed) return state;
+  const newestFirst = (a: string, b: string): number => (closesAt.get(b) || 0) - (closesAt.get(a) || 0) || (a < b ? 1 : a > b ? -1 : 0);
+  const kept = new Set([...Object.keys(state.open), ...finished.sort(newestFirst).slice(0, keepClosed)]);
+  const ofKeptBatch = <T extends { readonly batch_id: string }>(entries: Readonly<Record<string, T>>): Record<string, T> =>
+    Object.fromEntries(Object.entries(entries).filter(([, entry]) => kept.has(entry.batch_id)));
+  return {
+    open: state.open,
+    ...(state.current === undefined ? {} : { current: state.current }),
+    joined: ofKeptBatch(state.joined),
+    closed: ofKeptBatch(state.closed),
+    left: ofKeptBatch(state.left),
+  };
+}
+
+/** The snapshot form of an accumulator's state: it is JSON already, so compacted on the way in and checked on the way out. */
+export const accumulatorSnapshotCodec = {
+  encode: (state: AccumulatorState): unknown => compactAccumulatorState(state),
+  decode: (stored: unknown): AccumulatorState => {
+    if (!isAccumulatorState(stored)) throw new Error('the stored accumulator snapshot is not an accumulator state');
+    return stored;
+  },
+};
+
+function isAccumulatorState(value: unknown): value is AccumulatorState {
+  if (!isRecord(value)) return false;
+  const { open, current, joined, closed, left } = value;
+  return [open, joined, closed, left].every(isRecord) && (current === undefined || typeof current === 'string');
 }

@@ -37,6 +37,9 @@ export {
   AccumulatorLeft,
   LeaveAccumulator,
   JoinRole,
+  KEPT_FINISHED_BATCHES,
+  accumulatorSnapshotCodec,
+  compactAccumulatorState,
   createAccumulatorDecider,
 } from './accumulator';
 export { NodePath, pathLabel, pathKey } from './node-path';

@@ -2,19 +2,22 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
-import { OutboxRelay, TimerPoller } from '@herald/event-store';
+import { EventStore, OutboxRelay, StreamCompactor, TimerPoller } from '@herald/event-store';
 import { HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 
 /**
- * The engine's two background loops over its schema: the outbox relay (delivery
- * commands, HTTP requests, follow-up inputs the runs decided) and the timer poller
- * (delays, windows, timeouts that came due, by the database clock). Every replica runs
- * both; the relay keeps one active leader and SKIP LOCKED hands each timer to one poller.
+ * The engine's background loops over its schema: the outbox relay (delivery commands,
+ * HTTP requests, follow-up inputs the runs decided), the timer poller (delays, windows,
+ * timeouts that came due, by the database clock) and the compactor (deletes accumulator
+ * events their snapshots replaced, once a minute). Every replica runs all three; the
+ * relay keeps one active leader, and SKIP LOCKED hands each timer to one poller and
+ * each event to one compactor.
  */
 @Injectable()
 export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
   private relay?: OutboxRelay;
   private poller?: TimerPoller;
+  private compactor?: StreamCompactor;
 
   constructor(
     @InjectDataSource('engine') private readonly db: DataSource,
@@ -25,13 +28,16 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     const relayLog = this.logger.child({ component: 'engine-outbox' });
     const timerLog = this.logger.child({ component: 'engine-timers' });
+    const compactionLog = this.logger.child({ component: 'engine-compaction' });
     this.relay = new OutboxRelay(this.db, 'engine', this.bus, (level, message, fields) => relayLog.write(level, message, fields));
     this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields));
+    this.compactor = new StreamCompactor(new EventStore(this.db, 'engine'), (level, message, fields) => compactionLog.write(level, message, fields));
     this.relay.start();
     this.poller.start();
+    this.compactor.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([this.relay?.stop(), this.poller?.stop()]);
+    await Promise.all([this.relay?.stop(), this.poller?.stop(), this.compactor?.stop()]);
   }
 }

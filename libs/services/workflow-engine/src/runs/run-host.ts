@@ -17,6 +17,7 @@ import {
   RunInput,
   RunState,
   WorkflowDefinition,
+  accumulatorSnapshotCodec,
   createAccumulatorDecider,
   createRunDecider,
   futureEventOf,
@@ -33,6 +34,8 @@ import { accumulatorStreamId, parseRunStreamId, runKey, runStreamId } from './ru
 
 export const RUN_EXPRESSIONS = Symbol('RUN_EXPRESSIONS');
 export const PREFERENCE_POLICY = Symbol('PREFERENCE_POLICY');
+/** Accumulator events between snapshots: a step folds at most this many after decoding one. */
+const ACCUMULATOR_SNAPSHOT_EVERY = 50;
 
 /**
  * Drives runs: for each input it loads the context, lets the pure interpreter decide
@@ -70,6 +73,8 @@ export class RunHost {
       createAccumulatorDecider(),
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as AccumulatorEvent },
       () => ({}),
+      // A recipient's digest lives for months: read it from a snapshot (EngineLoops compacts what it replaced).
+      { snapshot: { every: ACCUMULATOR_SNAPSHOT_EVERY, ...accumulatorSnapshotCodec } },
     );
   }
 
