@@ -18,6 +18,24 @@ export function recipientSubject(recipient: Recipient): AudienceSubject | undefi
 
 const GLOBAL = '';
 
+/** See AudienceReadModel.recipientData. */
+export interface RecipientData {
+  readonly profile?: StoredProfile;
+  readonly preferences: { readonly global: SubjectPreferences | null; readonly inTenant: SubjectPreferences | null };
+  readonly tenant?: { readonly context: TenantContext; readonly preferences: TenantPreferences };
+}
+
+/** The global profile first, then the per-tenant one merged over it (interface 2.1). */
+function storedProfile(ordered: ReadonlyArray<{ properties: JsonRecord; channels: JsonRecord }>): StoredProfile | undefined {
+  if (ordered.length === 0) return undefined;
+  const properties: JsonRecord = Object.assign({}, ...ordered.map((r) => r.properties));
+  const channels = Object.assign({}, ...ordered.map((r) => r.channels)) as InlineChannels;
+  const text = (key: string): string | undefined => (typeof properties[key] === 'string' ? (properties[key] as string) : undefined);
+  const locale = text('$locale') ?? text('$preferred_language');
+  const timezone = text('$timezone');
+  return { properties, channels, ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
+}
+
 /**
  * What the engine knows of the audience, from preference-service's announcements: the
  * stored profile of every user and object (global and per tenant), their preferences,
@@ -41,21 +59,33 @@ export class AudienceReadModel implements OnApplicationBootstrap {
     });
   }
 
-  /** The stored profile, the per-tenant one merged over the global one; undefined when none is stored. */
-  async profile(workspaceId: string, subject: AudienceSubject, tenantId: string | undefined): Promise<StoredProfile | undefined> {
+  /**
+   * What a run reads of its recipient and tenant, in one statement (it is read for every
+   * run input): the stored profile, the per-tenant one merged over the global one
+   * (undefined when none is stored); the preferences, global and in the tenant; and the
+   * tenant with its defaults.
+   */
+  async recipientData(workspaceId: string, subject: AudienceSubject | undefined, tenant: string | undefined): Promise<RecipientData> {
+    const tenantId = tenant || undefined;
     const rows = (await this.db.query(
-      `SELECT tenant_id, properties, channels FROM engine.audience_profiles WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])`,
-      [workspaceId, subjectKey(subject), [GLOBAL, ...(tenantId ? [tenantId] : [])]],
-    )) as Array<{ tenant_id: string; properties: JsonRecord; channels: JsonRecord }>;
-    if (rows.length === 0) return undefined;
-    // The per-tenant profile merges over the global one (interface 2.1).
-    const ordered = [rows.find((r) => r.tenant_id === GLOBAL), rows.find((r) => r.tenant_id !== GLOBAL)].filter((r) => r !== undefined);
-    const properties: JsonRecord = Object.assign({}, ...ordered.map((r) => r.properties));
-    const channels = Object.assign({}, ...ordered.map((r) => r.channels)) as InlineChannels;
-    const text = (key: string): string | undefined => (typeof properties[key] === 'string' ? (properties[key] as string) : undefined);
-    const locale = text('$locale') ?? text('$preferred_language');
-    const timezone = text('$timezone');
-    return { properties, channels, ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
+      `SELECT 'profile' AS source, tenant_id, jsonb_build_object('properties', properties, 'channels', channels) AS document
+         FROM engine.audience_profiles WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])
+       UNION ALL
+       SELECT 'preferences', tenant_id, preferences FROM engine.audience_preferences WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])
+       UNION ALL
+       SELECT 'tenant', tenant_id, jsonb_build_object('tenant', tenant, 'preferences', preferences) FROM engine.audience_tenants WHERE workspace_id = $1 AND tenant_id = $4`,
+      [workspaceId, subject ? subjectKey(subject) : null, [GLOBAL, ...(tenantId ? [tenantId] : [])], tenantId ?? null],
+    )) as Array<{ source: 'profile' | 'preferences' | 'tenant'; tenant_id: string; document: JsonRecord }>;
+    const of = (source: string, id: string | undefined): JsonRecord | undefined => (id === undefined ? undefined : rows.find((r) => r.source === source && r.tenant_id === id)?.document);
+    const tenantRow = of('tenant', tenantId) as { tenant: JsonRecord; preferences: { blocked_channels: string[]; categories: TenantPreferences['categories'] } } | undefined;
+    return {
+      profile: storedProfile([of('profile', GLOBAL), of('profile', tenantId)].filter((r) => r !== undefined) as Array<{ properties: JsonRecord; channels: JsonRecord }>),
+      preferences: {
+        global: (of('preferences', GLOBAL) as SubjectPreferences | undefined) ?? null,
+        inTenant: (of('preferences', tenantId) as SubjectPreferences | undefined) ?? null,
+      },
+      tenant: tenantRow && tenantId ? { context: { tenant_id: tenantId, properties: tenantRow.tenant }, preferences: { tenant_id: tenantId, ...tenantRow.preferences } } : undefined,
+    };
   }
 
   /** The users and objects subscribed to an object, as recipients (the relation's properties as `subscription`). */
@@ -70,26 +100,6 @@ export class AudienceReadModel implements OnApplicationBootstrap {
         ? { kind: 'user', distinct_id: subscriber.distinct_id, is_transient: false, ...inline }
         : { kind: 'object', object_type: subscriber.object_type, id: subscriber.id, ...inline };
     });
-  }
-
-  async preferences(workspaceId: string, subject: AudienceSubject, tenantId: string | undefined): Promise<{ global: SubjectPreferences | null; inTenant: SubjectPreferences | null }> {
-    const rows = (await this.db.query(
-      `SELECT tenant_id, preferences FROM engine.audience_preferences WHERE workspace_id = $1 AND subject_key = $2 AND tenant_id = ANY($3::text[])`,
-      [workspaceId, subjectKey(subject), [GLOBAL, ...(tenantId ? [tenantId] : [])]],
-    )) as Array<{ tenant_id: string; preferences: SubjectPreferences }>;
-    return {
-      global: rows.find((r) => r.tenant_id === GLOBAL)?.preferences ?? null,
-      inTenant: tenantId ? (rows.find((r) => r.tenant_id === tenantId)?.preferences ?? null) : null,
-    };
-  }
-
-  async tenant(workspaceId: string, tenantId: string): Promise<{ context: TenantContext; preferences: TenantPreferences } | undefined> {
-    const [row] = (await this.db.query(`SELECT tenant, preferences FROM engine.audience_tenants WHERE workspace_id = $1 AND tenant_id = $2`, [
-      workspaceId,
-      tenantId,
-    ])) as Array<{ tenant: JsonRecord; preferences: { blocked_channels: string[]; categories: TenantPreferences['categories'] } }>;
-    if (!row) return undefined;
-    return { context: { tenant_id: tenantId, properties: row.tenant }, preferences: { tenant_id: tenantId, ...row.preferences } };
   }
 
   private async apply(workspaceId: string, change: AudienceChanged): Promise<void> {

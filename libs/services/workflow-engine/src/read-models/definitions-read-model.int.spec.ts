@@ -71,9 +71,12 @@ describe.each(databaseTargets())('the engine definitions read model ($kind)', (t
   it('keeps live templates and the category set, and forgets a deleted template', async () => {
     await announce({ kind: 'template', change: 'upserted', workspace_id: workspace, id: 'welcome-mail', version: 1, document: { slug: 'welcome-mail', channels: { email: [] } } });
     await announce({ kind: 'category', change: 'committed', workspace_id: workspace, id: 'categories', version: 1, document: { root_categories: [] } });
-    await expectEventually(async () => expect(await model.categories(workspace)).toEqual({ root_categories: [] }));
-    expect(await model.template(workspace, 'welcome-mail')).toMatchObject({ slug: 'welcome-mail' });
+    await expectEventually(async () => expect((await model.runDefinitions(workspace, ['welcome-mail', 'unknown'])).categories).toEqual({ root_categories: [] }));
+    expect([...(await model.runDefinitions(workspace, ['welcome-mail', 'unknown'])).templates.keys()]).toEqual(['welcome-mail']);
+    expect((await model.runDefinitions(workspace, ['welcome-mail'])).templates.get('welcome-mail')).toMatchObject({ slug: 'welcome-mail' });
+    expect((await model.runDefinitions(other, ['welcome-mail'])).templates.size).toBe(0);
     await announce({ kind: 'template', change: 'deleted', workspace_id: workspace, id: 'welcome-mail', version: 2 });
-    await expectEventually(async () => expect(await model.template(workspace, 'welcome-mail')).toBeNull());
+    await expectEventually(async () => expect((await model.runDefinitions(workspace, ['welcome-mail'])).templates.size).toBe(0));
+    expect((await model.runDefinitions(workspace, [])).categories).toEqual({ root_categories: [] });
   });
 });

@@ -66,14 +66,15 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
     return rows.map((r) => r.document);
   }
 
-  /** The live document of a template (its variants per channel), or null. */
-  async template<T = unknown>(workspaceId: string, slug: string): Promise<T | null> {
-    return (await this.document<T>(workspaceId, 'template', slug)) ?? null;
-  }
-
-  /** The live preference category set of a workspace, or null before one is committed. */
-  async categories<T = unknown>(workspaceId: string): Promise<T | null> {
-    return (await this.document<T>(workspaceId, 'category', 'categories')) ?? null;
+  /** What a run reads of the definitions besides its workflow, in one statement: the live templates it names (by slug) and the category set (null before one is committed). */
+  async runDefinitions<Template, Categories>(workspaceId: string, templateSlugs: readonly string[]): Promise<{ templates: Map<string, Template>; categories: Categories | null }> {
+    const rows = (await this.db.query(
+      `SELECT kind, id, document FROM engine.definitions
+        WHERE workspace_id = $1 AND ((kind = 'template' AND id = ANY($2::text[])) OR (kind = 'category' AND id = 'categories'))`,
+      [workspaceId, [...templateSlugs]],
+    )) as Array<{ kind: 'template' | 'category'; id: string; document: unknown }>;
+    const templates = new Map(rows.filter((r) => r.kind === 'template').map((r) => [r.id, r.document as Template]));
+    return { templates, categories: (rows.find((r) => r.kind === 'category')?.document as Categories | undefined) ?? null };
   }
 
   private async document<T>(workspaceId: string, kind: EngineKind, id: string): Promise<T | undefined> {

@@ -44,17 +44,16 @@ export class RunContextLoader {
   ) {}
 
   async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, recipientKey: string, tenantId?: string): Promise<RunContext> {
+    const slugs = [...templateSlugs(workflow.definition.tree.nodes)];
+    const definitions = await this.definitions.runDefinitions<AnnouncedTemplate, CategoryDocument>(workspaceId, slugs);
     const templates: Record<string, TemplateEntry> = {};
-    for (const slug of templateSlugs(workflow.definition.tree.nodes)) {
-      const announced = await this.definitions.template<AnnouncedTemplate>(workspaceId, slug);
+    for (const slug of slugs) {
+      const announced = definitions.templates.get(slug);
       if (announced) templates[slug] = sendableVariants(announced);
     }
     const recent = workflow.definition.ratelimit ? await this.recentAdmissions(workspaceId, workflow.slug, recipientKey) : undefined;
-    const categories = await this.definitions.categories<CategoryDocument>(workspaceId);
-    const subject = recipientSubject(recipient);
-    const profile = subject ? await this.audience.profile(workspaceId, subject, tenantId) : undefined;
-    const choices = subject ? await this.audience.preferences(workspaceId, subject, tenantId) : { global: null, inTenant: null };
-    const tenant = tenantId ? await this.audience.tenant(workspaceId, tenantId) : undefined;
+    const categories = definitions.categories;
+    const { profile, preferences: choices, tenant } = await this.audience.recipientData(workspaceId, recipientSubject(recipient), tenantId);
     return {
       ...(profile ? { recipient_profile: profile } : {}),
       ...(tenant ? { tenant: tenant.context } : {}),
