@@ -56,4 +56,33 @@ describe.each(runModeTargets())('broadcast fan-out ($name)', ({ database, bus })
       },
     });
   });
+
+  it("carries each member's stored profile as of the fan-out, the tenant's merged over the global one, so a user saved just before is reached", async () => {
+    expect((await t.call('POST', 'v1/user/pat/', { $email: ['pat@example.com'], name: 'Pat', $locale: 'de', plan: 'free' })).status).toBe(201);
+    expect((await t.call('POST', 'v1/user/pat/', { $context: { tenant_id: 'acme' }, plan: 'team', $sms: ['+15550001'] })).status).toBeLessThan(300);
+    expect((await t.call('POST', 'v1/subscriber_list/', { list_id: 'acme-news' })).status).toBe(201);
+    expect((await t.call('POST', 'v1/subscriber_list/acme-news/subscriber/add/', { distinct_ids: ['pat', 'nobody'] })).status).toBe(201);
+    const broadcast: BroadcastAccepted = {
+      message_id: randomUUID(),
+      workspace_slug: 'staging',
+      list_id: 'acme-news',
+      template: 'news',
+      notification_category: 'product',
+      data: {},
+      tenant_id: 'acme',
+      accepted_at: new Date().toISOString(),
+    };
+    await t.bus.publish(TOPICS.broadcastAccepted.name, [{ key: `${t.workspace.id}:acme-news`, value: JSON.stringify(envelopeOf(BROADCAST_ACCEPTED_TYPE, 1, broadcast.message_id, t.workspace.id, new Date(), broadcast)) }]);
+    const recipientOf = (distinctId: string) => triggers.find((m) => m.payload.message_id === broadcast.message_id && m.payload.recipient.kind === 'user' && m.payload.recipient.distinct_id === distinctId)?.payload.recipient;
+    await expectEventually(() => expect([recipientOf('pat'), recipientOf('nobody')].every((r) => r !== undefined)).toBe(true));
+    expect(recipientOf('pat')).toMatchObject({
+      inline: false,
+      locale: 'de',
+      properties: { name: 'Pat', plan: 'team' },
+      channels: { email: ['pat@example.com'], sms: ['+15550001'] },
+    });
+    // A member without a stored profile leaves the engine to its own copy.
+    expect(recipientOf('nobody')).toMatchObject({ inline: false, channels: {}, properties: {} });
+  });
 });
+

@@ -5,11 +5,13 @@ import {
   BROADCAST_ACCEPTED_TYPE,
   BroadcastAccepted,
   Envelope,
+  InlineChannels,
   JsonRecord,
   TOPICS,
   TRIGGER_ACCEPTED_TYPE,
   TRIGGER_ACCEPTED_VERSION,
   TriggerAccepted,
+  UserRecipient,
   deterministicUuid,
   envelopeOf,
   parseBroadcastAccepted,
@@ -17,6 +19,7 @@ import {
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { broadcastWorkflow } from '@herald/workflow';
+import { JsonObject, mergeProfiles } from '../profiles/profile-document';
 
 /** Members read and published per round: bounded memory for any list size. */
 const PAGE = 500;
@@ -57,10 +60,16 @@ export class BroadcastFanOut implements OnApplicationBootstrap {
     let after = '0';
     let index = 0;
     for (;;) {
+      // With each member's stored profile (the tenant's merged over the global one): the
+      // engine's copy of it may not have caught up with a user saved just before.
       const members = (await this.db.query(
-        `SELECT id::text AS id, distinct_id FROM audience.list_subscribers WHERE workspace_id = $1 AND list_id = $2 AND id > $3::bigint ORDER BY id LIMIT ${PAGE}`,
-        [workspaceId, broadcast.list_id, after],
-      )) as Array<{ id: string; distinct_id: string }>;
+        `SELECT m.id::text AS id, m.distinct_id, g.properties AS global_properties, g.channels AS global_channels, t.properties AS tenant_properties, t.channels AS tenant_channels
+           FROM audience.list_subscribers m
+           LEFT JOIN audience.profiles g ON g.workspace_id = m.workspace_id AND g.subject_type = 'user' AND g.object_type = '' AND g.subject_id = m.distinct_id AND g.tenant_id = ''
+           LEFT JOIN audience.profiles t ON t.workspace_id = m.workspace_id AND t.subject_type = 'user' AND t.object_type = '' AND t.subject_id = m.distinct_id AND t.tenant_id = $4
+          WHERE m.workspace_id = $1 AND m.list_id = $2 AND m.id > $3::bigint ORDER BY m.id LIMIT ${PAGE}`,
+        [workspaceId, broadcast.list_id, after, broadcast.tenant_id ?? ''],
+      )) as MemberRow[];
       if (members.length === 0) break;
       const now = this.clock.now();
       await this.bus.publish(
@@ -72,7 +81,7 @@ export class BroadcastFanOut implements OnApplicationBootstrap {
             recipient_count: Math.max(count, index),
             workspace_slug: broadcast.workspace_slug,
             workflow: workflow.slug,
-            recipient: { kind: 'user', distinct_id: member.distinct_id, is_transient: false, inline: false, channels: {}, properties: {} },
+            recipient: memberRecipient(member),
             data: broadcast.data,
             attachments: [],
             ...(broadcast.tenant_id ? { tenant_id: broadcast.tenant_id } : {}),
@@ -93,4 +102,38 @@ export class BroadcastFanOut implements OnApplicationBootstrap {
     }
     this.logger.info('broadcast fanned out', { message_id: broadcast.message_id, list_id: broadcast.list_id, members: index });
   }
+}
+
+interface MemberRow {
+  readonly id: string;
+  readonly distinct_id: string;
+  readonly global_properties: JsonRecord | null;
+  readonly global_channels: Record<string, unknown[]> | null;
+  readonly tenant_properties: JsonRecord | null;
+  readonly tenant_channels: Record<string, unknown[]> | null;
+}
+
+/**
+ * A member as the run's recipient, carrying its stored profile as of the fan-out. Not
+ * `inline`: nothing is written back to the profile. Without a stored profile the engine
+ * falls back to its own copy.
+ */
+function memberRecipient(member: MemberRow): UserRecipient {
+  const stored = member.global_properties === null ? undefined : mergeProfiles(
+    { properties: member.global_properties as JsonObject, channels: member.global_channels ?? {} },
+    member.tenant_properties === null ? undefined : { properties: member.tenant_properties as JsonObject, channels: member.tenant_channels ?? {} },
+  );
+  const text = (key: string): string | undefined => (typeof stored?.properties[key] === 'string' ? (stored.properties[key] as string) : undefined);
+  const locale = text('$locale') ?? text('$preferred_language');
+  const timezone = text('$timezone');
+  return {
+    kind: 'user',
+    distinct_id: member.distinct_id,
+    is_transient: false,
+    inline: false,
+    channels: (stored?.channels ?? {}) as InlineChannels,
+    properties: (stored?.properties ?? {}) as JsonRecord,
+    ...(locale === undefined ? {} : { locale }),
+    ...(timezone === undefined ? {} : { timezone }),
+  };
 }
