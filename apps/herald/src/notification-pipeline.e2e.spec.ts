@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { deterministicUuid } from '@herald/contracts';
 import { expectEventually, fetchJson, heraldEnv } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
 import { heraldModes } from './testing/herald-modes';
@@ -107,6 +108,44 @@ describe.each(heraldModes('pipeline'))('a notification from trigger to inbox and
       }),
     );
     ok(await management('PATCH', 'v1/staging/workflow/welcome/commit/?commit_message=w'));
+
+    // The nodes that wait and accumulate (issue 8), each sending a template of its own.
+    const emailTemplate = async (slug: string, subject: string, text: string): Promise<void> => {
+      ok(await management('POST', `v2/staging/template/${slug}/`, { name: slug, enabled_channels: ['email'] }));
+      ok(await management('POST', `v2/staging/template/${slug}/channel/email/variant/default/`, { locale: 'en', content: { subject, text, from: 'hello@example.com' } }));
+      ok(await management('PATCH', `v2/staging/template/${slug}/commit/?commit_message=t`));
+    };
+    const workflow = async (slug: string, nodes: unknown[]): Promise<void> => {
+      ok(await management('POST', `v1/staging/workflow/${slug}/`, { name: slug, category: 'account', trigger_type: 'api', tree: { nodes } }));
+      ok(await management('PATCH', `v1/staging/workflow/${slug}/commit/?commit_message=w`));
+    };
+    await emailTemplate('updates-mail', '{{$batched_events_count}} updates in {{project}}', '{{#each $batched_events}}#{{n}}\n{{/each}}');
+    await emailTemplate('thanks-mail', 'Thanks for paying', 'Paid.');
+    await emailTemplate('reminder-mail', 'Your order is waiting', 'Not paid yet.');
+    await workflow('updates', [
+      { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h0m10s', batch_key: '.project', retain_count: 100 },
+      { name: 'Mail', node_type: 'send_email', template: 'updates-mail' },
+    ]);
+    await workflow('checkout', [
+      {
+        name: 'Paid?',
+        node_type: 'branch_waituntil',
+        branches: [
+          {
+            name: 'paid',
+            is_default: false,
+            conditions: [{ type: 'future_event', event_name: 'order_paid', event_conditions: [{ variable_ns: '$future_event', variable: 'order_id', op: '==', value: 'o-1' }] }],
+            nodes: [{ name: 'Thanks', node_type: 'send_email', template: 'thanks-mail' }],
+          },
+          {
+            name: 'unpaid',
+            is_default: true,
+            conditions: [{ type: 'delay', delay_properties: { delay_type: 'fixed', value: '0d0h0m8s' } }],
+            nodes: [{ name: 'Reminder', node_type: 'send_email', template: 'reminder-mail' }],
+          },
+        ],
+      },
+    ]);
   });
 
   afterAll(async () => {
@@ -171,5 +210,61 @@ describe.each(heraldModes('pipeline'))('a notification from trigger to inbox and
     const to = (): string[] => mails.flatMap((m) => m.to).filter((address) => address !== 'ada@example.com').sort();
     await expectEventually(() => expect(to()).toEqual(['bea@example.com', 'cal@example.com']), { timeoutMs: 60_000 });
     expect(mails.filter((m) => m.to.includes('bea@example.com'))[0].raw).toMatch(/^Subject: Welcome aboard, reader!/m);
+  });
+
+  const mailsTo = (address: string): Mail[] => mails.filter((mail) => mail.to.includes(address));
+  /** REST trigger of one recipient; retried while ingest does not know the workflow yet. Returns the run's execution id. */
+  const triggerRun = async (workflow: string, distinctId: string, data: Record<string, unknown>): Promise<string> => {
+    let messageId = '';
+    await expectEventually(
+      async () => {
+        const response = await api('POST', 'trigger/', { workflow, recipients: [{ distinct_id: distinctId, $email: [`${distinctId}@example.com`] }], data });
+        expect(response.status).toBe(202);
+        messageId = (response.body as { message_id: string }).message_id;
+      },
+      { timeoutMs: 30_000 },
+    );
+    return deterministicUuid(messageId, '0');
+  };
+
+  it('batches 50 REST triggers of one recipient and batch key into one email holding all 50, and 3 batch keys into 3 emails', async () => {
+    await triggerRun('updates', 'probe', { project: 'probe', n: 0 });
+    const sent = await Promise.all([
+      ...Array.from({ length: 50 }, (_, n) => api('POST', 'trigger/', { workflow: 'updates', recipients: [{ distinct_id: 'ben', $email: ['ben@example.com'] }], data: { project: 'apollo', n } })),
+      ...['apollo', 'gemini', 'mercury'].flatMap((project) =>
+        Array.from({ length: 4 }, (_, n) => api('POST', 'trigger/', { workflow: 'updates', recipients: [{ distinct_id: 'kim', $email: ['kim@example.com'] }], data: { project, n } })),
+      ),
+    ]);
+    expect(sent.map((response) => response.status)).toEqual(Array.from({ length: 62 }, () => 202));
+    await expectEventually(() => expect([mailsTo('ben@example.com').length, mailsTo('kim@example.com').length]).toEqual([1, 3]), { timeoutMs: 60_000 });
+    const numbers = (mail: Mail): number[] => [...mail.raw.matchAll(/^#(\d+)\r?$/gm)].map((match) => Number(match[1])).sort((a, b) => a - b);
+    const [ben] = mailsTo('ben@example.com');
+    expect(ben.raw).toMatch(/^Subject: 50 updates in apollo/m);
+    expect(numbers(ben)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    const kim = mailsTo('kim@example.com');
+    expect(kim.map((mail) => /^Subject: (.*)$/m.exec(mail.raw)?.[1].trim()).sort()).toEqual(['4 updates in apollo', '4 updates in gemini', '4 updates in mercury']);
+    for (const mail of kim) expect(numbers(mail)).toEqual([0, 1, 2, 3]);
+    // Nothing follows: each window was sent once.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect([mailsTo('ben@example.com').length, mailsTo('kim@example.com').length]).toEqual([1, 3]);
+  });
+
+  it('resumes a wait-until on a matching REST event, not on one whose conditions fail, and times out without one', async () => {
+    const paid = await triggerRun('checkout', 'wen', {});
+    await triggerRun('checkout', 'wes', {});
+    // Only an event that comes after the run reached the node counts.
+    await expectEventually(async () => {
+      const detail = await api('GET', `v1/workflow_run/${paid}/`);
+      expect((detail.body as { steps?: Array<{ type: string }> }).steps?.map((step) => step.type)).toContain('wait.started.v1');
+    });
+    expect((await api('POST', 'event/', { distinct_id: 'wen', event: 'order_paid', properties: { order_id: 'o-2' } })).status).toBe(202);
+    expect((await api('POST', 'event/', { distinct_id: 'wen', event: 'order_paid', properties: { order_id: 'o-1' } })).status).toBe(202);
+    await expectEventually(() => expect(mailsTo('wen@example.com')).toHaveLength(1), { timeoutMs: 30_000 });
+    expect(mailsTo('wen@example.com')[0].raw).toMatch(/^Subject: Thanks for paying/m);
+    await expectEventually(() => expect(mailsTo('wes@example.com')).toHaveLength(1), { timeoutMs: 60_000 });
+    expect(mailsTo('wes@example.com')[0].raw).toMatch(/^Subject: Your order is waiting/m);
+    // wes's 8 s are over, and wen's run started no earlier: wen got no reminder.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mailsTo('wen@example.com')).toHaveLength(1);
   });
 });
