@@ -669,11 +669,12 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
 
     // While the digests open: the first wave mid-way, the second published while the engine is down.
     await publishWave(0);
-    await sleep(1_000);
+    await sleep(300);
     await killEngine(engines[0]);
+    const atKill = await atDigest();
     await publishWave(1);
     await startEngine(engines[0]);
-    log(`digests: killed with the first wave in progress, second wave published while down; ${await atDigest()} runs at the digest`);
+    log(`digests: killed with ${atKill}/${waves[0] * recipients} runs of the first wave at the digest, second wave published while down; ${await atDigest()} at the digest after the restart`);
     await sleep(1_500);
     await restart('while the digests are open');
     const total = waves.reduce((a, b) => a + b, 0) * recipients;

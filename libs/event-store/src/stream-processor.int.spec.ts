@@ -72,4 +72,27 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     // The race was real: some appends lost and were decided again.
     expect(steps.reduce((sum, s) => sum + s.conflicts, 0)).toBeGreaterThan(0);
   });
+
+  it("appends the input's events and its follow-ups' in one append, and follows up a waiting state even when the input decides nothing", async () => {
+    // The follow-up plays another stream's answer: below 10 it tops the total up to 10.
+    const asked: number[] = [];
+    const topUp = async (state: State): Promise<Input | undefined> => {
+      asked.push(state.total);
+      return state.total < 10 ? { id: `top-up-${state.total}`, amount: 10 - state.total } : undefined;
+    };
+    const store = new EventStore(db.dataSource, db.schema);
+    const step = await processor.process('s3', { id: 'a', amount: 3 }, new Date(), topUp);
+    expect(step).toMatchObject({ events: [{ type: 'added', id: 'a' }, { type: 'added', id: 'top-up-3' }, { type: 'reached_ten' }], state: { total: 10 }, position: 3 });
+    expect(asked).toEqual([3, 10]);
+    // One append: every event of the step has the same recorded_at (the transaction's now()).
+    expect(new Set((await store.readStream('s3')).map((e) => e.recordedAt.getTime())).size).toBe(1);
+    // A repeated input decides nothing, but the state is still offered to the follow-up.
+    asked.length = 0;
+    expect(await processor.process('s3', { id: 'a', amount: 3 }, new Date(), topUp)).toMatchObject({ events: [], position: 3 });
+    expect(asked).toEqual([10]);
+    // An answer the decider ignores ends the follow-ups instead of asking forever.
+    const stubborn = async (): Promise<Input> => ({ id: 'a', amount: 3 });
+    expect(await processor.process('s3', { id: 'b', amount: 1 }, new Date(), stubborn)).toMatchObject({ events: [{ type: 'added', id: 'b' }], position: 4 });
+  });
 });
+

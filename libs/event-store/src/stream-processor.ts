@@ -57,6 +57,8 @@ interface LoadedStream<State> {
 
 /** Each attempt lets at least one of the racing writers win, so this outlasts any realistic race. */
 const MAX_ATTEMPTS = 16;
+/** Follow-up inputs in one step: a run asks its accumulator at most twice (join, then close). */
+const MAX_FOLLOW_UPS = 4;
 
 /**
  * Runs a pure decider on an event-sourced stream: read the stream, fold it, decide on
@@ -77,14 +79,30 @@ export class StreamProcessor<Input, Event, State> {
     if (every !== undefined && (!Number.isInteger(every) || every < 1)) throw new Error(`snapshot.every must be a positive integer, got ${every}`);
   }
 
-  /** With a snapshot policy, `state` is folded from the decoded snapshot, so it holds only what `encode` kept. */
-  async process(streamId: string, input: Input, now: Date): Promise<ProcessedStep<Event, State>> {
+  /**
+   * With a snapshot policy, `state` is folded from the decoded snapshot, so it holds only
+   * what `encode` kept.
+   *
+   * `followUp` is asked, before anything is appended, for a further input on the state
+   * decided so far: the answer of another stream the decider waits for (a batch's
+   * accumulator). All the events then go in one append, one transaction instead of one
+   * per input. It is asked even when the input itself decided nothing, so a state left
+   * waiting by an earlier step is followed up too. It must be idempotent: after a lost
+   * race, or a crash before the append, it is asked again.
+   */
+  async process(streamId: string, input: Input, now: Date, followUp?: (state: State) => Promise<Input | undefined>): Promise<ProcessedStep<Event, State>> {
     const policy = this.options.snapshot;
     for (let attempt = 1; ; attempt += 1) {
       const { state, position, snapshotPosition } = await this.load(streamId);
-      const events = this.decider.decide(input, state, now);
+      let events = this.decider.decide(input, state, now);
+      let after = events.reduce(this.decider.evolve, state);
+      for (let round = 0, next = await followUp?.(after); next !== undefined && round < MAX_FOLLOW_UPS; round += 1, next = await followUp?.(after)) {
+        const more = this.decider.decide(next, after, now);
+        if (more.length === 0) break; // an answer the decider ignores would be asked for again
+        events = [...events, ...more];
+        after = more.reduce(this.decider.evolve, after);
+      }
       if (events.length === 0) return { events, state, position, conflicts: attempt - 1 };
-      const after = events.reduce(this.decider.evolve, state);
       try {
         const result = await this.store.append({
           streamId,

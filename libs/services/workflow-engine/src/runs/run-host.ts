@@ -173,30 +173,21 @@ export class RunHost {
   }
 
   /**
-   * Decides on the run, then, while the run waits at a batch or digest node for its
-   * accumulator, feeds it the accumulator's answer. The follow-up is driven by the run's
-   * state, not by the new events, so a redelivered input repairs a crash between the
-   * run's append and the accumulator's.
+   * Decides on the run and, while it waits at a batch or digest node for its
+   * accumulator, on the accumulator's answer, appending both in one transaction (the
+   * processor's follow-up). The accumulator is asked first: its answers are idempotent
+   * per run, so a crash before the run's append is repaired by the redelivered input,
+   * which asks again and gets the same answer.
    */
   private async step(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
-    let step = await this.decide(streamId, input);
-    const events = [...step.events];
     // The follow-ups reuse the input's context: it was loaded for this step moments ago.
-    for (let next = await this.accumulatorAnswer(streamId, step.state, input.context); next !== undefined; next = await this.accumulatorAnswer(streamId, step.state, input.context)) {
-      step = await this.decide(streamId, next);
-      events.push(...step.events);
-    }
-    // Also after a join that raced a cancel: the join landed after the cancel's leave found nothing to take out.
-    await this.leaveAccumulator(streamId, step.state);
-    return { state: step.state, events };
-  }
-
-  private async decide(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
-    const step = await this.processor.process(streamId, input, this.clock.now());
+    const step = await this.processor.process(streamId, input, this.clock.now(), (state) => this.accumulatorAnswer(streamId, state, input.context));
     const { workspaceId, runId } = parseRunStreamId(streamId);
     for (const event of step.events) this.logEvent(runId, step.state, event);
     await this.startChildRuns(workspaceId, step.state, step.events);
-    return step;
+    // A cancelled run leaves its accumulator (see leaveAccumulator); idempotent, so also after a redelivered input.
+    await this.leaveAccumulator(streamId, step.state);
+    return { state: step.state, events: step.events };
   }
 
   /**
