@@ -193,6 +193,29 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     ]);
   };
 
+  /** One trigger.accepted for one recipient, as ingest-api publishes it. */
+  const acceptedTrigger = (
+    workflow: string,
+    recipient: TriggerAccepted['recipient'],
+    data: Record<string, unknown>,
+    { messageId = randomUUID(), acceptedAt = new Date() }: { messageId?: string; acceptedAt?: Date } = {},
+  ): { key: string; value: string } => {
+    const runId = deterministicUuid(messageId, '0');
+    const payload: TriggerAccepted = {
+      message_id: messageId,
+      recipient_index: 0,
+      recipient_count: 1,
+      workspace_slug: 'staging',
+      workflow,
+      recipient,
+      data,
+      attachments: [],
+      accepted_via: 'api',
+      accepted_at: acceptedAt.toISOString(),
+    };
+    return { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, acceptedAt, payload)) };
+  };
+
   /** One trigger.accepted per recipient, as ingest-api publishes them; each run waits its own number of seconds. */
   const publishTriggers = async (count: number): Promise<void> => {
     const publishedAt = Date.now();
@@ -203,21 +226,37 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       const waitS = MIN_WAIT_S + Math.floor(random() * (MAX_WAIT_S - MIN_WAIT_S + 1));
       runs.set(runId, { runId, distinctId, waitS, publishedAt });
       const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-      const payload: TriggerAccepted = {
-        message_id: messageId,
-        recipient_index: 0,
-        recipient_count: 1,
-        workspace_slug: 'staging',
-        workflow: 'kill-flow',
-        recipient,
-        data: { wait: waitS },
-        attachments: [],
-        accepted_via: 'api',
-        accepted_at: new Date(publishedAt).toISOString(),
-      };
-      return { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(publishedAt), payload)) };
+      return acceptedTrigger('kill-flow', recipient, { wait: waitS }, { messageId, acceptedAt: new Date(publishedAt) });
     });
     await bus.publish(TOPICS.triggerAccepted.name, messages);
+  };
+
+  /**
+   * The delivery commands of a workflow, grouped by `keyOf`, once `groups` groups have
+   * one, and 2 s more for anything sent twice. Copies of one command (same delivery_id)
+   * count once, as a dispatcher deduping by delivery_id consumes them.
+   */
+  const readSends = async (slug: string, keyOf: (delivery: DeliveryRequested) => string, groups: number): Promise<Map<string, DeliveryRequested[]>> => {
+    const sends = new Map<string, DeliveryRequested[]>();
+    const reader = await bus.subscribe({
+      groupId: uniqueName(`${slug}-reader`),
+      topics: [deliveryTopic('email').name],
+      handler: async (message) => {
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok) return;
+        const delivery = envelope.value.payload as DeliveryRequested;
+        if (delivery.workflow.slug !== slug) return;
+        const key = keyOf(delivery);
+        sends.set(key, [...(sends.get(key) ?? []).filter((d) => d.delivery_id !== delivery.delivery_id), delivery]);
+      },
+    });
+    try {
+      await expectEventually(() => expect(sends.size).toBe(groups), { timeoutMs: 120_000, intervalMs: 500 });
+      await sleep(2_000);
+    } finally {
+      await reader.stop();
+    }
+    return sends;
   };
 
   const progress = async (): Promise<Record<string, number>> => {
@@ -532,21 +571,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       for (const group of groups) {
         expected.set(`${distinctId}/${group}`, perGroup);
         for (let i = 0; i < perGroup; i += 1) {
-          const messageId = randomUUID();
-          const runId = deterministicUuid(messageId, '0');
-          const payload: TriggerAccepted = {
-            message_id: messageId,
-            recipient_index: 0,
-            recipient_count: 1,
-            workspace_slug: 'staging',
-            workflow: 'batch-flow',
-            recipient,
-            data: { group, n: i },
-            attachments: [],
-            accepted_via: 'api',
-            accepted_at: new Date().toISOString(),
-          };
-          messages.push({ key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) });
+          messages.push(acceptedTrigger('batch-flow', recipient, { group, n: i }));
         }
       }
     }
@@ -559,25 +584,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       log(`batch windows: killed and restarted the engine (${(await progress()).started} runs started so far)`);
     }
 
-    const batches = new Map<string, DeliveryRequested[]>();
-    const reader = await bus.subscribe({
-      groupId: uniqueName('batch-reader'),
-      topics: [deliveryTopic('email').name],
-      handler: async (message) => {
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok) return;
-        const delivery = envelope.value.payload as DeliveryRequested;
-        if (delivery.workflow.slug !== 'batch-flow') return;
-        const key = `${delivery.recipient.distinct_id}/${(delivery.render_data as { group?: string }).group}`;
-        batches.set(key, [...(batches.get(key) ?? []).filter((d) => d.delivery_id !== delivery.delivery_id), delivery]);
-      },
-    });
-    try {
-      await expectEventually(() => expect(batches.size).toBe(expected.size), { timeoutMs: 120_000, intervalMs: 500 });
-      await sleep(2_000);
-    } finally {
-      await reader.stop();
-    }
+    const batches = await readSends('batch-flow', (delivery) => `${delivery.recipient.distinct_id}/${(delivery.render_data as { group?: string }).group}`, expected.size);
     for (const [key, count] of expected) {
       const sent = batches.get(key) ?? [];
       // One send per window (copies of one command share its delivery_id), holding every event.
@@ -625,21 +632,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
         for (let i = 0; i < waves[wave]; i += 1) {
           const n = wave * 100 + i;
           expected.set(distinctId, [...(expected.get(distinctId) ?? []), n]);
-          const messageId = randomUUID();
-          const runId = deterministicUuid(messageId, '0');
-          const payload: TriggerAccepted = {
-            message_id: messageId,
-            recipient_index: 0,
-            recipient_count: 1,
-            workspace_slug: 'staging',
-            workflow: 'digest-flow',
-            recipient,
-            data: { n },
-            attachments: [],
-            accepted_via: 'api',
-            accepted_at: new Date().toISOString(),
-          };
-          messages.push({ key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) });
+          messages.push(acceptedTrigger('digest-flow', recipient, { n }));
         }
       }
       await bus.publish(TOPICS.triggerAccepted.name, messages);
@@ -686,25 +679,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     await sleep(1_000);
     await restart('while the closed digests send');
 
-    const sends = new Map<string, DeliveryRequested[]>();
-    const reader = await bus.subscribe({
-      groupId: uniqueName('digest-reader'),
-      topics: [deliveryTopic('email').name],
-      handler: async (message) => {
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok) return;
-        const delivery = envelope.value.payload as DeliveryRequested;
-        if (delivery.workflow.slug !== 'digest-flow') return;
-        const key = delivery.recipient.distinct_id ?? '';
-        sends.set(key, [...(sends.get(key) ?? []).filter((d) => d.delivery_id !== delivery.delivery_id), delivery]);
-      },
-    });
-    try {
-      await expectEventually(() => expect(sends.size).toBe(expected.size), { timeoutMs: 120_000, intervalMs: 500 });
-      await sleep(2_000);
-    } finally {
-      await reader.stop();
-    }
+    const sends = await readSends('digest-flow', (delivery) => delivery.recipient.distinct_id ?? '', expected.size);
     for (const [distinctId, numbers] of expected) {
       const sent = sends.get(distinctId) ?? [];
       // One digest per recipient (copies of one command share its delivery_id), holding every trigger of both waves.
