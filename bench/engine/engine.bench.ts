@@ -28,18 +28,16 @@ import {
   DefinitionChanged,
   TIMER_FIRED_TYPE,
   TOPICS,
-  TRIGGER_ACCEPTED_TYPE,
   TimerFiredMessage,
-  TriggerAccepted,
   deliveryTopic,
   deterministicUuid,
   envelopeOf,
-  recipientKey,
 } from '@herald/contracts';
 import { InProcessBus, KafkaBus, MessageBus, NamespacedBus, OutgoingMessage, Subscription } from '@herald/bus';
 import { EmbeddedPostgres, createServiceDataSource, migrateSchema } from '@herald/database';
 import { EventStore, StreamProcessor, TimerPoller, eventStoreMigrations } from '@herald/event-store';
 import { TestHttpApp, ensureHeraldTopics, startTestHttpApp } from '@herald/runtime';
+import { acceptedTrigger } from '@herald/testing';
 import { workflowEngine } from '@herald/workflow-engine';
 import { percentile, progressWriter } from '../shared/bench-kit';
 
@@ -546,23 +544,9 @@ const slugOf = (workflow: WorkflowName): string => `bench-${workflow}`;
 function triggerMessages(workflow: WorkflowName, count: number, tag: string): OutgoingMessage[] {
   const acceptedAt = new Date();
   return Array.from({ length: count }, (_, i) => {
-    const messageId = randomUUID();
-    const runIdOf = deterministicUuid(messageId, '0');
     const distinctId = `u-${tag}-${i}`;
     const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-    const payload: TriggerAccepted = {
-      message_id: messageId,
-      recipient_index: 0,
-      recipient_count: 1,
-      workspace_slug: 'bench',
-      workflow: slugOf(workflow),
-      recipient,
-      data: { order: i },
-      attachments: [],
-      accepted_via: 'api',
-      accepted_at: acceptedAt.toISOString(),
-    };
-    return { key: recipientKey(WORKSPACE, recipient, runIdOf), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runIdOf, WORKSPACE, acceptedAt, payload)) };
+    return acceptedTrigger(WORKSPACE, slugOf(workflow), recipient, { order: i }, { acceptedAt, workspaceSlug: 'bench' }).message;
   });
 }
 
@@ -1032,23 +1016,9 @@ async function startEngineHarness(options: Options, label: string): Promise<Engi
 function accumulatingTriggers(slug: string, recipients: number, count: number, tag: string): OutgoingMessage[] {
   const acceptedAt = new Date();
   return Array.from({ length: count }, (_, i) => {
-    const messageId = randomUUID();
-    const runIdOf = deterministicUuid(messageId, '0');
     const distinctId = `u-${tag}-${i % recipients}`;
     const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-    const payload: TriggerAccepted = {
-      message_id: messageId,
-      recipient_index: 0,
-      recipient_count: 1,
-      workspace_slug: 'bench',
-      workflow: slug,
-      recipient,
-      data: { project: 'apollo', n: i },
-      attachments: [],
-      accepted_via: 'api',
-      accepted_at: acceptedAt.toISOString(),
-    };
-    return { key: recipientKey(WORKSPACE, recipient, runIdOf), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runIdOf, WORKSPACE, acceptedAt, payload)) };
+    return acceptedTrigger(WORKSPACE, slug, recipient, { project: 'apollo', n: i }, { acceptedAt, workspaceSlug: 'bench' }).message;
   });
 }
 

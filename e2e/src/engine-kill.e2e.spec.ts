@@ -8,18 +8,16 @@ import {
   DefinitionChanged,
   DeliveryRequested,
   TOPICS,
-  TRIGGER_ACCEPTED_TYPE,
-  TriggerAccepted,
   deliveryTopic,
   deterministicUuid,
   envelopeOf,
   parseEnvelope,
-  recipientKey,
 } from '@herald/contracts';
 import { KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
 import { ensureHeraldTopics } from '@herald/runtime';
 import {
   RunningProcess,
+  acceptedTrigger,
   createTemporaryDatabase,
   expectEventually,
   freePort,
@@ -193,29 +191,6 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     ]);
   };
 
-  /** One trigger.accepted for one recipient, as ingest-api publishes it. */
-  const acceptedTrigger = (
-    workflow: string,
-    recipient: TriggerAccepted['recipient'],
-    data: Record<string, unknown>,
-    { messageId = randomUUID(), acceptedAt = new Date() }: { messageId?: string; acceptedAt?: Date } = {},
-  ): { key: string; value: string } => {
-    const runId = deterministicUuid(messageId, '0');
-    const payload: TriggerAccepted = {
-      message_id: messageId,
-      recipient_index: 0,
-      recipient_count: 1,
-      workspace_slug: 'staging',
-      workflow,
-      recipient,
-      data,
-      attachments: [],
-      accepted_via: 'api',
-      accepted_at: acceptedAt.toISOString(),
-    };
-    return { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, acceptedAt, payload)) };
-  };
-
   /** One trigger.accepted per recipient, as ingest-api publishes them; each run waits its own number of seconds. */
   const publishTriggers = async (count: number): Promise<void> => {
     const publishedAt = Date.now();
@@ -226,7 +201,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       const waitS = MIN_WAIT_S + Math.floor(random() * (MAX_WAIT_S - MIN_WAIT_S + 1));
       runs.set(runId, { runId, distinctId, waitS, publishedAt });
       const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-      return acceptedTrigger('kill-flow', recipient, { wait: waitS }, { messageId, acceptedAt: new Date(publishedAt) });
+      return acceptedTrigger(workspace, 'kill-flow', recipient, { wait: waitS }, { messageId, acceptedAt: new Date(publishedAt) }).message;
     });
     await bus.publish(TOPICS.triggerAccepted.name, messages);
   };
@@ -571,7 +546,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       for (const group of groups) {
         expected.set(`${distinctId}/${group}`, perGroup);
         for (let i = 0; i < perGroup; i += 1) {
-          messages.push(acceptedTrigger('batch-flow', recipient, { group, n: i }));
+          messages.push(acceptedTrigger(workspace, 'batch-flow', recipient, { group, n: i }).message);
         }
       }
     }
@@ -632,7 +607,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
         for (let i = 0; i < waves[wave]; i += 1) {
           const n = wave * 100 + i;
           expected.set(distinctId, [...(expected.get(distinctId) ?? []), n]);
-          messages.push(acceptedTrigger('digest-flow', recipient, { n }));
+          messages.push(acceptedTrigger(workspace, 'digest-flow', recipient, { n }).message);
         }
       }
       await bus.publish(TOPICS.triggerAccepted.name, messages);

@@ -4,3 +4,4 @@ export * from './processes';
 export * from './tcp-proxy';
 export * from './temporary-database';
 export * from './openapi-response-check';
+export * from './accepted-trigger';

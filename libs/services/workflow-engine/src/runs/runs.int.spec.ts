@@ -18,11 +18,10 @@ import {
   deterministicUuid,
   envelopeOf,
   parseEnvelope,
-  recipientKey,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDatabase, runModeTargets, startTestHttpApp } from '@herald/runtime';
-import { expectEventually, fetchJson, openApiResponseChecker } from '@herald/testing';
+import { acceptedTrigger, expectEventually, fetchJson, openApiResponseChecker } from '@herald/testing';
 import { engineOpenApi } from '../openapi/engine-openapi';
 import { workflowEngine } from '../workflow-engine.module';
 import { RunHost } from './run-host';
@@ -258,24 +257,9 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
   const announceWorkflow = (slug: string, definition: unknown): Promise<void> => announce('workflow', slug, { slug, version_no: 1, is_enabled: true, hash: 'h', definition });
 
   async function trigger(workflow: string, distinctId: string, data: Record<string, unknown>): Promise<string> {
-    const messageId = randomUUID();
     const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-    const payload: TriggerAccepted = {
-      message_id: messageId,
-      recipient_index: 0,
-      recipient_count: 1,
-      workspace_slug: 'staging',
-      workflow,
-      recipient,
-      data,
-      attachments: [],
-      accepted_via: 'api',
-      accepted_at: new Date().toISOString(),
-    };
-    const runId = deterministicUuid(messageId, '0');
-    await bus.publish(TOPICS.triggerAccepted.name, [
-      { key: recipientKey(workspace, recipient, runId), value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) },
-    ]);
+    const { runId, message } = acceptedTrigger(workspace, workflow, recipient, data);
+    await bus.publish(TOPICS.triggerAccepted.name, [message]);
     return runId;
   }
 
@@ -400,11 +384,8 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.audience_preferences WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 1 }]));
 
     // A bare distinct_id: the channels come from the stored profile.
-    const messageId = randomUUID();
-    const recipient = { kind: 'user' as const, distinct_id: 'pat', is_transient: false, inline: false, channels: {}, properties: {} };
-    const runId = deterministicUuid(messageId, '0');
-    const payload: TriggerAccepted = { message_id: messageId, recipient_index: 0, recipient_count: 1, workspace_slug: 'staging', workflow: 'alert', recipient, data: {}, attachments: [], accepted_via: 'api', accepted_at: new Date().toISOString() };
-    await bus.publish(TOPICS.triggerAccepted.name, [{ key: `${workspace}:pat`, value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, 1, runId, workspace, new Date(), payload)) }]);
+    const { runId, message } = acceptedTrigger(workspace, 'alert', { kind: 'user', distinct_id: 'pat', is_transient: false, inline: false, channels: {}, properties: {} }, {});
+    await bus.publish(TOPICS.triggerAccepted.name, [message]);
 
     await expectEventually(() => expect(smsDeliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
     expect(smsDeliveries.find((d) => d.run_id === runId)).toMatchObject({ destination: { identities: ['+14155550100'] }, render_data: expect.objectContaining({ $recipient: expect.objectContaining({ name: 'Pat' }) }) });
