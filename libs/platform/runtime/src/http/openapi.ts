@@ -59,7 +59,8 @@ function mergeNamed(into: Record<string, unknown>, from: Readonly<Record<string,
 
 /**
  * What every `{base_url}` fragment shares, defined once so that fragments merge: the
- * error bodies of interface section 7 and the two ways to authenticate.
+ * error bodies of interface section 7, the two ways to authenticate, and the meta of
+ * cursor-paged lists.
  */
 export const PUBLIC_API_SHARED = {
   security: [{ BearerAuth: [] }, { WorkspaceSignature: [] }],
@@ -84,6 +85,20 @@ export const PUBLIC_API_SHARED = {
       required: ['code', 'message'],
       additionalProperties: false,
       properties: { code: { type: 'integer' }, message: { type: 'string' } },
+    },
+    /** The page meta of every cursor-paged list (users, objects, lists, messages, inbox). */
+    CursorMeta: {
+      type: 'object',
+      required: ['limit', 'count', 'before', 'after', 'has_prev', 'has_next'],
+      additionalProperties: false,
+      properties: {
+        limit: { type: 'integer' },
+        count: { type: 'integer' },
+        before: { type: ['string', 'null'], description: 'Cursor of the previous page; null when there is none' },
+        after: { type: ['string', 'null'], description: 'Cursor of the next page; null when there is none' },
+        has_prev: { type: 'boolean' },
+        has_next: { type: 'boolean' },
+      },
     },
   },
 } as const;

@@ -35,18 +35,7 @@ export const dispatchOpenApi = {
               type: 'object',
               required: ['meta', 'results'],
               properties: {
-                meta: {
-                  type: 'object',
-                  required: ['count', 'limit', 'has_prev', 'before', 'has_next', 'after'],
-                  properties: {
-                    count: { type: 'integer' },
-                    limit: { type: 'integer' },
-                    has_prev: { type: 'boolean' },
-                    before: nullableString,
-                    has_next: { type: 'boolean' },
-                    after: nullableString,
-                  },
-                },
+                meta: ref('CursorMeta'),
                 results: { type: 'array', items: ref('InboxMessage') },
               },
             },

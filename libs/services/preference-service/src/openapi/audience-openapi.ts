@@ -555,19 +555,6 @@ export const audienceOpenApi = {
           updated_at: { type: 'string', format: 'date-time' },
         },
       },
-      CursorMeta: {
-        type: 'object',
-        required: ['limit', 'count', 'before', 'after', 'has_prev', 'has_next'],
-        additionalProperties: false,
-        properties: {
-          limit: { type: 'integer' },
-          count: { type: 'integer' },
-          before: { type: ['string', 'null'], description: 'Cursor of the previous page (the first id of this one); null on an empty page' },
-          after: { type: ['string', 'null'], description: 'Cursor of the next page (the last id of this one); null on an empty page' },
-          has_prev: { type: 'boolean' },
-          has_next: { type: 'boolean' },
-        },
-      },
       OffsetMeta: { type: 'object', required: ['count', 'limit', 'offset'], properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
       Tenant: {
         type: 'object',

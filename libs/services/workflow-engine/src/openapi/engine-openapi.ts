@@ -92,18 +92,7 @@ export const engineOpenApi = {
               type: 'object',
               required: ['meta', 'results'],
               properties: {
-                meta: {
-                  type: 'object',
-                  required: ['count', 'limit', 'has_prev', 'before', 'has_next', 'after'],
-                  properties: {
-                    count: { type: 'integer' },
-                    limit: { type: 'integer' },
-                    has_prev: { type: 'boolean' },
-                    before: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-                    has_next: { type: 'boolean' },
-                    after: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-                  },
-                },
+                meta: ref('CursorMeta'),
                 results: { type: 'array', items: ref('Message') },
               },
             },
