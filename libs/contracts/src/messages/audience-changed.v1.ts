@@ -80,6 +80,15 @@ export interface ProfileChanged {
   readonly profile?: { readonly properties: JsonRecord; readonly channels: JsonRecord };
 }
 
+/** The locale and zone a stored profile's properties name (`$locale`, else `$preferred_language`; `$timezone`), for whoever reads a profile. */
+export function profileLocaleAndTimezone(properties: JsonRecord): { readonly locale?: string; readonly timezone?: string } {
+  const text = (key: string): string | undefined => (typeof properties[key] === 'string' ? (properties[key] as string) : undefined);
+  const locale = text('$locale') ?? text('$preferred_language');
+  const timezone = text('$timezone');
+  // An empty string names nothing: the reader falls back as if the property were absent.
+  return { ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
+}
+
 /** A recipient's preferences in one scope (global, or `tenant_id`), whole: `PreferenceSnapshot.subject` of @herald/audience. */
 export interface PreferencesChanged {
   readonly kind: 'preferences';

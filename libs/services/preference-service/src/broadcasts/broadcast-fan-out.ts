@@ -15,6 +15,7 @@ import {
   deterministicUuid,
   envelopeOf,
   parseBroadcastAccepted,
+  profileLocaleAndTimezone,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
@@ -123,17 +124,14 @@ function memberRecipient(member: MemberRow): UserRecipient {
     { properties: member.global_properties as JsonObject, channels: member.global_channels ?? {} },
     member.tenant_properties === null ? undefined : { properties: member.tenant_properties as JsonObject, channels: member.tenant_channels ?? {} },
   );
-  const text = (key: string): string | undefined => (typeof stored?.properties[key] === 'string' ? (stored.properties[key] as string) : undefined);
-  const locale = text('$locale') ?? text('$preferred_language');
-  const timezone = text('$timezone');
+  const properties = (stored?.properties ?? {}) as JsonRecord;
   return {
     kind: 'user',
     distinct_id: member.distinct_id,
     is_transient: false,
     inline: false,
     channels: (stored?.channels ?? {}) as InlineChannels,
-    properties: (stored?.properties ?? {}) as JsonRecord,
-    ...(locale === undefined ? {} : { locale }),
-    ...(timezone === undefined ? {} : { timezone }),
+    properties,
+    ...profileLocaleAndTimezone(properties),
   };
 }

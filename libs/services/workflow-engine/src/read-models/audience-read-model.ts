@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SubjectPreferences, TenantPreferences } from '@herald/audience';
-import { AUDIENCE_CHANGED_TYPE, AudienceChanged, AudienceSubject, InlineChannels, JsonRecord, Recipient, TOPICS, parseAudienceChanged } from '@herald/contracts';
+import { AUDIENCE_CHANGED_TYPE, AudienceChanged, AudienceSubject, InlineChannels, JsonRecord, Recipient, TOPICS, parseAudienceChanged, profileLocaleAndTimezone } from '@herald/contracts';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { StoredProfile, TenantContext } from '@herald/workflow';
 
@@ -30,10 +30,7 @@ function storedProfile(ordered: ReadonlyArray<{ properties: JsonRecord; channels
   if (ordered.length === 0) return undefined;
   const properties: JsonRecord = Object.assign({}, ...ordered.map((r) => r.properties));
   const channels = Object.assign({}, ...ordered.map((r) => r.channels)) as InlineChannels;
-  const text = (key: string): string | undefined => (typeof properties[key] === 'string' ? (properties[key] as string) : undefined);
-  const locale = text('$locale') ?? text('$preferred_language');
-  const timezone = text('$timezone');
-  return { properties, channels, ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
+  return { properties, channels, ...profileLocaleAndTimezone(properties) };
 }
 
 /**
