@@ -25,7 +25,7 @@ import {
   RetryPolicy,
   Subscription,
 } from '@herald/bus';
-import { percentile, progressWriter, unreachableBrokers } from '../shared/bench-kit';
+import { BenchError, percentile, progressWriter, runBenchMain, unreachableBrokers } from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -144,8 +144,6 @@ function parseOptions(argv: readonly string[]): Options {
 
 class UsageError extends Error {}
 
-/** A failure explained in its message; printed without a stack. */
-class BenchError extends Error {}
 
 // ---------------------------------------------------------------------------------
 // Output
@@ -861,21 +859,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    // Everything is closed by now; should a client leave a handle open, do not hang.
-    setTimeout(() => process.exit(code), 5_000).unref();
-  },
-  (error: unknown) => {
-    const detail =
-      error instanceof BenchError
-        ? error.message
-        : error instanceof Error
-          ? (error.stack ?? error.message)
-          : String(error);
-    process.stderr.write(`bench:bus failed: ${detail}\n`);
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 5_000).unref();
-  },
-);
+runBenchMain('bus', main);

@@ -39,7 +39,7 @@ import { EventStore, StreamProcessor, TimerPoller, eventStoreMigrations } from '
 import { TestHttpApp, ensureHeraldTopics, startTestHttpApp } from '@herald/runtime';
 import { acceptedTrigger } from '@herald/testing';
 import { workflowEngine } from '@herald/workflow-engine';
-import { percentile, progressWriter } from '../shared/bench-kit';
+import { BenchError, percentile, progressWriter, runBenchMain } from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -126,7 +126,6 @@ HERALD_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; 
 temporary database is created on it and dropped at the end).`;
 
 class UsageError extends Error {}
-class BenchError extends Error {}
 
 function parseOptions(argv: readonly string[]): Options {
   const flags = new Set(['--json', '--help', '--query-stats']);
@@ -1252,15 +1251,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), 5_000).unref();
-  },
-  (error: unknown) => {
-    const detail = error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`bench:engine failed: ${detail}\n`);
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 5_000).unref();
-  },
-);
+runBenchMain('engine', main);

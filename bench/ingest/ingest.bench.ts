@@ -48,7 +48,7 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { percentile, progressWriter, unreachableBrokers } from '../shared/bench-kit';
+import { BenchError, percentile, progressWriter, runBenchMain, unreachableBrokers } from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -109,8 +109,6 @@ mode; default postgres://postgres@127.0.0.1:5432/postgres).`;
 
 class UsageError extends Error {}
 
-/** A failure explained in its message; printed without a stack. */
-class BenchError extends Error {}
 
 function parseOptions(argv: readonly string[]): Options {
   const flags = new Set(['--json', '--keep', '--idempotency-keys', '--help']);
@@ -1178,16 +1176,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    // Everything is closed by now; should a client leave a handle open, do not hang.
-    setTimeout(() => process.exit(code), 5_000).unref();
-  },
-  (error: unknown) => {
-    const detail = error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`bench:ingest failed: ${detail}\n`);
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 5_000).unref();
-  },
-);
+runBenchMain('ingest', main);

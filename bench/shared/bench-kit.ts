@@ -44,3 +44,25 @@ export async function unreachableBrokers(brokers: readonly string[]): Promise<st
   }
   return errors.join('; ');
 }
+
+/** A failure explained in its message; `runBenchMain` prints it without a stack. */
+export class BenchError extends Error {}
+
+/**
+ * Runs a bench's main and exits with its code. Everything is closed by then; should a
+ * client leave a handle open, the process still exits after 5 s instead of hanging.
+ */
+export function runBenchMain(name: string, main: () => Promise<number>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+      setTimeout(() => process.exit(code), 5_000).unref();
+    },
+    (error: unknown) => {
+      const detail = error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+      process.stderr.write(`bench:${name} failed: ${detail}\n`);
+      process.exitCode = 1;
+      setTimeout(() => process.exit(1), 5_000).unref();
+    },
+  );
+}
