@@ -440,6 +440,10 @@ describeRendered.each(overlays)('overlay %s', (overlay) => {
       const grace = d.spec.template.spec.terminationGracePeriodSeconds ?? 30;
       expect(grace).toBeGreaterThanOrEqual(30);
       expect(grace).toBeGreaterThan(preStopSeconds + shutdownMs / 1000);
+      // Every service serves routes behind the Ingress (health at least, and the public
+      // API for all but management-api's own host), so each keeps serving while its
+      // endpoint removal propagates instead of refusing requests already routed to it.
+      expect(preStopSeconds).toBeGreaterThanOrEqual(5);
     });
 
     it('is annotated for Prometheus scraping of /metrics on its port', () => {
