@@ -14,6 +14,10 @@ const DERIVED_STATUS: Record<string, readonly string[]> = {
   delivered: ['delivered'],
   seen: ['seen'],
   clicked: ['clicked'],
+  // The stored statuses a row shows are accepted as filters too: a client that reads
+  // `status: delivery_failure` from a row can filter by what it read.
+  sent_by_vendor: ['sent_by_vendor'],
+  delivery_failure: ['delivery_failure'],
 };
 
 interface MessageRow {
@@ -67,7 +71,7 @@ export class MessageLog {
       return value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
     };
     const statuses = list('status');
-    for (const status of statuses) if (!(status in DERIVED_STATUS)) errors.push({ path: 'status[]', message: `unknown status ${status}` });
+    for (const status of statuses) if (!(status in DERIVED_STATUS)) errors.push({ path: 'status[]', message: `unknown status ${status}: must be one of ${Object.keys(DERIVED_STATUS).join(', ')}` });
     if (statuses.length > 0) add('status = ANY(?::text[])', statuses.flatMap((s) => DERIVED_STATUS[s] ?? []));
     if (query.channel !== undefined) {
       if (!(CHANNELS as readonly string[]).includes(String(query.channel))) errors.push({ path: 'channel', message: `must be one of ${CHANNELS.join(', ')}` });

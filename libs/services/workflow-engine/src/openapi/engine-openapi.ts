@@ -74,7 +74,7 @@ export const engineOpenApi = {
           query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, 'Page size'),
           query('after', { type: 'string' }, 'Cursor of the next (older) page; wins over before'),
           query('before', { type: 'string' }, 'Cursor of the previous (newer) page'),
-          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked'] } }, 'Derived statuses, ORed'), style: 'form', explode: true },
+          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked', 'sent_by_vendor', 'delivery_failure'] } }, 'Statuses, ORed: a derived status of the reference, or a stored status as a row shows it'), style: 'form', explode: true },
           query('channel', { type: 'string' }, 'Channel'),
           { ...query('recipient_id[]', strings, 'Recipient distinct_ids, ORed'), style: 'form', explode: true },
           { ...query('category[]', strings, 'Categories, ORed'), style: 'form', explode: true },

@@ -356,6 +356,9 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(((await call('GET', 'v1/message/?status[]=triggered&workflow_slug=onboarding', undefined, otherApiKey)).body as { results: unknown[] }).results).toEqual([]);
     expect(await call('GET', 'v1/message/?limit=0&channel=fax')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/limit: .*channel: /) } });
     expect(await call('GET', 'v1/message/?after=not-a-cursor')).toMatchObject({ status: 400 });
+    // A stored status, as rows show it, filters too; an unknown one is refused with the valid ones listed.
+    expect(await call('GET', 'v1/message/?status[]=delivery_failure&workflow_slug=onboarding')).toMatchObject({ status: 200, body: { meta: { count: 0 } } });
+    expect(await call('GET', 'v1/message/?status[]=failed')).toMatchObject({ status: 400, body: { detail: expect.stringContaining('must be one of triggered, delivery_failed') } });
   });
 
   it('cancels a waiting run by execution_id, deletes its timer, and shows it in the run log', async () => {
