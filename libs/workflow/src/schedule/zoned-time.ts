@@ -27,8 +27,15 @@ export const DAY_MS = 86_400_000;
  */
 export const MAX_OFFSET_MS = 14 * HOUR_MS;
 
+/** An offset form (`+05:30`, `-0800`): not an IANA name. */
+const OFFSET_LIKE = /^[+-]\d/;
+
 /** Whether the runtime knows the zone (an IANA name like America/New_York, or UTC). */
 export function isValidZone(zone: string): boolean {
+  // Node 22+ (newer ICU) also takes offsets such as `+05:30` as a timeZone; Node 20 does
+  // not. Zones are IANA names here, so an offset is refused on every runtime: a run must
+  // decide the same way whichever Node version replays it.
+  if (OFFSET_LIKE.test(zone)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch {
