@@ -13,6 +13,7 @@ import {
   SdkSignedRequest,
   signSdkRequest,
   stringToSign,
+  sdkSignatureReplayKey,
   verifySdkSignature,
 } from './sdk-signature';
 
@@ -314,5 +315,36 @@ describe('parseSdkAuthorization', () => {
     const parsed = parseSdkAuthorization(`ws:prod:key:${sig}`);
     expect(parsed).toMatchObject({ ok: true, workspaceKey: 'ws:prod:key' });
     expect(parsed.ok && parsed.signature.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});
+
+describe('sdkSignatureReplayKey', () => {
+  it('is the same for an exact replay and differs when the Date or the signature does', () => {
+    const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
+    const key = sdkSignatureReplayKey(req.authorization, req.date);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(sdkSignatureReplayKey(` ${req.authorization} `, req.date)).toBe(key);
+    const resigned = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, date: new Date(NOW.getTime() + 1000) });
+    expect(sdkSignatureReplayKey(resigned.authorization, resigned.date)).not.toBe(key);
+    const otherBody = sdkRequest({ method: 'POST', path: 'trigger/', body: `${triggerBody} ` });
+    expect(sdkSignatureReplayKey(otherBody.authorization, otherBody.date)).not.toBe(key);
+  });
+
+  it('hashes the signature bytes: another base64 spelling of the same signature is the same request', () => {
+    const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
+    const [key, sig] = (req.authorization as string).split(':');
+    // 32 bytes in 43 base64 characters leave 2 unused bits in the last one: flipping them decodes the same.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const last = alphabet.indexOf(sig[42]);
+    const respelled = `${sig.slice(0, 42)}${alphabet[last ^ 0b11]}=`;
+    expect(respelled).not.toBe(sig);
+    expect(Buffer.from(respelled, 'base64').equals(Buffer.from(sig, 'base64'))).toBe(true);
+    expect(verifySdkSignature({ ...req, authorization: `${key}:${respelled}` }, lookup, NOW)).toEqual({ ok: true, workspaceKey: KEY });
+    expect(sdkSignatureReplayKey(`${key}:${respelled}`, req.date)).toBe(sdkSignatureReplayKey(req.authorization, req.date));
+  });
+
+  it('is undefined for a Bearer key or a malformed header', () => {
+    expect(sdkSignatureReplayKey('Bearer abc', NOW.toUTCString())).toBeUndefined();
+    expect(sdkSignatureReplayKey(undefined, NOW.toUTCString())).toBeUndefined();
   });
 });
