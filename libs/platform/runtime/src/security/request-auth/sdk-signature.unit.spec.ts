@@ -257,6 +257,20 @@ describe('verifySdkSignature', () => {
     expect(verifySdkSignature({ ...plain, requestUri: '/v1/user/u1/?limit=1' }, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
   });
 
+  it.each([
+    ['the empty md5 field the SDKs sign', ''],
+    ['the md5 of zero bytes', 'd41d8cd98f00b204e9800998ecf8427e'],
+  ])('refuses a body sent under a signature of an empty body (%s), and an empty body under a signature of a body', (_form, emptyMd5) => {
+    const date = NOW.toUTCString();
+    const emptySigned = computeSdkSignature({ method: 'POST', contentMd5: emptyMd5, contentType: CONTENT_TYPE, date, requestUri: '/trigger/' }, SECRET);
+    const withBody = { method: 'POST', requestUri: '/trigger/', contentType: CONTENT_TYPE, date, body: Buffer.from(triggerBody), authorization: `${KEY}:${emptySigned}` };
+    expect(verifySdkSignature({ ...withBody, body: undefined }, lookup, NOW)).toEqual({ ok: true, workspaceKey: KEY });
+    expect(verifySdkSignature(withBody, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    const bodySigned = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
+    expect(verifySdkSignature({ ...bodySigned, body: undefined }, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    expect(verifySdkSignature({ ...bodySigned, body: Buffer.alloc(0) }, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+  });
+
   it('signs the path, the method and the Content-Type', () => {
     const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
     expect(verifySdkSignature({ ...req, requestUri: '/event/' }, lookup, NOW)).toMatchObject({ reason: 'signature_mismatch' });
