@@ -1,5 +1,5 @@
-import { BroadcastAccepted, EventAccepted, TOPICS, TriggerAccepted } from '@herald/contracts';
-import { runModeTargets, sdkSignedRequest } from '@herald/runtime';
+import { BroadcastAccepted, EventAccepted, TOPICS, TriggerAccepted, deterministicUuid } from '@herald/contracts';
+import { runModeTargets, sdkSignatureReplayKey, sdkSignedRequest } from '@herald/runtime';
 import { expectEventually, fetchJson } from '@herald/testing';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
 
@@ -121,6 +121,25 @@ describe.each(runModeTargets())('replays of signed requests ($name)', ({ databas
     const accepted = await send();
     expect(accepted).toMatchObject({ status: 202 });
     expect(await send()).toEqual(accepted);
+  });
+
+  it('takes over the claim of a signed request that died, and publishes it with the message id derived from the signature', async () => {
+    const path = 'trigger/';
+    const init = sdkSignedRequest(`${t.app.url}${path}`, 'POST', credentials(), { body: JSON.stringify({ workflow: 'welcome', recipients: ['died-mid-way'] }) });
+    const headers = init.headers as Record<string, string>;
+    const replayKey = sdkSignatureReplayKey(headers.authorization, headers.date) as string;
+    // The first request claimed, then died before publishing: a pending claim past its 5 s lease.
+    await t.sql(
+      `INSERT INTO ingest.signed_requests (workspace_id, replay_key, state, claimed_at, expires_at)
+       VALUES ($1, $2, 'pending', now() - interval '6 seconds', now() + interval '30 minutes')`,
+      [t.workspace.id, replayKey],
+    );
+    const replay = await fetchJson(`${t.app.url}${path}`, init);
+    const derived = deterministicUuid('signed-request', t.workspace.id, replayKey, '0');
+    expect(replay).toEqual({ status: 202, body: { message_id: derived, status: 'success' } });
+    expect(await fetchJson(`${t.app.url}${path}`, init)).toEqual(replay);
+    await markTrigger('died-mid-way');
+    expect(unmarked(triggersOf('died-mid-way')).map((p) => p.message_id)).toEqual([derived]);
   });
 
   it('keeps Bearer requests out of it: the same body twice is two triggers', async () => {
