@@ -20,4 +20,5 @@ export * from './testing/test-http-app';
 export * from './security/request-auth';
 export * from './http/openapi';
 export * from './testing/run-mode-targets';
+export * from './testing/sdk-signed-request';
 export * from './nest/workspace-auth';

@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { Acceptance } from './acceptance/acceptance';
 import { IdempotencyLedger } from './acceptance/idempotency-ledger';
+import { SignedRequestLedger } from './acceptance/signed-request-ledger';
+import { SignedRequestReplays } from './acceptance/signed-request-replays';
 import { BroadcastController } from './http/broadcast.controller';
 import { EventController } from './http/event.controller';
 import { TriggerController } from './http/trigger.controller';
@@ -21,7 +23,7 @@ export class IngestApiModule {
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
       ],
       controllers: [TriggerController, EventController, BroadcastController],
-      providers: [WorkflowReadModel, IdempotencyLedger, Acceptance, KafkaIngressConsumer],
+      providers: [WorkflowReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
     };
   }
 }

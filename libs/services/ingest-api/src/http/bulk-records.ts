@@ -15,20 +15,21 @@ export interface BulkResponse {
 /**
  * Validates and accepts each record on its own, concurrently: one bad record does not
  * fail the others, and the records' results keep the request's order. A body with no
- * records or more than 100 fails as a whole (400).
+ * records or more than 100 fails as a whole (400). `accept` gets the record's index,
+ * from which a signed request derives the record's message id.
  */
 export async function acceptBulk<T>(
   body: readonly unknown[],
   validate: (record: unknown) => ParseResult<T>,
-  accept: (record: T) => Promise<{ readonly messageId: string }>,
+  accept: (record: T, index: number) => Promise<{ readonly messageId: string }>,
 ): Promise<BulkResponse> {
   const validation = validateBulk(body, validate);
   if (!validation.ok) throw HeraldError.validation(validation.errors);
   const records = await Promise.all(
-    validation.records.map(async (record): Promise<BulkRecordResult> => {
+    validation.records.map(async (record, index): Promise<BulkRecordResult> => {
       try {
         if (!record.ok) throw HeraldError.validation(record.errors);
-        const accepted = await accept(record.value);
+        const accepted = await accept(record.value, index);
         return { status: 'success', status_code: 202, message_id: accepted.messageId };
       } catch (error) {
         if (!(error instanceof HeraldError)) throw error;

@@ -2,16 +2,23 @@ import { Controller, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { Acceptance } from '../acceptance/acceptance';
+import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { validateTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
 import { ingestBody } from './request-body';
 import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 
-/** `POST /trigger/`: one object → 202, an array (bulk) → 207 per record. */
+/**
+ * `POST /trigger/`: one object → 202, an array (bulk) → 207 per record. An exact replay
+ * of a signed request is answered as the first was, starting nothing (SignedRequestReplays).
+ */
 @Controller('trigger')
 @UseGuards(WorkspaceAuthGuard)
 export class TriggerController {
-  constructor(private readonly acceptance: Acceptance) {}
+  constructor(
+    private readonly acceptance: Acceptance,
+    private readonly replays: SignedRequestReplays,
+  ) {}
 
   @Post()
   async trigger(
@@ -19,15 +26,17 @@ export class TriggerController {
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ message_id: string; status: 'success' } | BulkResponse> {
-    const body = ingestBody(request);
-    if (Array.isArray(body)) {
-      void reply.status(207);
-      return acceptBulk(body, validateTrigger, (trigger) => this.acceptance.acceptTrigger(workspace, trigger, 'api'));
-    }
-    const trigger = validateTrigger(body);
-    if (!trigger.ok) throw HeraldError.validation(trigger.errors);
-    const accepted = await this.acceptance.acceptTrigger(workspace, trigger.value, 'api');
-    void reply.status(202);
-    return { message_id: accepted.messageId, status: 'success' };
+    const answer = await this.replays.answerOnce(workspace, request, async (messageIdAt) => {
+      const body = ingestBody(request);
+      if (Array.isArray(body)) {
+        return { status: 207, body: await acceptBulk(body, validateTrigger, (trigger, index) => this.acceptance.acceptTrigger(workspace, trigger, 'api', messageIdAt(index))) };
+      }
+      const trigger = validateTrigger(body);
+      if (!trigger.ok) throw HeraldError.validation(trigger.errors);
+      const accepted = await this.acceptance.acceptTrigger(workspace, trigger.value, 'api', messageIdAt(0));
+      return { status: 202, body: { message_id: accepted.messageId, status: 'success' } };
+    });
+    void reply.status(answer.status);
+    return answer.body as { message_id: string; status: 'success' } | BulkResponse;
   }
 }

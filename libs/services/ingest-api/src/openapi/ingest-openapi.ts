@@ -25,7 +25,7 @@ const errorResponses = (...statuses: number[]): Record<string, Schema> =>
           400: 'Validation error: every failing field by its path in `detail`',
           401: 'Missing or invalid API key or signature',
           404: 'Unknown or disabled workflow, or (broadcast) a workspace key of another workspace',
-          409: 'A request with this $idempotency_key is still being processed; retry',
+          409: 'A request with this $idempotency_key, or the signed request this one replays, is still being processed; retry',
           413: 'Body larger than 800 KB',
           503: 'Herald cannot accept requests now (broker or database unavailable); retry',
         }[status] ?? 'Error',

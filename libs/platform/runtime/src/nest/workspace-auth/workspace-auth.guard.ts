@@ -3,13 +3,22 @@ import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { HeraldLogger } from '../../logging/logger';
 import { authorizationKind, parseBearerToken } from '../../security/request-auth/bearer-token';
-import { parseSdkAuthorization, verifySdkSignature } from '../../security/request-auth/sdk-signature';
+import { parseSdkAuthorization, sdkSignatureReplayKey, verifySdkSignature } from '../../security/request-auth/sdk-signature';
 import { CLOCK, Clock, HERALD_LOGGER } from '../tokens';
 import { AuthenticatedWorkspace, WorkspaceCredentials } from './workspace-credentials';
 
 export const WORKSPACE_CREDENTIALS = Symbol('WORKSPACE_CREDENTIALS');
 
-export type AuthenticatedRequest = FastifyRequest & { rawBody?: Buffer; workspace?: AuthenticatedWorkspace };
+export type AuthenticatedRequest = FastifyRequest & {
+  rawBody?: Buffer;
+  workspace?: AuthenticatedWorkspace;
+  /**
+   * Set when the request was proven by an SDK signature (not a Bearer key): the same
+   * for every exact replay of it (`sdkSignatureReplayKey`), so a service can answer a
+   * replay inside the clock window as a repeat instead of doing the work again.
+   */
+  signatureReplayKey?: string;
+};
 
 /**
  * `{base_url}` authentication (decisions.md): `Bearer <api_key>`, or the SuprSend SDK
@@ -65,7 +74,10 @@ export class WorkspaceAuthGuard implements CanActivate {
     let failure = { reason: 'unknown_workspace_key', detail: 'no workspace has this workspace key' };
     for (const candidate of candidates) {
       const result = verifySdkSignature(signed, () => candidate.secret, this.clock.now());
-      if (result.ok) return candidate.workspace;
+      if (result.ok) {
+        request.signatureReplayKey = sdkSignatureReplayKey(authorization, signed.date);
+        return candidate.workspace;
+      }
       failure = result;
     }
     if (candidates.length === 0) {

@@ -244,3 +244,25 @@ export function verifySdkSignature(
   }
   return { ok: true, workspaceKey: auth.workspaceKey };
 }
+
+/**
+ * The identity of a signed request, for refusing to run an exact replay twice: SHA-256
+ * over the workspace key, the decoded signature bytes and the Date header. The HMAC
+ * already covers method, body, Content-Type, Date and request target, so two requests
+ * share a key only if they carry the same signature, which is also true of the
+ * spellings the verifier accepts for one signature (an empty body signed either way, the
+ * path encoded or decoded). The bytes, not the base64 text, are hashed: the last base64
+ * character has two unused bits, so four spellings decode to one signature.
+ * Undefined when the Authorization header is not a signature.
+ */
+export function sdkSignatureReplayKey(authorization: string | undefined, date: string | undefined): string | undefined {
+  const auth = parseSdkAuthorization(authorization);
+  if (!auth.ok) return undefined;
+  return createHash('sha256')
+    .update(auth.workspaceKey, 'utf8')
+    .update('\0')
+    .update(auth.signature)
+    .update('\0')
+    .update(date ?? '', 'utf8')
+    .digest('hex');
+}

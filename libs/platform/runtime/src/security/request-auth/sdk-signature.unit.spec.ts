@@ -13,6 +13,7 @@ import {
   SdkSignedRequest,
   signSdkRequest,
   stringToSign,
+  sdkSignatureReplayKey,
   verifySdkSignature,
 } from './sdk-signature';
 
@@ -185,9 +186,31 @@ describe('verifySdkSignature', () => {
   });
 
   it('rejects a Date that is not an HTTP date, even when it is signed', () => {
-    for (const dateHeader of ['yesterday', '1763704800', 'Sat, 31 Nov 2026 06:00:00 GMT', 'Sat, 21 Nov 2026 06:00:00 UTC']) {
+    for (const dateHeader of ['yesterday', '1763704800', 'Sat, 31 Nov 2026 06:00:00 GMT', 'Sat, 21 Nov 2026 06:00:00 +0000', 'Sat, 21 Nov 2026 06:00:00 CET']) {
       const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, dateHeader });
       expect(verifySdkSignature(req, lookup, NOW)).toMatchObject({ ok: false, reason: 'malformed_date' });
+    }
+  });
+
+  /** The Java SDK's SimpleDateFormat("EEE, d MMM yyyy HH:mm:ss z", zone UTC), also what Go's time.RFC1123 gives for a UTC time. */
+  function javaSdkDate(date: Date): string {
+    const [weekday, , month, year, time] = date.toUTCString().split(' ');
+    return `${weekday} ${date.getUTCDate()} ${month} ${year} ${time} UTC`;
+  }
+
+  it.each([
+    ['Python and Go SDKs (GMT, two-digit day)', (d: Date) => d.toUTCString()],
+    ['Java SDK (UTC, one-digit day on days 1 to 9)', javaSdkDate],
+  ])('accepts the Date of the %s within the same 15-minute window', (_sdk, format) => {
+    const now = new Date(Date.UTC(2026, 10, 3, 20, 1, 15));
+    expect(javaSdkDate(now)).toBe('Tue, 3 Nov 2026 20:01:15 UTC');
+    for (const offset of [-15, 0, 15]) {
+      const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, dateHeader: format(new Date(now.getTime() + offset * MINUTE)) });
+      expect(verifySdkSignature(req, lookup, now)).toEqual({ ok: true, workspaceKey: KEY });
+    }
+    for (const offset of [-16, 16]) {
+      const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, dateHeader: format(new Date(now.getTime() + offset * MINUTE)) });
+      expect(verifySdkSignature(req, lookup, now)).toMatchObject({ ok: false, reason: 'date_out_of_range' });
     }
   });
 
@@ -232,6 +255,20 @@ describe('verifySdkSignature', () => {
     }
     const plain = sdkRequest({ method: 'GET', path: 'v1/user/u1/' });
     expect(verifySdkSignature({ ...plain, requestUri: '/v1/user/u1/?limit=1' }, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+  });
+
+  it.each([
+    ['the empty md5 field the SDKs sign', ''],
+    ['the md5 of zero bytes', 'd41d8cd98f00b204e9800998ecf8427e'],
+  ])('refuses a body sent under a signature of an empty body (%s), and an empty body under a signature of a body', (_form, emptyMd5) => {
+    const date = NOW.toUTCString();
+    const emptySigned = computeSdkSignature({ method: 'POST', contentMd5: emptyMd5, contentType: CONTENT_TYPE, date, requestUri: '/trigger/' }, SECRET);
+    const withBody = { method: 'POST', requestUri: '/trigger/', contentType: CONTENT_TYPE, date, body: Buffer.from(triggerBody), authorization: `${KEY}:${emptySigned}` };
+    expect(verifySdkSignature({ ...withBody, body: undefined }, lookup, NOW)).toEqual({ ok: true, workspaceKey: KEY });
+    expect(verifySdkSignature(withBody, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    const bodySigned = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
+    expect(verifySdkSignature({ ...bodySigned, body: undefined }, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    expect(verifySdkSignature({ ...bodySigned, body: Buffer.alloc(0) }, lookup, NOW)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
   });
 
   it('signs the path, the method and the Content-Type', () => {
@@ -292,5 +329,36 @@ describe('parseSdkAuthorization', () => {
     const parsed = parseSdkAuthorization(`ws:prod:key:${sig}`);
     expect(parsed).toMatchObject({ ok: true, workspaceKey: 'ws:prod:key' });
     expect(parsed.ok && parsed.signature.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});
+
+describe('sdkSignatureReplayKey', () => {
+  it('is the same for an exact replay and differs when the Date or the signature does', () => {
+    const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
+    const key = sdkSignatureReplayKey(req.authorization, req.date);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(sdkSignatureReplayKey(` ${req.authorization} `, req.date)).toBe(key);
+    const resigned = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, date: new Date(NOW.getTime() + 1000) });
+    expect(sdkSignatureReplayKey(resigned.authorization, resigned.date)).not.toBe(key);
+    const otherBody = sdkRequest({ method: 'POST', path: 'trigger/', body: `${triggerBody} ` });
+    expect(sdkSignatureReplayKey(otherBody.authorization, otherBody.date)).not.toBe(key);
+  });
+
+  it('hashes the signature bytes: another base64 spelling of the same signature is the same request', () => {
+    const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody });
+    const [key, sig] = (req.authorization as string).split(':');
+    // 32 bytes in 43 base64 characters leave 2 unused bits in the last one: flipping them decodes the same.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const last = alphabet.indexOf(sig[42]);
+    const respelled = `${sig.slice(0, 42)}${alphabet[last ^ 0b11]}=`;
+    expect(respelled).not.toBe(sig);
+    expect(Buffer.from(respelled, 'base64').equals(Buffer.from(sig, 'base64'))).toBe(true);
+    expect(verifySdkSignature({ ...req, authorization: `${key}:${respelled}` }, lookup, NOW)).toEqual({ ok: true, workspaceKey: KEY });
+    expect(sdkSignatureReplayKey(`${key}:${respelled}`, req.date)).toBe(sdkSignatureReplayKey(req.authorization, req.date));
+  });
+
+  it('is undefined for a Bearer key or a malformed header', () => {
+    expect(sdkSignatureReplayKey('Bearer abc', NOW.toUTCString())).toBeUndefined();
+    expect(sdkSignatureReplayKey(undefined, NOW.toUTCString())).toBeUndefined();
   });
 });
