@@ -1,4 +1,5 @@
 import {
+  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_RETRY_POLICY,
   IncomingMessage,
   MessageBus,
@@ -10,6 +11,7 @@ import {
   TopicSpec,
   retryDelayMs,
 } from '../message-bus.port';
+import { assertPublishable } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { BusJournal, JournalState } from '../journal/bus-journal.port';
@@ -25,6 +27,8 @@ export interface InProcessBusOptions extends DurabilityOptions {
    * it. Without one, messages and offsets live in this process's memory only.
    */
   readonly journal?: BusJournal;
+  /** Largest message accepted, counted as Kafka counts it, so both modes refuse the same messages. Default: Kafka's default. */
+  readonly maxMessageBytes?: number;
 }
 
 interface Topic {
@@ -107,6 +111,7 @@ export class InProcessBus implements MessageBus {
     if (this.durable) await this.durable.opened;
     this.assertOpen();
     const topic = this.requireTopic(topicName);
+    assertPublishable(topicName, messages, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const timestamp = Date.now();
     const partitionOf = (message: OutgoingMessage): number => partitionFor(topic.name, message.key, topic.partitions.length);
     if (this.durable) {
@@ -356,6 +361,7 @@ class PartitionWorker {
         value: stored.value,
         headers: stored.headers,
         timestamp: stored.timestamp,
+        origin: { topic: this.topic, groupId: this.group.id },
       });
       if (!delivered) return;
       this.hooks.commit(stored.offset + 1);
