@@ -51,7 +51,7 @@ export class InstrumentedBus implements MessageBus {
     });
     this.consumed = new Counter({
       name: 'herald_bus_messages_consumed_total',
-      help: 'Handler invocations, by topic, group and outcome (ok, error)',
+      help: 'Handler invocations, by topic, group and outcome (ok, dead_lettered, error)',
       labelNames: ['topic', 'group', 'outcome'],
       registers: [registry],
     });
@@ -80,8 +80,9 @@ export class InstrumentedBus implements MessageBus {
       handler: async (message: IncomingMessage) => {
         const end = this.handlerSeconds.startTimer({ topic: message.topic, group: groupId });
         try {
-          await options.handler(message);
-          this.consumed.inc({ topic: message.topic, group: groupId, outcome: 'ok' });
+          const outcome = await options.handler(message);
+          this.consumed.inc({ topic: message.topic, group: groupId, outcome: outcome === 'dead_lettered' ? 'dead_lettered' : 'ok' });
+          return outcome;
         } catch (error) {
           this.consumed.inc({ topic: message.topic, group: groupId, outcome: 'error' });
           throw error;
