@@ -37,6 +37,21 @@ export class MessageTooLargeError extends Error {
   }
 }
 
+/**
+ * Thrown by the journaled in-process bus, before anything is stored, for a message its
+ * journal cannot hold (a NUL character in the key or a header: Postgres text cannot
+ * store it). Refused alone, so it cannot fail the other publishes of a journal write.
+ */
+export class UnstorableMessageError extends Error {
+  constructor(
+    readonly topic: string,
+    readonly field: string,
+  ) {
+    super(`message for ${topic} has a NUL character in its ${field}, which the bus journal cannot store`);
+    this.name = 'UnstorableMessageError';
+  }
+}
+
 /** Postgres SQLSTATE classes (the first two characters) that retrying cannot fix. */
 const PERMANENT_SQLSTATE_CLASSES: Readonly<Record<string, string>> = {
   '22': 'data exception',
@@ -105,6 +120,7 @@ function classifyOne(error: unknown): FailureClassification | undefined {
   const name = stringField(error, 'name');
   const code = stringField(error, 'code');
   if (error instanceof MessageTooLargeError) return { kind: 'permanent', because: 'message too large' };
+  if (error instanceof UnstorableMessageError) return { kind: 'permanent', because: 'message not storable' };
   if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) {
     const sqlClass = code.slice(0, 2);
     if (PERMANENT_SQLSTATE_CLASSES[sqlClass]) return { kind: 'permanent', because: `SQLSTATE ${code} (${PERMANENT_SQLSTATE_CLASSES[sqlClass]})` };

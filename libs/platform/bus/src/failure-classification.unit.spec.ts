@@ -1,4 +1,4 @@
-import { MessageTooLargeError, classifyFailure } from './failure-classification';
+import { MessageTooLargeError, UnstorableMessageError, classifyFailure } from './failure-classification';
 
 /** An error shaped like pg's DatabaseError. */
 function pgError(code: string, message = 'boom'): Error {
@@ -24,6 +24,7 @@ describe('classifyFailure', () => {
     ['the broker refusing a record for its size', kafkaProtocolError('MESSAGE_TOO_LARGE', false)],
     ['a record batch too large', kafkaProtocolError('RECORD_LIST_TOO_LARGE', false)],
     ['a message over the bus limit', new MessageTooLargeError('t', 2_000_000, 1_048_588)],
+    ['a NUL in a key the bus journal would store', new UnstorableMessageError('t', 'key')],
     ['unparseable JSON', (() => { try { JSON.parse('{'); } catch (e) { return e; } })()],
     ['a validation error', Object.assign(new Error('invalid'), { name: 'HeraldError', code: 'validation_error' })],
   ])('%s is permanent', (_, error) => {

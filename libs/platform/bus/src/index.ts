@@ -1,6 +1,6 @@
 export * from './message-bus.port';
 export { partitionFor } from './partitioner';
-export { FailureClassification, FailureKind, MessageTooLargeError, classifyFailure } from './failure-classification';
+export { FailureClassification, FailureKind, MessageTooLargeError, UnstorableMessageError, classifyFailure } from './failure-classification';
 export { RECORD_BATCH_OVERHEAD, recordBytes } from './message-size';
 export { InProcessBus, InProcessBusOptions } from './in-process/in-process-bus';
 export { DurabilityOptions, JournalOperation } from './in-process/durability';

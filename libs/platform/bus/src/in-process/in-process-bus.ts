@@ -11,6 +11,7 @@ import {
   TopicSpec,
   retryDelayMs,
 } from '../message-bus.port';
+import { UnstorableMessageError } from '../failure-classification';
 import { assertPublishable } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
@@ -115,6 +116,7 @@ export class InProcessBus implements MessageBus {
     const timestamp = Date.now();
     const partitionOf = (message: OutgoingMessage): number => partitionFor(topic.name, message.key, topic.partitions.length);
     if (this.durable) {
+      assertJournalable(topicName, messages);
       const placed = messages.map((message) => ({ partition: partitionOf(message), ...toStored(message, timestamp) }));
       return this.durable.durability.append(topic.name, topic.partitions, placed);
     }
@@ -297,6 +299,16 @@ function toStored(message: OutgoingMessage, timestamp: number): Omit<StoredMessa
     headers: { ...(message.headers ?? {}) },
     timestamp,
   };
+}
+
+/** The journal stores keys and headers as Postgres text; a NUL there would fail the whole multi-row write it shares with other publishes. */
+function assertJournalable(topic: string, messages: readonly OutgoingMessage[]): void {
+  for (const message of messages) {
+    if (message.key.includes('\u0000')) throw new UnstorableMessageError(topic, 'key');
+    for (const [name, value] of Object.entries(message.headers ?? {})) {
+      if (name.includes('\u0000') || value.includes('\u0000')) throw new UnstorableMessageError(topic, `header ${JSON.stringify(name)}`);
+    }
+  }
 }
 
 function splitTopicPartition(tp: string): [string, string] {
