@@ -118,6 +118,8 @@ distributed('poison messages in the distributed mode', () => {
 
   const lettersFrom = (topic: string): DeadLetterPayload[] => deadLetters.filter((d) => d.source_topic === `${namespace}.${topic}`);
 
+  const report = (line: string): void => void process.stdout.write(`poison messages e2e: ${line}\n`);
+
   const metricsOf = async (url: string): Promise<string> => String((await fetchJson(`${url}metrics`)).body);
 
   beforeAll(async () => {
@@ -183,9 +185,11 @@ distributed('poison messages in the distributed mode', () => {
     ];
     const healthy = neighbours.slice(2).map((id) => trigger(id));
 
+    const published = Date.now();
     await bus.publish(TOPICS.triggerAccepted.name, [...poison, ...healthy].map((t) => t.message));
 
     await expectEventually(async () => expect(await runsStarted(healthy.map((t) => t.runId))).toBe(healthy.length), WITHIN_SECONDS);
+    report(`runs behind ${poison.length} poison triggers on their partition started ${Date.now() - published} ms after the publish`);
     await expectEventually(() => expect(lettersFrom(TOPICS.triggerAccepted.name)).toHaveLength(poison.length), WITHIN_SECONDS);
     const letters = lettersFrom(TOPICS.triggerAccepted.name);
     expect(letters.map((l) => l.reason_code)).toEqual(['unprocessable', 'unprocessable', 'unprocessable']);
@@ -224,9 +228,11 @@ distributed('poison messages in the distributed mode', () => {
     const poison = [nul, event(`${neighbours[0]}\u0000`)];
     const healthy = neighbours.slice(1).map((id) => event(id));
 
+    const published = Date.now();
     await bus.publish(TOPICS.eventAccepted.name, [...poison, ...healthy].map(({ key, value }) => ({ key, value })));
 
     await expectEventually(async () => expect(await runsStarted(healthy.map((e) => e.runId))).toBe(healthy.length), WITHIN_SECONDS);
+    report(`runs of events behind ${poison.length} poison events on their partition started ${Date.now() - published} ms after the publish`);
     await expectEventually(() => expect(lettersFrom(TOPICS.eventAccepted.name)).toHaveLength(poison.length), WITHIN_SECONDS);
     const letters = lettersFrom(TOPICS.eventAccepted.name);
     expect(letters.map((l) => [l.reason_code, l.consumer_group])).toEqual(poison.map(() => ['unprocessable', `${namespace}.herald.engine.events`]));
@@ -256,11 +262,13 @@ distributed('poison messages in the distributed mode', () => {
     await sqlClient.query('BEGIN');
     for (const row of [huge, ...later]) await sqlClient.query(insert, [row.message_id, TOPICS.audienceChanged.name, row.key, row.value]);
     await sqlClient.query('COMMIT');
+    const written = Date.now();
 
     await expectEventually(async () => {
       const profiles = await sql<{ subject_key: string }>(`SELECT subject_key FROM engine.audience_profiles WHERE workspace_id = $1 ORDER BY subject_key`, [workspace]);
       expect(profiles.map((p) => p.subject_key)).toEqual(['user:later-1', 'user:later-2', 'user:later-3']);
     }, WITHIN_SECONDS);
+    report(`audience changes written after a 3.6 MB one reached the engine ${Date.now() - written} ms after their commit`);
     const parked = await sql<{ message_id: string; reason: string }>(`SELECT message_id, reason FROM audience.outbox_parked`);
     expect(parked).toEqual([{ message_id: huge.message_id, reason: expect.stringMatching(/^message too large: /) }]);
     expect(await sql(`SELECT count(*)::int AS n FROM audience.outbox`)).toEqual([{ n: 0 }]);
