@@ -52,9 +52,10 @@ interface RoundResult {
  * them grouped by topic (id order within a topic), deletes them and commits; a
  * failed publish rolls back, so the rows are retried next round after a backoff.
  *
- * No row can hold the outbox up for good. When a round's publish fails for a reason
- * that is not an outage (see `classifyFailure`), the round publishes its rows one by
- * one, in id order, to find the culprit:
+ * No row can hold the outbox up for good. When a round's publish to a topic fails for
+ * a reason that is not an outage (see `classifyFailure`), the round publishes that
+ * topic's rows one by one, in id order, to find the culprit (the other topics' rows
+ * went out and are not sent again):
  * - a row that can never be published (larger than the broker takes) is parked at
  *   once: moved to `outbox_parked` with the reason, in the round's transaction;
  * - a row failing otherwise has its failure counted (`publish_failures`) and the
