@@ -51,14 +51,26 @@ export function parseEnvelope(raw: Buffer | string, expectedType?: string): Pars
   return { ok: true, value: candidate as unknown as Envelope };
 }
 
+/**
+ * Why a message was dead-lettered, as a stable code: not a valid envelope or payload,
+ * rejected by its handler as invalid, failed with an error retrying cannot fix (a
+ * Postgres data exception, a message too large), or failed the same message past the
+ * bounded number of attempts.
+ */
+export type DeadLetterReasonCode = 'invalid_envelope' | 'invalid_payload' | 'rejected' | 'unprocessable' | 'attempts_exhausted';
+
 /** What a consumer publishes to the dead-letter topic instead of crashing. */
 export interface DeadLetterPayload {
+  /** The topic and consumer group as the broker names them (with `HERALD_KAFKA_NAMESPACE`'s prefix). */
   readonly source_topic: string;
   readonly source_partition: number;
   readonly source_offset: string;
   readonly consumer_group: string;
   readonly key: string;
+  readonly reason_code: DeadLetterReasonCode;
   readonly reason: string;
+  /** Deliveries of the message to this consumer that failed, this one included. */
+  readonly attempts: number;
   readonly errors: readonly FieldError[];
   /** The original bytes, as UTF-8 when they were text, else base64. */
   readonly original: string;

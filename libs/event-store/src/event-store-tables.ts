@@ -6,6 +6,8 @@ export interface EventStoreTables {
   readonly streamEvents: string;
   readonly streamSnapshots: string;
   readonly outbox: string;
+  /** Outbox rows the relay set aside (see OutboxRelay). */
+  readonly outboxParked: string;
   readonly timers: string;
 }
 
@@ -21,6 +23,7 @@ export function eventStoreTables(schema: string): EventStoreTables {
     streamEvents: `"${schema}".stream_events`,
     streamSnapshots: `"${schema}".stream_snapshots`,
     outbox: `"${schema}".outbox`,
+    outboxParked: `"${schema}".outbox_parked`,
     timers: `"${schema}".timers`,
   };
 }

@@ -30,6 +30,7 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'CreateOutbox1763700200000',
       'CreateTimers1763700300000',
       'CreateStreamSnapshots1764300000000',
+      'ParkOutboxRows1764900000000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

@@ -17,7 +17,7 @@ export { eventStoreTables } from './event-store-tables';
 export type { EventStoreLogger } from './event-store-logger';
 export type { PollingOptions } from './polling/polling-options';
 export { OutboxRelay } from './relay/outbox-relay';
-export type { OutboxRelayOptions } from './relay/outbox-relay';
+export type { OutboxRelayOptions, ParkedRow } from './relay/outbox-relay';
 export { TimerPoller } from './timers/timer-poller';
 export type { TimerPollerOptions } from './timers/timer-poller';
 export { StreamProcessor } from './stream-processor';

@@ -1,6 +1,7 @@
 import { MigrationClass } from '@herald/database';
 import { eventStoreTables } from '../event-store-tables';
 import { outboxMigration } from './outbox.migration';
+import { outboxParkingMigration } from './outbox-parking.migration';
 import { streamEventsMigration } from './stream-events.migration';
 import { streamSnapshotsMigration } from './stream-snapshots.migration';
 import { timersMigration } from './timers.migration';
@@ -11,10 +12,17 @@ import { timersMigration } from './timers.migration';
  */
 export function eventStoreMigrations(schema: string): MigrationClass[] {
   const tables = eventStoreTables(schema);
-  return [streamEventsMigration(tables), outboxMigration(tables), timersMigration(tables), streamSnapshotsMigration(tables)];
+  return [
+    streamEventsMigration(tables),
+    outboxMigration(tables),
+    timersMigration(tables),
+    streamSnapshotsMigration(tables),
+    outboxParkingMigration(tables),
+  ];
 }
 
 /** Only the outbox, for a service that publishes its changes but keeps no event streams. */
 export function outboxMigrations(schema: string): MigrationClass[] {
-  return [outboxMigration(eventStoreTables(schema))];
+  const tables = eventStoreTables(schema);
+  return [outboxMigration(tables), outboxParkingMigration(tables)];
 }

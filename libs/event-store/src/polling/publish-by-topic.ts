@@ -12,13 +12,24 @@ export interface ClaimedMessage {
  * sends the same rows again.
  */
 export async function publishByTopic(bus: MessageBus, claimed: readonly ClaimedMessage[]): Promise<void> {
+  const failed = await publishEachTopic(bus, claimed);
+  const [first] = failed.values();
+  if (failed.size > 0) throw first;
+}
+
+/** Like `publishByTopic`, but resolves with the error of each topic whose publish failed (the others went out). */
+export async function publishEachTopic(bus: MessageBus, claimed: readonly ClaimedMessage[]): Promise<Map<string, unknown>> {
   const byTopic = new Map<string, OutgoingMessage[]>();
   for (const { topic, message } of claimed) {
     const batch = byTopic.get(topic) ?? [];
     batch.push(message);
     byTopic.set(topic, batch);
   }
-  const outcomes = await Promise.allSettled([...byTopic].map(([topic, messages]) => bus.publish(topic, messages)));
-  const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failure) throw failure.reason;
+  const topics = [...byTopic.keys()];
+  const outcomes = await Promise.allSettled(topics.map((topic) => bus.publish(topic, byTopic.get(topic) ?? [])));
+  const failed = new Map<string, unknown>();
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === 'rejected') failed.set(topics[i], outcome.reason);
+  });
+  return failed;
 }

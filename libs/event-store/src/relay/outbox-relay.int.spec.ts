@@ -29,10 +29,59 @@ class FlakyBus implements MessageBus {
     this.publishCalls += 1;
     if (this.failures > 0) {
       this.failures -= 1;
-      throw new Error('broker unavailable');
+      // As kafkajs reports a broker it cannot reach: an outage, never the rows' fault.
+      throw Object.assign(new Error('broker unavailable'), { name: 'KafkaJSConnectionError' });
     }
     await this.inner.publish(topic, messages);
   }
+}
+
+/** A bus that fails, with an error it cannot classify, every publish carrying a message of `key`. */
+class CursedKeyBus implements MessageBus {
+  constructor(
+    private readonly inner: MessageBus,
+    private readonly key: string,
+  ) {}
+
+  ensureTopics: MessageBus['ensureTopics'] = (topics) => this.inner.ensureTopics(topics);
+  subscribe: MessageBus['subscribe'] = (options) => this.inner.subscribe(options);
+  checkHealth: MessageBus['checkHealth'] = () => this.inner.checkHealth();
+  close: MessageBus['close'] = () => this.inner.close();
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.some((m) => m.key === this.key)) throw new Error('the broker said something odd about this record');
+    await this.inner.publish(topic, messages);
+  }
+}
+
+/** A broker that answers nothing sensible: every publish fails with an unclassified error, and so does its health check. */
+class BrokenBrokerBus implements MessageBus {
+  publishCalls = 0;
+  broken = true;
+
+  constructor(private readonly inner: MessageBus) {}
+
+  ensureTopics: MessageBus['ensureTopics'] = (topics) => this.inner.ensureTopics(topics);
+  subscribe: MessageBus['subscribe'] = (options) => this.inner.subscribe(options);
+  close: MessageBus['close'] = () => this.inner.close();
+
+  async checkHealth(): Promise<void> {
+    if (this.broken) throw new Error('no answer');
+    await this.inner.checkHealth();
+  }
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    this.publishCalls += 1;
+    if (this.broken) throw new Error('no answer');
+    await this.inner.publish(topic, messages);
+  }
+}
+
+interface ParkedRowRecord {
+  readonly message_id: string;
+  readonly key: string;
+  readonly reason: string;
+  readonly publish_failures: number;
 }
 
 async function openBus(target: BusTarget): Promise<MessageBus> {
@@ -172,6 +221,93 @@ describe.each(databaseTargets())('OutboxRelay on $kind', (dbTarget) => {
         'outbox relay round failed; its messages stay in the outbox',
         expect.objectContaining({ attempt: 2, error: 'broker unavailable' }),
       );
+    });
+
+    async function parkedRows(): Promise<ParkedRowRecord[]> {
+      return db.dataSource.query(`SELECT message_id, key, reason, publish_failures FROM "${db.schema}".outbox_parked ORDER BY outbox_id`);
+    }
+
+    it('parks a row larger than the broker takes, and the rows behind it go on, later rows of its key too', async () => {
+      const collector = await collect(topic, otherTopic);
+      const parked: string[] = [];
+      const log = jest.fn<void, Parameters<EventStoreLogger>>();
+      const relay = new OutboxRelay(db.dataSource, db.schema, bus, log, { ...FAST, onParked: (row) => parked.push(row.key) });
+      relays.push(relay);
+      const tooLarge: OutboxMessage = {
+        messageId: uniqueName('msg-huge'),
+        topic,
+        key: 'ws:frank',
+        // Above Kafka's message.max.bytes (1,048,588 by default, and on the test broker).
+        value: JSON.stringify({ key: 'ws:frank', seq: 2, profile: 'x'.repeat(3_600_000) }),
+      };
+      await store.append({
+        streamId: uniqueName('run'),
+        expectedPosition: 0,
+        events: [{ type: 'decided', data: {} }],
+        outbox: [...outbox(topic, 'ws:frank', [1]), tooLarge, ...outbox(topic, 'ws:frank', [3]), ...outbox(otherTopic, 'ws:gina', [1, 2])],
+      });
+
+      relay.start();
+
+      await expectEventually(() => {
+        expect(seqsOf(collector, 'ws:frank')).toEqual([1, 3]);
+        expect(seqsOf(collector, 'ws:gina')).toEqual([1, 2]);
+      }, waitOpts);
+      await expectEventually(async () => expect(await db.count('outbox')).toBe(0));
+      await expectEventually(() => expect(parked).toEqual(['ws:frank']));
+      const [row] = await parkedRows();
+      expect(row).toMatchObject({ message_id: tooLarge.messageId, key: 'ws:frank', publish_failures: 1 });
+      expect(row.reason).toMatch(/^message too large: /);
+      expect(parked).toEqual(['ws:frank']);
+      expect(await relay.countParked()).toBe(1);
+      expect(log).toHaveBeenCalledWith('error', expect.stringContaining('outbox row parked'), expect.objectContaining({ message_id: tooLarge.messageId }));
+    });
+
+    it('parks a row failing the same way past the bound while the broker answers, then goes on', async () => {
+      const collector = await collect(topic);
+      const relay = new OutboxRelay(db.dataSource, db.schema, new CursedKeyBus(bus, 'ws:cursed'), quietLog, { ...FAST, maxPublishAttempts: 3 });
+      relays.push(relay);
+      await store.append({
+        streamId: uniqueName('run'),
+        expectedPosition: 0,
+        events: [{ type: 'decided', data: {} }],
+        outbox: [...outbox(topic, 'ws:henry', [1]), ...outbox(topic, 'ws:cursed', [1]), ...outbox(topic, 'ws:henry', [2]), ...outbox(topic, 'ws:ida', [1])],
+      });
+
+      relay.start();
+
+      await expectEventually(() => {
+        expect(seqsOf(collector, 'ws:henry')).toEqual([1, 2]);
+        expect(seqsOf(collector, 'ws:ida')).toEqual([1]);
+      }, waitOpts);
+      // Published before the round that parked the row commits.
+      await expectEventually(async () => expect(await parkedRows()).toHaveLength(1));
+      const [row] = await parkedRows();
+      expect(row).toMatchObject({ key: 'ws:cursed', publish_failures: 3 });
+      expect(row.reason).toContain('the broker said something odd about this record');
+      expect(seqsOf(collector, 'ws:cursed')).toEqual([]);
+    });
+
+    it('parks nothing while the broker is down, however long, and publishes everything once it is back', async () => {
+      const collector = await collect(topic);
+      const broken = new BrokenBrokerBus(bus);
+      const relay = new OutboxRelay(db.dataSource, db.schema, broken, quietLog, { ...FAST, maxPublishAttempts: 2 });
+      relays.push(relay);
+      await store.append({
+        streamId: uniqueName('run'),
+        expectedPosition: 0,
+        events: [{ type: 'decided', data: {} }],
+        outbox: outbox(topic, 'ws:jack', [1, 2, 3]),
+      });
+
+      relay.start();
+      // Many times the bound, every publish failing.
+      await expectEventually(() => expect(broken.publishCalls).toBeGreaterThanOrEqual(10), waitOpts);
+      expect(await db.count('outbox_parked')).toBe(0);
+      broken.broken = false;
+
+      await expectEventually(() => expect(seqsOf(collector, 'ws:jack')).toEqual([1, 2, 3]), waitOpts);
+      expect(await db.count('outbox_parked')).toBe(0);
     });
   });
 

@@ -34,7 +34,7 @@ export class EventStoreTestDatabase {
     return source;
   }
 
-  async count(table: 'stream_events' | 'stream_snapshots' | 'outbox' | 'timers'): Promise<number> {
+  async count(table: 'stream_events' | 'stream_snapshots' | 'outbox' | 'outbox_parked' | 'timers'): Promise<number> {
     const [row] = await this.dataSource.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${this.schema}".${table}`);
     return row.n;
   }
@@ -42,6 +42,7 @@ export class EventStoreTestDatabase {
   /** Outbox and timer rows are shared by the tests of a file; each test starts without any. */
   async clearOutboxAndTimers(): Promise<void> {
     await this.dataSource.query(`DELETE FROM "${this.schema}".outbox`);
+    await this.dataSource.query(`DELETE FROM "${this.schema}".outbox_parked`);
     await this.dataSource.query(`DELETE FROM "${this.schema}".timers`);
   }
 

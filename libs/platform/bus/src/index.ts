@@ -1,5 +1,7 @@
 export * from './message-bus.port';
 export { partitionFor } from './partitioner';
+export { FailureClassification, FailureKind, MessageTooLargeError, UnstorableMessageError, classifyFailure } from './failure-classification';
+export { RECORD_BATCH_OVERHEAD, recordBytes } from './message-size';
 export { InProcessBus, InProcessBusOptions } from './in-process/in-process-bus';
 export { DurabilityOptions, JournalOperation } from './in-process/durability';
 export * from './journal/bus-journal.port';

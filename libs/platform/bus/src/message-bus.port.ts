@@ -37,9 +37,20 @@ export interface IncomingMessage {
   readonly timestamp: number;
   /** 1 on first delivery to this consumer, more after handler failures. */
   readonly attempt: number;
+  /**
+   * The topic and consumer group as the broker names them. A namespaced bus hands
+   * handlers `topic` without its prefix; dead letters name where a message really was.
+   */
+  readonly origin: { readonly topic: string; readonly groupId: string };
 }
 
-export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+/**
+ * What a handler may report when it resolves: `dead_lettered` when it set the message
+ * aside on the dead-letter topic instead of handling it (metrics count it apart).
+ */
+export type MessageOutcome = 'handled' | 'dead_lettered';
+
+export type MessageHandler = (message: IncomingMessage) => Promise<void | MessageOutcome>;
 
 export interface RetryPolicy {
   readonly initialDelayMs: number;
@@ -66,7 +77,11 @@ export interface Subscription {
 export interface MessageBus {
   /** Creates missing topics with their partition counts; existing topics are left as they are. */
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
-  /** Resolves once every message is durably accepted by the bus (acks=all for Kafka). */
+  /**
+   * Resolves once every message is durably accepted by the bus (acks=all for Kafka).
+   * A message larger than the bus accepts fails the call with `MessageTooLargeError`
+   * before anything of it is sent.
+   */
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Throws when the bus cannot serve requests now; used by readiness probes. */
@@ -74,6 +89,12 @@ export interface MessageBus {
   /** Stops every subscription, flushes the producer and disconnects. */
   close(): Promise<void>;
 }
+
+/**
+ * Largest message both adapters accept, by default: Kafka's own default
+ * `message.max.bytes` (1 MiB plus the record batch overhead).
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { initialDelayMs: 100, maxDelayMs: 30_000 };
 

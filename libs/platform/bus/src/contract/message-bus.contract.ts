@@ -1,5 +1,6 @@
 import { expectEventually, uniqueName } from '@herald/testing';
-import { IncomingMessage, MessageBus, Subscription } from '../message-bus.port';
+import { MessageTooLargeError } from '../failure-classification';
+import { DEFAULT_MAX_MESSAGE_BYTES, IncomingMessage, MessageBus, Subscription } from '../message-bus.port';
 import { partitionFor } from '../partitioner';
 
 export interface BusContractOptions {
@@ -60,6 +61,35 @@ export function messageBusContract({ createBus, rebalanceTimeoutMs }: BusContrac
     expect(message.headers['x-message-id']).toBe('m-1');
     expect(message.partition).toBe(partitionFor(topic, 'ws:user-1', 3));
     expect(message.attempt).toBe(1);
+    expect(message.origin).toEqual({ topic, groupId: received[0].origin.groupId });
+  });
+
+  it('refuses a message larger than the broker takes before sending any of its call, and goes on', async () => {
+    const topic = uniqueName('contract.size');
+    await bus.ensureTopics([{ name: topic, partitions: 3 }]);
+    const received: IncomingMessage[] = [];
+    await subscribe(uniqueName('g'), [topic], async (m) => {
+      received.push(m);
+    });
+
+    const tooLarge = { key: 'ws:big', value: Buffer.alloc(DEFAULT_MAX_MESSAGE_BYTES) };
+    await expect(
+      bus.publish(topic, [{ key: 'ws:a', value: 'refused-1' }, tooLarge, { key: 'ws:b', value: 'refused-2' }]),
+    ).rejects.toBeInstanceOf(MessageTooLargeError);
+    // A call of many messages larger than one produce request goes out whole, in order.
+    const many = Array.from({ length: 40 }, (_, i) => ({ key: `ws:k${i % 4}`, value: `${i}:${'x'.repeat(100_000)}` }));
+    await bus.publish(topic, many);
+    await bus.publish(topic, [{ key: 'ws:a', value: 'after' }]);
+
+    await expectEventually(() => expect(received).toHaveLength(41), waitOpts);
+    const values = payloads(received).map((v) => v.split(':')[0]);
+    expect(values).not.toContain('refused-1');
+    expect(values).not.toContain('refused-2');
+    for (let k = 0; k < 4; k++) {
+      const ofKey = received.filter((m) => m.key === `ws:k${k}`).map((m) => Number(m.value.toString().split(':')[0]));
+      expect(ofKey).toEqual([...ofKey].sort((x, y) => x - y));
+      expect(ofKey).toHaveLength(10);
+    }
   });
 
   it('creates topics idempotently', async () => {

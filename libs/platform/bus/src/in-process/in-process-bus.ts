@@ -1,4 +1,5 @@
 import {
+  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_RETRY_POLICY,
   IncomingMessage,
   MessageBus,
@@ -10,6 +11,8 @@ import {
   TopicSpec,
   retryDelayMs,
 } from '../message-bus.port';
+import { UnstorableMessageError } from '../failure-classification';
+import { assertPublishable } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { BusJournal, JournalState } from '../journal/bus-journal.port';
@@ -25,6 +28,8 @@ export interface InProcessBusOptions extends DurabilityOptions {
    * it. Without one, messages and offsets live in this process's memory only.
    */
   readonly journal?: BusJournal;
+  /** Largest message accepted, counted as Kafka counts it, so both modes refuse the same messages. Default: Kafka's default. */
+  readonly maxMessageBytes?: number;
 }
 
 interface Topic {
@@ -107,9 +112,11 @@ export class InProcessBus implements MessageBus {
     if (this.durable) await this.durable.opened;
     this.assertOpen();
     const topic = this.requireTopic(topicName);
+    assertPublishable(topicName, messages, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const timestamp = Date.now();
     const partitionOf = (message: OutgoingMessage): number => partitionFor(topic.name, message.key, topic.partitions.length);
     if (this.durable) {
+      assertJournalable(topicName, messages);
       const placed = messages.map((message) => ({ partition: partitionOf(message), ...toStored(message, timestamp) }));
       return this.durable.durability.append(topic.name, topic.partitions, placed);
     }
@@ -294,6 +301,16 @@ function toStored(message: OutgoingMessage, timestamp: number): Omit<StoredMessa
   };
 }
 
+/** The journal stores keys and headers as Postgres text; a NUL there would fail the whole multi-row write it shares with other publishes. */
+function assertJournalable(topic: string, messages: readonly OutgoingMessage[]): void {
+  for (const message of messages) {
+    if (message.key.includes('\u0000')) throw new UnstorableMessageError(topic, 'key');
+    for (const [name, value] of Object.entries(message.headers ?? {})) {
+      if (name.includes('\u0000') || value.includes('\u0000')) throw new UnstorableMessageError(topic, `header ${JSON.stringify(name)}`);
+    }
+  }
+}
+
 function splitTopicPartition(tp: string): [string, string] {
   const at = tp.lastIndexOf(':');
   return [tp.slice(0, at), tp.slice(at + 1)];
@@ -356,6 +373,7 @@ class PartitionWorker {
         value: stored.value,
         headers: stored.headers,
         timestamp: stored.timestamp,
+        origin: { topic: this.topic, groupId: this.group.id },
       });
       if (!delivered) return;
       this.hooks.commit(stored.offset + 1);

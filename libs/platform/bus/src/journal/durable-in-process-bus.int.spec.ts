@@ -1,5 +1,6 @@
 import { databaseTargets, describeTarget, expectEventually, uniqueName } from '@herald/testing';
 import { Client } from 'pg';
+import { UnstorableMessageError } from '../failure-classification';
 import { InProcessBus, InProcessBusOptions } from '../in-process/in-process-bus';
 import { IncomingMessage, MessageBus, OutgoingMessage, Subscription } from '../message-bus.port';
 import { PostgresBusJournal } from './postgres-bus-journal';
@@ -135,6 +136,27 @@ describe.each(databaseTargets())('the in-process bus with a journal on $kind', (
     }
     const asConsumed = received.map((m) => ({ partition: m.partition, offset: Number(m.offset), value: m.value.toString() }));
     expect(asConsumed.sort((a, b) => a.partition - b.partition || a.offset - b.offset)).toEqual(stored);
+  });
+
+  it('refuses alone a message with a NUL in its key or a header, so the publishes written with it go through', async () => {
+    const bus = openBus();
+    const topic = await newTopic(bus);
+    const { received } = await collect(bus, topic, uniqueName('g'));
+
+    // Published together, they would share one multi-row INSERT that Postgres refuses whole.
+    const outcomes = await Promise.allSettled([
+      bus.publish(topic, numbered(0, 3)),
+      bus.publish(topic, [{ key: 'ws:\u0000', value: 'nul key' }]),
+      bus.publish(topic, [{ key: 'ws:ok', value: 'nul header', headers: { reason: 'a\u0000b' } }]),
+      bus.publish(topic, numbered(3, 3)),
+    ]);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toEqual([
+      expect.any(UnstorableMessageError),
+      expect.any(UnstorableMessageError),
+    ]);
+    await expectEventually(() => expect(seqs(received).sort((a, b) => a - b)).toEqual(range(0, 6)));
   });
 
   it('delivers after a restart what was published and never consumed, in order per key', async () => {

@@ -14,6 +14,7 @@ import {
   TopicMessages,
 } from 'kafkajs';
 import {
+  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_RETRY_POLICY,
   IncomingMessage,
   MessageBus,
@@ -24,6 +25,7 @@ import {
   TopicSpec,
   retryDelayMs,
 } from '../message-bus.port';
+import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 
@@ -43,6 +45,11 @@ export interface KafkaBusOptions {
    */
   readonly maxWaitTimeMs?: number;
   readonly onHandlerError?: (error: unknown, message: IncomingMessage) => void;
+  /**
+   * Largest message accepted (record batch bytes, as the broker counts them); set it to
+   * at most the broker's `message.max.bytes`. Default: Kafka's default.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /**
@@ -55,7 +62,8 @@ export interface KafkaBusOptions {
  */
 export class KafkaBus implements MessageBus {
   private readonly kafka: Kafka;
-  private readonly producer: Producer;
+  /** Replaced after a failed produce request (see `replaceProducer`). */
+  private producer: Producer;
   private readonly admin: Admin;
   private connected?: Promise<void>;
   private readonly subscriptions = new Set<Subscription>();
@@ -66,6 +74,9 @@ export class KafkaBus implements MessageBus {
   private flushing?: Promise<void>;
   /** Topics a produce request has reached: only their calls are coalesced. */
   private readonly provenTopics = new Set<string>();
+  private readonly maxMessageBytes: number;
+  /** Most record bytes in one produce request, so that no partition's batch can exceed `maxMessageBytes`. */
+  private readonly requestBytes: number;
 
   constructor(private readonly options: KafkaBusOptions) {
     this.kafka = new Kafka({
@@ -77,13 +88,10 @@ export class KafkaBus implements MessageBus {
       logLevel: KafkaLogLevel.WARN,
       logCreator: () => (entry: LogEntry) => this.forwardLog(entry),
     });
-    this.producer = this.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 5,
-      allowAutoTopicCreation: false,
-      createPartitioner: keyedPartitioner,
-    });
+    this.producer = this.createProducer();
     this.admin = this.kafka.admin();
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.requestBytes = Math.min(MAX_COALESCED_BYTES, this.maxMessageBytes - RECORD_BATCH_OVERHEAD);
   }
 
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
@@ -133,19 +141,45 @@ export class KafkaBus implements MessageBus {
    * as when one call fails). The first publish to a topic goes alone, outside the queue,
    * so that a missing topic (kafkajs retries it for a long time) cannot hold up or fail
    * the calls of other topics.
+   *
+   * Sizes: a message over `maxMessageBytes` fails the call before anything is sent, and
+   * a large call is split into produce requests of at most `requestBytes` (sent in
+   * order), so the broker never refuses a partition's batch for its size. It matters:
+   * a broker that refuses one partition of a request appends the others, and kafkajs
+   * then rewinds the idempotent sequence of every partition of the request, after
+   * which that producer's next batches to those partitions fail (out of order
+   * sequence) or, when they happen to match the sequence range, are acknowledged and
+   * dropped as duplicates.
    */
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
+    assertPublishable(topic, messages, this.maxMessageBytes);
     await this.connect();
+    const chunks = chunkBySize(messages, this.requestBytes);
     if (!this.provenTopics.has(topic)) {
-      await this.producer.send({ topic, acks: -1, messages: toProducerMessages(messages) });
+      for (const chunk of chunks) await this.sendAlone(topic, chunk.messages);
       this.provenTopics.add(topic);
       return;
     }
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ topic, messages, bytes: sizeOf(messages), resolve, reject });
-      this.flushing ??= this.flush();
-    });
+    await Promise.all(
+      chunks.map(
+        (chunk) =>
+          new Promise<void>((resolve, reject) => {
+            this.queue.push({ topic, messages: chunk.messages, bytes: chunk.bytes, resolve, reject });
+            this.flushing ??= this.flush();
+          }),
+      ),
+    );
+  }
+
+  private async sendAlone(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    const producer = this.producer;
+    try {
+      await producer.send({ topic, acks: -1, messages: toProducerMessages(messages) });
+    } catch (error) {
+      this.replaceProducer(producer, error);
+      throw error;
+    }
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -177,7 +211,7 @@ export class KafkaBus implements MessageBus {
       autoCommitInterval: 1_000,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 4,
-      eachBatch: (payload) => this.consumeBatch(payload, options.handler, retry),
+      eachBatch: (payload) => this.consumeBatch(payload, options.groupId, options.handler, retry),
     });
 
     let stopped: Promise<void> | undefined;
@@ -247,9 +281,11 @@ export class KafkaBus implements MessageBus {
       await new Promise((resolve) => setImmediate(resolve));
       while (this.queue.length > 0) {
         const batch = this.takeBatch();
+        const producer = this.producer;
         try {
-          await this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(batch) });
+          await producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(batch) });
         } catch (error) {
+          this.replaceProducer(producer, error);
           // A topic deleted since: its next publish proves it again, alone.
           for (const call of batch) this.provenTopics.delete(call.topic);
           for (const call of batch) call.reject(error);
@@ -262,17 +298,44 @@ export class KafkaBus implements MessageBus {
     }
   }
 
-  /** The oldest calls, up to MAX_COALESCED_BYTES (a larger call goes alone, as before). */
+  /** The oldest calls, up to `requestBytes` (a larger one goes alone). */
   private takeBatch(): PendingPublish[] {
     let count = 1;
     let bytes = this.queue[0].bytes;
-    while (count < this.queue.length && bytes + this.queue[count].bytes <= MAX_COALESCED_BYTES) {
+    while (count < this.queue.length && bytes + this.queue[count].bytes <= this.requestBytes) {
       bytes += this.queue[count].bytes;
       count++;
     }
     const batch = this.queue.slice(0, count);
     this.queue = this.queue.slice(count);
     return batch;
+  }
+
+  private createProducer(): Producer {
+    return this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 5,
+      allowAutoTopicCreation: false,
+      createPartitioner: keyedPartitioner,
+    });
+  }
+
+  /**
+   * After a failed produce request the producer's sequence numbers can no longer be
+   * trusted: kafkajs rewinds those of every partition of the request, including the
+   * partitions the broker did append (see `publish`). A new producer gets a new
+   * producer id and starts its sequences afresh. The old one is disconnected in the
+   * background; a request still in flight on it fails, and its callers retry as after
+   * any failed publish.
+   */
+  private replaceProducer(failed: Producer, error: unknown): void {
+    if (this.producer !== failed || this.closed) return;
+    this.producer = this.createProducer();
+    this.connected = undefined;
+    this.options.logger?.log('warn', 'kafka producer replaced after a failed produce request', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    failed.disconnect().catch(() => undefined);
   }
 
   private connect(): Promise<void> {
@@ -289,13 +352,14 @@ export class KafkaBus implements MessageBus {
 
   private async consumeBatch(
     { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload,
+    groupId: string,
     handler: SubscribeOptions['handler'],
     retry: RetryPolicy,
   ): Promise<void> {
     for (const raw of batch.messages) {
       if (!isRunning() || isStale()) return;
       for (let attempt = 1; ; attempt++) {
-        const message = toIncoming(batch.topic, batch.partition, raw, attempt);
+        const message = toIncoming(batch.topic, batch.partition, raw, attempt, groupId);
         try {
           await handler(message);
           break;
@@ -337,25 +401,41 @@ export class KafkaBus implements MessageBus {
 interface PendingPublish {
   readonly topic: string;
   readonly messages: readonly OutgoingMessage[];
-  /** Keys and values, in bytes (headers are small and left out). */
+  /** Records' bytes (`recordBytes`). */
   readonly bytes: number;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
 
 /**
- * Most bytes of keys and values coalesced into one produce request. Kafka refuses a
- * partition's record batch above `message.max.bytes` (1 MB by default); a request
- * spreads its bytes over the partitions, so this keeps every batch well below that.
+ * Most record bytes in one produce request. Kafka refuses a partition's record batch
+ * above `message.max.bytes` (1 MB by default); a request spreads its bytes over the
+ * partitions, so this keeps every batch well below that.
  */
 const MAX_COALESCED_BYTES = 512 * 1024;
 
-function sizeOf(messages: readonly OutgoingMessage[]): number {
+interface Chunk {
+  readonly messages: OutgoingMessage[];
+  readonly bytes: number;
+}
+
+/** Consecutive runs of messages of at most `limit` record bytes (a larger message is a run of its own). */
+function chunkBySize(messages: readonly OutgoingMessage[], limit: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  let current: OutgoingMessage[] = [];
   let bytes = 0;
-  for (const m of messages) {
-    bytes += m.key.length + (typeof m.value === 'string' ? Buffer.byteLength(m.value) : m.value.length);
+  for (const message of messages) {
+    const size = recordBytes(message);
+    if (current.length > 0 && bytes + size > limit) {
+      chunks.push({ messages: current, bytes });
+      current = [];
+      bytes = 0;
+    }
+    current.push(message);
+    bytes += size;
   }
-  return bytes;
+  if (current.length > 0) chunks.push({ messages: current, bytes });
+  return chunks;
 }
 
 /** kafkajs only reads the headers, so they are passed as they are. */
@@ -378,7 +458,7 @@ function toTopicMessages(batch: readonly PendingPublish[]): TopicMessages[] {
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
 
-function toIncoming(topic: string, partition: number, raw: KafkaMessage, attempt: number): IncomingMessage {
+function toIncoming(topic: string, partition: number, raw: KafkaMessage, attempt: number, groupId: string): IncomingMessage {
   return {
     topic,
     partition,
@@ -388,6 +468,7 @@ function toIncoming(topic: string, partition: number, raw: KafkaMessage, attempt
     headers: decodeHeaders(raw.headers),
     timestamp: Number(raw.timestamp),
     attempt,
+    origin: { topic, groupId },
   };
 }
 

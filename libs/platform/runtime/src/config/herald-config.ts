@@ -43,6 +43,13 @@ export interface HeraldConfig {
   readonly bootstrap: BootstrapCredentials;
   /** CIDR ranges outbound HTTP may reach although private or loopback. */
   readonly outboundAllow: readonly string[];
+  /**
+   * Failures (other than an outage) a consumed message or an outbox row may have
+   * before it is dead-lettered or parked.
+   */
+  readonly messageMaxAttempts: number;
+  /** Largest message either bus accepts; at most the broker's `message.max.bytes`. */
+  readonly busMaxMessageBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +145,8 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
       workspaceSecret: read('HERALD_BOOTSTRAP_WORKSPACE_SECRET'),
     },
     outboundAllow,
+    messageMaxAttempts: integer('HERALD_MESSAGE_MAX_ATTEMPTS', 10, 1, 1_000),
+    busMaxMessageBytes: integer('HERALD_BUS_MAX_MESSAGE_BYTES', 1_048_588, 1_024, 100 * 1024 * 1024),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

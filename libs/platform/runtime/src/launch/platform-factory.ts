@@ -46,8 +46,13 @@ export function createPlatformContext(
         clientId: `${config.kafka.clientId}-${role}`,
         logger: { log: (level, message, fields) => busLogger.write(level, message, fields) },
         onHandlerError,
+        maxMessageBytes: config.busMaxMessageBytes,
       })
-    : new InProcessBus({ onHandlerError, ...journalOptions(role, options.inProcessBusJournalUrl, busLogger) });
+    : new InProcessBus({
+        onHandlerError,
+        maxMessageBytes: config.busMaxMessageBytes,
+        ...journalOptions(role, options.inProcessBusJournalUrl, busLogger),
+      });
   const namespaced = config.kafka?.namespace ? new NamespacedBus(inner, config.kafka.namespace) : inner;
   const bus = new InstrumentedBus(namespaced, metrics);
   health.register('bus', () => bus.checkHealth());

@@ -1,8 +1,12 @@
+import { Client } from 'pg';
+import { Registry } from 'prom-client';
 import { DeadLetterPayload, HeraldError, ParseResult, TOPICS } from '@herald/contracts';
-import { InProcessBus, KafkaBus, MessageBus, Subscription } from '@herald/bus';
-import { busTargets, expectEventually, uniqueName } from '@herald/testing';
+import { InProcessBus, KafkaBus, MessageBus, MessageHandler, NamespacedBus, Subscription } from '@herald/bus';
+import { TestDatabase, openTestDatabase } from '@herald/database';
+import { busTargets, databaseTargets, expectEventually, uniqueName } from '@herald/testing';
 import { HeraldLogger } from '../logging/logger';
-import { deadLetteringHandler } from './dead-letter';
+import { InstrumentedBus } from '../metrics/metrics';
+import { DeadLetters, EnvelopeConsumer, PoisonPolicy, boundedAttempts, deadLetteringHandler } from './dead-letter';
 
 interface Greeting {
   readonly name: string;
@@ -27,18 +31,28 @@ function envelope(payload: unknown, type = 'greeting'): string {
 }
 
 const silentLogger = new HeraldLogger('test', 'error', { write: () => undefined });
+const FAST_RETRY = { initialDelayMs: 10, maxDelayMs: 50 };
 
 describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
   let bus: MessageBus;
+  let metrics: Registry;
+  let deadLetters: DeadLetters;
   const subscriptions: Subscription[] = [];
+  /** Every dead letter of this test's source topics. */
+  let letters: DeadLetterPayload[];
 
   beforeEach(async () => {
-    bus =
+    const inner =
       target.kind === 'kafka'
         ? new KafkaBus({ brokers: target.brokers, clientId: 'herald-dlt-test' })
         : new InProcessBus();
+    metrics = new Registry();
+    // As the platform builds it: metrics around a namespaced bus.
+    bus = new InstrumentedBus(new NamespacedBus(inner, 'dlt-ns'), metrics);
+    deadLetters = new DeadLetters(bus, silentLogger, metrics);
     await bus.checkHealth();
     await bus.ensureTopics([{ name: TOPICS.deadLetter.name, partitions: 3 }]);
+    letters = [];
   });
 
   afterEach(async () => {
@@ -46,40 +60,52 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     await bus.close();
   });
 
-  it('moves poison messages to the dead-letter topic with their reason, and goes on with the rest', async () => {
-    const topic = uniqueName('dlt.source');
-    const group = uniqueName('greeter');
-    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
-    const greeted: string[] = [];
+  /** Subscribes like the ConsumerRegistry does: the envelope consumer inside the bounded attempts. */
+  async function consume(topic: string, consumer: Omit<EnvelopeConsumer<Greeting>, 'type' | 'parsePayload'>, policy: PoisonPolicy = { maxAttempts: 3 }): Promise<void> {
+    const inner: MessageHandler = deadLetteringHandler(deadLetters, { ...consumer, type: 'greeting', parsePayload: parseGreeting });
     subscriptions.push(
       await bus.subscribe({
-        groupId: group,
+        groupId: consumer.groupId,
         topics: [topic],
-        handler: deadLetteringHandler(bus, silentLogger, {
-          groupId: group,
-          type: 'greeting',
-          parsePayload: parseGreeting,
-          handle: async (payload) => {
-            if (payload.name === 'mallory') {
-              throw HeraldError.validation([{ path: 'payload.name', message: 'is banned' }]);
-            }
-            greeted.push(payload.name);
-          },
-        }),
+        retry: FAST_RETRY,
+        handler: boundedAttempts(deadLetters, consumer.groupId, inner, policy),
       }),
     );
-    const deadLetters: DeadLetterPayload[] = [];
+  }
+
+  async function readDeadLetters(): Promise<void> {
     subscriptions.push(
       await bus.subscribe({
         groupId: uniqueName('dlt-reader'),
         topics: [TOPICS.deadLetter.name],
         startFrom: 'earliest',
         handler: async (m) => {
-          const letter = JSON.parse(m.value.toString()) as DeadLetterPayload;
-          if (letter.source_topic === topic) deadLetters.push(letter);
+          letters.push(JSON.parse(m.value.toString()) as DeadLetterPayload);
         },
       }),
     );
+  }
+
+  async function sourceTopic(prefix: string): Promise<string> {
+    const topic = uniqueName(prefix);
+    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+    return topic;
+  }
+
+  const lettersOf = (topic: string): DeadLetterPayload[] => letters.filter((l) => l.source_topic === `dlt-ns.${topic}`);
+
+  it('moves poison messages to the dead-letter topic with their reason, and goes on with the rest', async () => {
+    const topic = await sourceTopic('dlt.source');
+    const group = uniqueName('greeter');
+    const greeted: string[] = [];
+    await consume(topic, {
+      groupId: group,
+      handle: async (payload) => {
+        if (payload.name === 'mallory') throw HeraldError.validation([{ path: 'payload.name', message: 'is banned' }]);
+        greeted.push(payload.name);
+      },
+    });
+    await readDeadLetters();
 
     await bus.publish(topic, [
       { key: 'k', value: envelope({ name: 'alice' }) },
@@ -92,43 +118,145 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
 
     await expectEventually(() => {
       expect(greeted).toEqual(['alice', 'bob']);
-      expect(deadLetters).toHaveLength(4);
+      expect(lettersOf(topic)).toHaveLength(4);
     }, { timeoutMs: 30_000 });
-    expect(deadLetters.map((d) => [d.reason, d.errors.map((e) => e.path)])).toEqual([
-      ['invalid envelope', ['']],
-      ['invalid payload', ['payload.name']],
-      ['invalid envelope', ['type']],
-      ['invalid request', ['payload.name']],
+    expect(lettersOf(topic).map((d) => [d.reason_code, d.reason, d.errors.map((e) => e.path)])).toEqual([
+      ['invalid_envelope', 'invalid envelope', ['']],
+      ['invalid_payload', 'invalid payload', ['payload.name']],
+      ['invalid_envelope', 'invalid envelope', ['type']],
+      ['rejected', 'invalid request', ['payload.name']],
     ]);
-    expect(deadLetters[0]).toMatchObject({ source_topic: topic, consumer_group: group, key: 'k', original: '{not json' });
+    // The names as the broker knows them, namespace included.
+    expect(lettersOf(topic)[0]).toMatchObject({ source_topic: `dlt-ns.${topic}`, consumer_group: `dlt-ns.${group}`, key: 'k', original: '{not json', attempts: 1 });
   });
 
-  it('retries a transient failure instead of dead-lettering it', async () => {
-    const topic = uniqueName('dlt.transient');
-    const group = uniqueName('g');
-    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+  it('retries an outage without a bound and without losing the message', async () => {
+    const topic = await sourceTopic('dlt.transient');
     let attempts = 0;
     const handled: string[] = [];
-    subscriptions.push(
-      await bus.subscribe({
-        groupId: group,
-        topics: [topic],
-        retry: { initialDelayMs: 10, maxDelayMs: 50 },
-        handler: deadLetteringHandler(bus, silentLogger, {
-          groupId: group,
-          type: 'greeting',
-          parsePayload: parseGreeting,
-          handle: async (payload) => {
-            if (++attempts < 3) throw new Error('database briefly unavailable');
-            handled.push(payload.name);
-          },
-        }),
-      }),
-    );
+    await consume(topic, {
+      groupId: uniqueName('g'),
+      handle: async (payload) => {
+        // Far past maxAttempts: an unreachable database is not the message's fault.
+        if (++attempts < 8) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        handled.push(payload.name);
+      },
+    });
 
     await bus.publish(topic, [{ key: 'k', value: envelope({ name: 'carol' }) }]);
 
     await expectEventually(() => expect(handled).toEqual(['carol']), { timeoutMs: 30_000 });
-    expect(attempts).toBe(3);
+    expect(attempts).toBe(8);
+  });
+
+  it('dead-letters a message that keeps failing past the bound, and the partition goes on', async () => {
+    const topic = await sourceTopic('dlt.bounded');
+    const group = uniqueName('g');
+    const attemptsOf = new Map<string, number>();
+    const handled: string[] = [];
+    await consume(topic, {
+      groupId: group,
+      handle: async (payload) => {
+        attemptsOf.set(payload.name, (attemptsOf.get(payload.name) ?? 0) + 1);
+        if (payload.name === 'stuck') throw new TypeError("Cannot read properties of undefined (reading 'id')");
+        handled.push(payload.name);
+      },
+    });
+    await readDeadLetters();
+
+    await bus.publish(topic, [
+      { key: 'k', value: envelope({ name: 'stuck' }) },
+      { key: 'k', value: envelope({ name: 'dave' }) },
+    ]);
+
+    await expectEventually(() => {
+      expect(handled).toEqual(['dave']);
+      expect(lettersOf(topic)).toHaveLength(1);
+    }, { timeoutMs: 30_000 });
+    expect(attemptsOf.get('stuck')).toBe(3);
+    expect(lettersOf(topic)[0]).toMatchObject({ reason_code: 'attempts_exhausted', attempts: 3, consumer_group: `dlt-ns.${group}` });
+    expect(lettersOf(topic)[0].reason).toContain("failed 3 times; last: TypeError: Cannot read properties of undefined (reading 'id')");
+
+    const text = await metrics.metrics();
+    expect(text).toContain(`herald_bus_dead_letters_total{topic="${topic}",group="${group}",reason="attempts_exhausted"} 1`);
+    expect(text).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="dead_lettered"} 1`);
+    expect(text).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="ok"} 1`);
+  });
+
+  it('does not dead-letter for its attempts while a dependency is down', async () => {
+    const topic = await sourceTopic('dlt.unhealthy');
+    let healthy = false;
+    let failedWhileDown = 0;
+    const handled: string[] = [];
+    await consume(
+      topic,
+      {
+        groupId: uniqueName('g'),
+        handle: async (payload) => {
+          // An unrecognised error while the readiness checks fail: most likely the outage.
+          if (!healthy) {
+            failedWhileDown++;
+            throw new Error('something odd');
+          }
+          handled.push(payload.name);
+        },
+      },
+      { maxAttempts: 2, dependenciesHealthy: async () => healthy },
+    );
+    await readDeadLetters();
+
+    await bus.publish(topic, [{ key: 'k', value: envelope({ name: 'erin' }) }]);
+    // Well past the bound while a dependency is down; then it comes back.
+    await expectEventually(() => expect(failedWhileDown).toBeGreaterThanOrEqual(5), { timeoutMs: 30_000 });
+    healthy = true;
+
+    await expectEventually(() => expect(handled).toEqual(['erin']), { timeoutMs: 30_000 });
+    expect(lettersOf(topic)).toEqual([]);
+  });
+
+  describe('with a database', () => {
+    let database: TestDatabase;
+    let client: Client;
+
+    beforeAll(async () => {
+      database = await openTestDatabase(databaseTargets().at(-1) ?? { kind: 'embedded' });
+      client = new Client({ connectionString: database.url });
+      await client.connect();
+    });
+
+    afterAll(async () => {
+      await client.end();
+      await database.dispose([]);
+    });
+
+    it('dead-letters at once what Postgres can never store (a NUL byte), and the partition goes on', async () => {
+      const topic = await sourceTopic('dlt.nul');
+      const group = uniqueName('g');
+      let attempts = 0;
+      const stored: string[] = [];
+      await consume(topic, {
+        groupId: group,
+        handle: async (payload) => {
+          attempts++;
+          const { rows } = await client.query<{ name: string }>('SELECT $1::text AS name', [payload.name]);
+          stored.push(rows[0].name);
+        },
+      });
+      await readDeadLetters();
+
+      await bus.publish(topic, [
+        { key: 'ws:\u0000', value: envelope({ name: 'nul\u0000byte' }) },
+        { key: 'ws:frank', value: envelope({ name: 'frank' }) },
+      ]);
+
+      await expectEventually(() => {
+        expect(stored).toEqual(['frank']);
+        expect(lettersOf(topic)).toHaveLength(1);
+      }, { timeoutMs: 30_000 });
+      expect(attempts).toBe(2);
+      expect(lettersOf(topic)[0]).toMatchObject({ reason_code: 'unprocessable', key: 'ws:\u0000', attempts: 1 });
+      expect(lettersOf(topic)[0].reason).toContain('SQLSTATE 22021');
+      expect(await metrics.metrics()).toContain(`herald_bus_dead_letters_total{topic="${topic}",group="${group}",reason="unprocessable"} 1`);
+    });
   });
 });

@@ -1,5 +1,15 @@
-import { DeadLetterPayload, Envelope, FieldError, HeraldError, ParseResult, TOPICS, parseEnvelope } from '@herald/contracts';
-import { IncomingMessage, MessageBus, MessageHandler } from '@herald/bus';
+import {
+  DeadLetterPayload,
+  DeadLetterReasonCode,
+  Envelope,
+  FieldError,
+  HeraldError,
+  ParseResult,
+  TOPICS,
+  parseEnvelope,
+} from '@herald/contracts';
+import { IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
+import { Counter, Registry } from 'prom-client';
 import { HeraldLogger } from '../logging/logger';
 
 export interface EnvelopeConsumer<T> {
@@ -11,63 +21,170 @@ export interface EnvelopeConsumer<T> {
   readonly handle: (payload: T, envelope: Envelope<T>, message: IncomingMessage) => Promise<void>;
 }
 
+/** Longest reason kept in a dead letter (and its header): error messages can quote the input. */
+const MAX_REASON_CHARS = 500;
+
 /**
- * Wraps a consumer so that a poison message never blocks its partition: a message
- * that is not a valid envelope of the expected type, or whose handler rejects it
- * as invalid (a HeraldError `validation_error`), is published to the dead-letter
- * topic with the reason and acknowledged. Any other failure is transient (a
- * database or broker hiccup) and is retried by the bus.
+ * Publishes messages that cannot be processed to `notify.deadletter.v1`, with the
+ * reason, where they came from (the topic and group as the broker names them) and
+ * the original bytes, and counts them in `herald_bus_dead_letters_total`.
  */
-export function deadLetteringHandler<T>(bus: MessageBus, logger: HeraldLogger, consumer: EnvelopeConsumer<T>): MessageHandler {
+export class DeadLetters {
+  private readonly counter?: Counter<'topic' | 'group' | 'reason'>;
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly logger: HeraldLogger,
+    registry?: Registry,
+  ) {
+    if (registry) this.counter = deadLetterCounter(registry);
+  }
+
+  async send(
+    groupId: string,
+    message: IncomingMessage,
+    reasonCode: DeadLetterReasonCode,
+    reason: string,
+    errors: readonly FieldError[],
+  ): Promise<MessageOutcome> {
+    const text = message.value.toString('utf8');
+    const isText = Buffer.from(text, 'utf8').equals(message.value);
+    const shortReason = reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}…` : reason;
+    const payload: DeadLetterPayload = {
+      source_topic: message.origin.topic,
+      source_partition: message.partition,
+      source_offset: message.offset,
+      consumer_group: message.origin.groupId,
+      key: message.key,
+      reason_code: reasonCode,
+      reason: shortReason,
+      attempts: message.attempt,
+      errors,
+      original: isText ? text : message.value.toString('base64'),
+      original_encoding: isText ? 'utf8' : 'base64',
+      failed_at: new Date().toISOString(),
+    };
+    // The key and headers are stored as text by the embedded bus's journal, where a NUL
+    // cannot go; the payload keeps the exact key (JSON escapes it).
+    await this.bus.publish(TOPICS.deadLetter.name, [
+      { key: withoutNul(message.key), value: JSON.stringify(payload), headers: { 'x-dead-letter-reason': withoutNul(shortReason) } },
+    ]);
+    this.counter?.inc({ topic: message.topic, group: groupId, reason: reasonCode });
+    // A message Herald itself could not process needs an operator; an invalid one is the sender's mistake.
+    const level = reasonCode === 'unprocessable' || reasonCode === 'attempts_exhausted' ? 'error' : 'warn';
+    this.logger.write(level, 'message dead-lettered', {
+      topic: message.origin.topic,
+      partition: message.partition,
+      offset: message.offset,
+      group: message.origin.groupId,
+      reason_code: reasonCode,
+      reason: shortReason,
+      attempts: message.attempt,
+      errors,
+    });
+    return 'dead_lettered';
+  }
+}
+
+function deadLetterCounter(registry: Registry): Counter<'topic' | 'group' | 'reason'> {
+  const name = 'herald_bus_dead_letters_total';
+  // The embedded process runs two Nest applications on one registry.
+  return (
+    (registry.getSingleMetric(name) as Counter<'topic' | 'group' | 'reason'> | undefined) ??
+    new Counter({
+      name,
+      help: 'Messages sent to the dead-letter topic, by source topic, consumer group and reason code',
+      labelNames: ['topic', 'group', 'reason'],
+      registers: [registry],
+    })
+  );
+}
+
+function withoutNul(text: string): string {
+  return text.replace(/\u0000/g, '\uFFFD');
+}
+
+/**
+ * Wraps a consumer so that an invalid message never blocks its partition: a message
+ * that is not a valid envelope of the expected type, or whose handler rejects it as
+ * invalid (a HeraldError `validation_error`), is dead-lettered and acknowledged. Other
+ * failures are thrown on, for `boundedAttempts` (which the ConsumerRegistry puts
+ * around every handler) to retry or set aside.
+ */
+export function deadLetteringHandler<T>(deadLetters: DeadLetters, consumer: EnvelopeConsumer<T>): MessageHandler {
   return async (message) => {
     const envelope = parseEnvelope(message.value, consumer.type);
-    if (!envelope.ok) return deadLetter(bus, logger, consumer.groupId, message, 'invalid envelope', envelope.errors);
+    if (!envelope.ok) return deadLetters.send(consumer.groupId, message, 'invalid_envelope', 'invalid envelope', envelope.errors);
     const payload = consumer.parsePayload(envelope.value.payload);
-    if (!payload.ok) return deadLetter(bus, logger, consumer.groupId, message, 'invalid payload', payload.errors);
+    if (!payload.ok) return deadLetters.send(consumer.groupId, message, 'invalid_payload', 'invalid payload', payload.errors);
     const typed = { ...envelope.value, payload: payload.value } as Envelope<T>;
     try {
       await consumer.handle(payload.value, typed, message);
+      return 'handled';
     } catch (error) {
       if (error instanceof HeraldError && error.code === 'validation_error') {
-        return deadLetter(bus, logger, consumer.groupId, message, error.message, error.fieldErrors);
+        return deadLetters.send(consumer.groupId, message, 'rejected', error.message, error.fieldErrors);
       }
       throw error;
     }
   };
 }
 
-/** Publishes a message that cannot be processed to `notify.deadletter.v1`, with the reason and the original bytes. */
-export async function deadLetter(
-  bus: MessageBus,
-  logger: HeraldLogger,
-  groupId: string,
-  message: IncomingMessage,
-  reason: string,
-  errors: readonly FieldError[],
-): Promise<void> {
-  const text = message.value.toString('utf8');
-  const isText = Buffer.from(text, 'utf8').equals(message.value);
-  const payload: DeadLetterPayload = {
-    source_topic: message.topic,
-    source_partition: message.partition,
-    source_offset: message.offset,
-    consumer_group: groupId,
-    key: message.key,
-    reason,
-    errors,
-    original: isText ? text : message.value.toString('base64'),
-    original_encoding: isText ? 'utf8' : 'base64',
-    failed_at: new Date().toISOString(),
+export interface PoisonPolicy {
+  /**
+   * Deliveries a message gets for failures that are neither an outage nor certainly
+   * permanent (see `classifyFailure`), before it is dead-lettered.
+   */
+  readonly maxAttempts: number;
+  /**
+   * Asked before a message is dead-lettered for its attempts: while a dependency is
+   * down, the failures were most likely that, and the message is retried instead.
+   */
+  readonly dependenciesHealthy?: () => Promise<boolean>;
+}
+
+/**
+ * Bounds what one message can cost a partition. A failure of the handler is
+ * - transient (a database or broker outage, a dropped connection, a deadlock): thrown
+ *   on, so the bus retries it for as long as it takes, and not counted;
+ * - permanent (a Postgres data exception such as a NUL byte in text, a program limit,
+ *   a message too large, unparseable JSON): dead-lettered at once;
+ * - anything else: retried, and dead-lettered once it failed `maxAttempts` times
+ *   while the process's dependencies answer.
+ * Only failures that are not transient count towards the bound, so an outage in the
+ * middle of a message's retries does not use them up.
+ */
+export function boundedAttempts(deadLetters: DeadLetters, groupId: string, handler: MessageHandler, policy: PoisonPolicy): MessageHandler {
+  // Counted failures of the message each partition is on. A partition hands over one
+  // message at a time, so this holds one entry per partition.
+  const failures = new Map<string, { offset: string; count: number }>();
+  return async (message) => {
+    const partitionKey = `${message.topic}:${message.partition}`;
+    try {
+      const outcome = await handler(message);
+      failures.delete(partitionKey);
+      return outcome;
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure.kind === 'transient') throw error;
+      const reason = `${failure.because}: ${error instanceof Error ? error.message : String(error)}`;
+      if (failure.kind === 'permanent') {
+        failures.delete(partitionKey);
+        return deadLetters.send(groupId, message, 'unprocessable', reason, [{ path: '', message: reason }]);
+      }
+      const previous = failures.get(partitionKey);
+      const count = previous?.offset === message.offset ? previous.count + 1 : 1;
+      failures.set(partitionKey, { offset: message.offset, count });
+      if (count < policy.maxAttempts) throw error;
+      if (policy.dependenciesHealthy && !(await policy.dependenciesHealthy())) {
+        // Not held against the message: it is dead-lettered only if it fails again once they answer.
+        failures.set(partitionKey, { offset: message.offset, count: policy.maxAttempts - 1 });
+        throw error;
+      }
+      failures.delete(partitionKey);
+      return deadLetters.send(groupId, message, 'attempts_exhausted', `failed ${count} times; last: ${reason}`, [
+        { path: '', message: reason },
+      ]);
+    }
   };
-  await bus.publish(TOPICS.deadLetter.name, [
-    { key: message.key, value: JSON.stringify(payload), headers: { 'x-dead-letter-reason': reason } },
-  ]);
-  logger.warn('message dead-lettered', {
-    topic: message.topic,
-    partition: message.partition,
-    offset: message.offset,
-    group: groupId,
-    reason,
-    errors,
-  });
 }

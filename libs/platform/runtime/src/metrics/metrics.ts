@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { IncomingMessage, MessageBus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from '@herald/bus';
 
 /** One registry per process, labelled with the process's role (a service name, or `embedded`). */
@@ -30,6 +30,72 @@ export function createHttpMetrics(registry: Registry, api: string): HttpMetrics 
   };
 }
 
+export interface OutboxRelayMetrics {
+  /** Counts a row the relay parked (`herald_outbox_rows_parked_total`). */
+  readonly onParked: () => void;
+  /** How to read the schema's parked rows for `herald_outbox_parked_rows`, on each scrape. */
+  readonly watchParked: (count: () => Promise<number>) => void;
+}
+
+/** Parked-row counts by schema, per registry: a gauge's collect is fixed when it is created. */
+const parkedCounters = new WeakMap<Registry, Map<string, () => Promise<number>>>();
+
+/**
+ * Metrics of one schema's outbox relay. Parked rows do not make a process unready (that
+ * would take healthy replicas out of rotation for a row no replica can publish); they
+ * are logged at error level and shown here, for alerting.
+ */
+export function outboxRelayMetrics(registry: Registry, schema: string): OutboxRelayMetrics {
+  const parkedTotalName = 'herald_outbox_rows_parked_total';
+  const parkedTotal =
+    (registry.getSingleMetric(parkedTotalName) as Counter<'schema'> | undefined) ??
+    new Counter({
+      name: parkedTotalName,
+      help: 'Outbox rows this process parked because they could not be published, by schema',
+      labelNames: ['schema'],
+      registers: [registry],
+    });
+  let counters = parkedCounters.get(registry);
+  if (!counters) {
+    const sources = new Map<string, () => Promise<number>>();
+    counters = sources;
+    parkedCounters.set(registry, sources);
+    new Gauge({
+      name: 'herald_outbox_parked_rows',
+      help: 'Rows in the schema\'s outbox_parked table, waiting for an operator',
+      labelNames: ['schema'],
+      registers: [registry],
+      async collect() {
+        await Promise.all(
+          [...sources].map(async ([name, count]) => {
+            try {
+              this.set({ schema: name }, await withTimeout(count(), 2_000));
+            } catch {
+              // The database does not answer: the last value stands; readiness reports the outage.
+            }
+          }),
+        );
+      },
+    });
+  }
+  const sources = counters;
+  parkedTotal.inc({ schema }, 0);
+  return {
+    onParked: () => parkedTotal.inc({ schema }),
+    watchParked: (count) => void sources.set(schema, count),
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Decorates a MessageBus with per-topic counters and handler timings, so both
  * adapters report the same metrics.
@@ -51,7 +117,7 @@ export class InstrumentedBus implements MessageBus {
     });
     this.consumed = new Counter({
       name: 'herald_bus_messages_consumed_total',
-      help: 'Handler invocations, by topic, group and outcome (ok, error)',
+      help: 'Handler invocations, by topic, group and outcome (ok, dead_lettered, error)',
       labelNames: ['topic', 'group', 'outcome'],
       registers: [registry],
     });
@@ -80,8 +146,9 @@ export class InstrumentedBus implements MessageBus {
       handler: async (message: IncomingMessage) => {
         const end = this.handlerSeconds.startTimer({ topic: message.topic, group: groupId });
         try {
-          await options.handler(message);
-          this.consumed.inc({ topic: message.topic, group: groupId, outcome: 'ok' });
+          const outcome = await options.handler(message);
+          this.consumed.inc({ topic: message.topic, group: groupId, outcome: outcome === 'dead_lettered' ? 'dead_lettered' : 'ok' });
+          return outcome;
         } catch (error) {
           this.consumed.inc({ topic: message.topic, group: groupId, outcome: 'error' });
           throw error;

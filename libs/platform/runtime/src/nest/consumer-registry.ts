@@ -1,25 +1,43 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { MessageBus, SubscribeOptions, Subscription } from '@herald/bus';
+import { FieldError } from '@herald/contracts';
+import { IncomingMessage, MessageBus, MessageOutcome, SubscribeOptions, Subscription } from '@herald/bus';
+import { Registry } from 'prom-client';
+import { HeraldConfig } from '../config/herald-config';
+import { HealthRegistry } from '../health/health-registry';
 import { HeraldLogger } from '../logging/logger';
-import { EnvelopeConsumer, deadLetteringHandler } from '../messaging/dead-letter';
-import { HERALD_LOGGER, MESSAGE_BUS } from './tokens';
+import { DeadLetters, EnvelopeConsumer, boundedAttempts, deadLetteringHandler } from '../messaging/dead-letter';
+import { HEALTH_REGISTRY, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS, METRICS_REGISTRY } from './tokens';
 
 /**
  * Subscriptions of one Nest application. They are stopped first on shutdown
  * (onModuleDestroy runs before the HTTP server and the database close), and a
  * stop waits for in-flight handlers, so no message is half-handled.
+ *
+ * Every handler subscribed here is wrapped in `boundedAttempts`: no message can hold
+ * its partition for longer than `HERALD_MESSAGE_MAX_ATTEMPTS` failures that are not an
+ * outage; it goes to the dead-letter topic and the consumer moves on.
  */
 @Injectable()
 export class ConsumerRegistry implements OnModuleDestroy {
   private readonly subscriptions: Subscription[] = [];
+  private readonly deadLetters: DeadLetters;
 
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-  ) {}
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    @Inject(HEALTH_REGISTRY) private readonly health: HealthRegistry,
+    @Inject(METRICS_REGISTRY) metrics: Registry,
+  ) {
+    this.deadLetters = new DeadLetters(bus, logger.child({ component: 'dead-letters' }), metrics);
+  }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const subscription = await this.bus.subscribe(options);
+    const handler = boundedAttempts(this.deadLetters, options.groupId, options.handler, {
+      maxAttempts: this.config.messageMaxAttempts,
+      dependenciesHealthy: async () => (await this.health.readiness()).ready,
+    });
+    const subscription = await this.bus.subscribe({ ...options, handler });
     this.subscriptions.push(subscription);
     this.logger.info('consumer started', { group: options.groupId, topics: options.topics });
     return subscription;
@@ -30,8 +48,13 @@ export class ConsumerRegistry implements OnModuleDestroy {
     return this.subscribe({
       groupId: consumer.groupId,
       topics,
-      handler: deadLetteringHandler(this.bus, this.logger, consumer),
+      handler: deadLetteringHandler(this.deadLetters, consumer),
     });
+  }
+
+  /** Dead-letters a message its handler rejects as invalid; the handler returns what this resolves with. */
+  deadLetter(groupId: string, message: IncomingMessage, reason: string, errors: readonly FieldError[]): Promise<MessageOutcome> {
+    return this.deadLetters.send(groupId, message, 'rejected', reason, errors);
   }
 
   async onModuleDestroy(): Promise<void> {

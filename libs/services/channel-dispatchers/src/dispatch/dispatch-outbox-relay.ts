@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { OutboxRelay } from '@herald/event-store';
-import { HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { Registry } from 'prom-client';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics } from '@herald/runtime';
 
 /** Publishes delivery outcomes written to `dispatch.outbox` with the ledger's final state. */
 @Injectable()
@@ -14,11 +15,19 @@ export class DispatchOutboxRelay implements OnApplicationBootstrap, OnModuleDest
     @InjectDataSource('dispatch') private readonly db: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    @Inject(METRICS_REGISTRY) private readonly metrics: Registry,
   ) {}
 
   onApplicationBootstrap(): void {
     const log = this.logger.child({ component: 'dispatch-outbox' });
-    this.relay = new OutboxRelay(this.db, 'dispatch', this.bus, (level, message, fields) => log.write(level, message, fields));
+    const relayMetrics = outboxRelayMetrics(this.metrics, 'dispatch');
+    const relay = new OutboxRelay(this.db, 'dispatch', this.bus, (level, message, fields) => log.write(level, message, fields), {
+      maxPublishAttempts: this.config.messageMaxAttempts,
+      onParked: relayMetrics.onParked,
+    });
+    relayMetrics.watchParked(() => relay.countParked());
+    this.relay = relay;
     this.relay.start();
   }
 

@@ -1,15 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid } from '@herald/contracts';
-import { IncomingMessage, MessageBus } from '@herald/bus';
+import { IncomingMessage, MessageOutcome } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
   ConsumerRegistry,
-  HERALD_LOGGER,
-  HeraldLogger,
-  MESSAGE_BUS,
   WORKSPACE_CREDENTIALS,
   WorkspaceCredentials,
-  deadLetter,
 } from '@herald/runtime';
 import { Acceptance } from '../acceptance/acceptance';
 import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, ingressSignatureMatches } from './ingress-signature';
@@ -43,8 +39,6 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
     private readonly consumers: ConsumerRegistry,
     @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
     private readonly acceptance: Acceptance,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
-    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -55,7 +49,7 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
     });
   }
 
-  private async handle(message: IncomingMessage): Promise<void> {
+  private async handle(message: IncomingMessage): Promise<MessageOutcome> {
     try {
       const workspace = await this.authenticate(message);
       const body = parseBody(message.value);
@@ -65,10 +59,12 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
       } else {
         await this.acceptance.acceptEvent(workspace, valid(validateEvent(body)), 'kafka', messageId);
       }
+      return 'handled';
     } catch (error) {
       const rejection = asRejection(error);
-      if (rejection === undefined) throw error; // transient: the bus delivers it again
-      await deadLetter(this.bus, this.logger, INGRESS_GROUP_ID, message, rejection.reason, rejection.errors);
+      // Herald's trouble: retried, within the consumer registry's bound unless it is an outage.
+      if (rejection === undefined) throw error;
+      return this.consumers.deadLetter(INGRESS_GROUP_ID, message, rejection.reason, rejection.errors);
     }
   }
 

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { EventStore, OutboxRelay, StreamCompactor, TimerPoller } from '@herald/event-store';
-import { HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { Registry } from 'prom-client';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics } from '@herald/runtime';
 
 /**
  * The engine's background loops over its schema: the outbox relay (delivery commands,
@@ -23,13 +24,21 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectDataSource('engine') private readonly db: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    @Inject(METRICS_REGISTRY) private readonly metrics: Registry,
   ) {}
 
   onApplicationBootstrap(): void {
     const relayLog = this.logger.child({ component: 'engine-outbox' });
     const timerLog = this.logger.child({ component: 'engine-timers' });
     const compactionLog = this.logger.child({ component: 'engine-compaction' });
-    this.relay = new OutboxRelay(this.db, 'engine', this.bus, (level, message, fields) => relayLog.write(level, message, fields));
+    const relayMetrics = outboxRelayMetrics(this.metrics, 'engine');
+    const relay = new OutboxRelay(this.db, 'engine', this.bus, (level, message, fields) => relayLog.write(level, message, fields), {
+      maxPublishAttempts: this.config.messageMaxAttempts,
+      onParked: relayMetrics.onParked,
+    });
+    relayMetrics.watchParked(() => relay.countParked());
+    this.relay = relay;
     this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields));
     this.compactor = new StreamCompactor(new EventStore(this.db, 'engine'), (level, message, fields) => compactionLog.write(level, message, fields));
     this.relay.start();
