@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiExceptionFilter } from '../http/api-exception.filter';
+import { HeraldError, inputHygieneProblems } from '@herald/contracts';
+import { ApiExceptionFilter, errorBody } from '../http/api-exception.filter';
 import { mergeOpenApi } from '../http/openapi';
 import { createValidationPipe } from '../http/validation';
 import { ServiceDefinition } from '../launch/service-definition';
@@ -35,6 +36,31 @@ function registerJsonBodyParser(app: NestFastifyApplication): void {
     }
     parseJson(request, raw.toString('utf8'), done);
   });
+}
+
+/**
+ * The input-hygiene rule of every route, before guards, pipes and handlers see the
+ * request: path parameters, the query and the parsed body must hold nothing Postgres
+ * cannot store (NUL, lone surrogates, in values and keys) and stay within the nesting
+ * and key-count limits (`INPUT_LIMITS`). The check is one iterative walk, so a
+ * 100,000-deep body is a 400 naming where, not a stack overflow further on.
+ */
+function refuseUnstorableInput(app: NestFastifyApplication): void {
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('preValidation', (request, reply, done) => {
+      const problems = [
+        ...inputHygieneProblems(request.params ?? {}),
+        ...inputHygieneProblems(request.query ?? {}),
+        ...inputHygieneProblems(request.body),
+      ];
+      if (problems.length === 0) {
+        done();
+        return;
+      }
+      void reply.status(400).send(errorBody(HeraldError.validation(problems)));
+    });
 }
 
 /** `GET /openapi.json`: the merged description of the services this application hosts, unauthenticated like public docs. */
@@ -76,6 +102,7 @@ export async function createHttpApp(
     bodyParser: false,
   });
   registerJsonBodyParser(app);
+  refuseUnstorableInput(app);
   serveOpenApi(app, api, services);
   app.useGlobalFilters(new ApiExceptionFilter(context.logger));
   app.useGlobalPipes(createValidationPipe());

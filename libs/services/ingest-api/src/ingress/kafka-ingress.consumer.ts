@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid } from '@herald/contracts';
+import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid, inputHygieneProblems } from '@herald/contracts';
 import { IncomingMessage, MessageBus } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
@@ -103,6 +103,9 @@ function parseBody(value: Buffer): unknown {
     throw new Rejected('invalid JSON', [{ path: '', message: (error as Error).message }]);
   }
   if (Array.isArray(body)) throw new Rejected('invalid payload', [{ path: '', message: 'one trigger or event per message; publish bulk as separate messages' }]);
+  // The input-hygiene rule of the HTTP edge (NUL, lone surrogates, depth, key counts), before validation walks the body.
+  const problems = inputHygieneProblems(body);
+  if (problems.length > 0) throw new Rejected('invalid payload', problems);
   return body;
 }
 

@@ -1,0 +1,112 @@
+import { FieldError } from './envelope';
+
+/**
+ * The limits every edge (both HTTP APIs, the Kafka ingress) applies to a parsed JSON
+ * input before any code walks it recursively. Real bodies sit far below them: the
+ * deepest documents Herald takes (workflow trees with nested branches) stay under 30
+ * levels. Past them, recursive code elsewhere (JSON.stringify, class-transformer)
+ * would overflow the stack.
+ */
+export const INPUT_LIMITS = {
+  /** Levels of nested objects and arrays; the root is level 1. */
+  maxDepth: 64,
+  /** Keys of one object. */
+  maxKeysPerObject: 10_000,
+} as const;
+
+/** Past this many, further problems are counted, not listed: a hostile body must not become a huge 400. */
+const MAX_LISTED_PROBLEMS = 20;
+
+interface Visit {
+  readonly value: unknown;
+  readonly parent: Visit | undefined;
+  /** The key or index under the parent (undefined at the root). */
+  readonly step: string | number | undefined;
+  readonly depth: number;
+}
+
+/**
+ * What Postgres cannot store, and what the limits refuse, in a parsed JSON value (a
+ * body, a query, path parameters), each with its field path: NUL characters and lone
+ * UTF-16 surrogates in strings and in keys, nesting past `maxDepth`, objects with more
+ * than `maxKeysPerObject` keys. The walk is iterative (an explicit stack), so a
+ * 100,000-deep value is refused instead of overflowing the stack, and it never
+ * descends past the first level that breaks a limit. Empty when the value is clean.
+ */
+export function inputHygieneProblems(value: unknown, root = '', limits: { maxDepth: number; maxKeysPerObject: number } = INPUT_LIMITS): FieldError[] {
+  const problems: FieldError[] = [];
+  let unlisted = 0;
+  const report = (visit: Visit, message: string, key?: string): void => {
+    if (problems.length < MAX_LISTED_PROBLEMS) problems.push({ path: pathOf(visit, root, key), message });
+    else unlisted += 1;
+  };
+  const stack: Visit[] = [{ value, parent: undefined, step: undefined, depth: 1 }];
+  while (stack.length > 0) {
+    const visit = stack.pop() as Visit;
+    const current = visit.value;
+    if (typeof current === 'string') {
+      const problem = unstorable(current);
+      if (problem) report(visit, problem);
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (visit.depth > limits.maxDepth) {
+      report(visit, `is nested too deeply: at most ${limits.maxDepth} levels of objects and arrays are accepted`);
+      continue;
+    }
+    if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index -= 1) {
+        stack.push({ value: current[index], parent: visit, step: index, depth: visit.depth + 1 });
+      }
+      continue;
+    }
+    const keys = Object.keys(current);
+    if (keys.length > limits.maxKeysPerObject) {
+      report(visit, `has ${keys.length} keys: at most ${limits.maxKeysPerObject} keys per object are accepted`);
+      continue;
+    }
+    const children: Visit[] = [];
+    for (const key of keys) {
+      const keyProblem = unstorable(key);
+      if (keyProblem) report(visit, `key ${keyProblem}`, key);
+      else children.push({ value: (current as Record<string, unknown>)[key], parent: visit, step: key, depth: visit.depth + 1 });
+    }
+    // Reversed onto the stack, so problems are listed in document order.
+    for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]);
+  }
+  if (unlisted > 0) problems.push({ path: root, message: `and ${unlisted} more problems of the same kinds` });
+  return problems;
+}
+
+/** `String.prototype.isWellFormed` (Node 20), which the ES2022 lib the repository compiles against does not declare. */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+/** Why Postgres (text and jsonb) cannot store this string, or undefined when it can. */
+function unstorable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'contains a NUL character (\\u0000), which cannot be stored';
+  if (!(text as WellFormedCheck).isWellFormed()) return 'contains a lone UTF-16 surrogate (invalid Unicode), which cannot be stored';
+  return undefined;
+}
+
+/**
+ * `data.items[3].name` from the root to the visit (plus `key`). Keys that are not plain
+ * identifiers are quoted as JSON strings, so a path naming a bad key shows it escaped
+ * (`data["a\u0000b"]`) instead of carrying the character itself.
+ */
+function pathOf(visit: Visit, root: string, key?: string): string {
+  const steps: Array<string | number> = key === undefined ? [] : [key];
+  for (let at: Visit | undefined = visit; at?.step !== undefined; at = at.parent) steps.push(at.step);
+  let path = root;
+  for (let index = steps.length - 1; index >= 0; index -= 1) {
+    const step = steps[index];
+    if (typeof step === 'number') path += `[${step}]`;
+    else if (/^[A-Za-z0-9_$-]+$/.test(step)) path += path === '' ? step : `.${step}`;
+    else path += `[${jsonQuoted(step)}]`;
+  }
+  return path;
+}
+
+/** A JSON string literal, with lone surrogates escaped too (JSON.stringify keeps them as \uXXXX already). */
+function jsonQuoted(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+}
