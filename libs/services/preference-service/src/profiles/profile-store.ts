@@ -8,7 +8,7 @@ import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage, subscriptionMessages } from '../outbox/audience-events';
-import { Parsed, ProfileDocument, mergeProfiles } from './profile-document';
+import { Parsed, ProfileDocument, mergeProfiles, profileLimitProblem } from './profile-document';
 import { scopeOf, subjectColumns, subjectFromColumns, subjectNotFound } from './subject';
 
 export interface StoredProfile extends ProfileDocument {
@@ -77,11 +77,16 @@ export class ProfileStore {
     if (!row) throw subjectNotFound(subject);
     const next = change({ properties: row.properties, channels: row.channels });
     if (!next.ok) throw HeraldError.validation(next.errors as FieldError[]);
+    const properties = JSON.stringify(next.value.properties);
+    const channels = JSON.stringify(next.value.channels);
+    const tooLarge = profileLimitProblem(next.value, Buffer.byteLength(properties) + Buffer.byteLength(channels));
+    // A profile stored before the limits existed may still shrink (an $unset), never grow.
+    if (tooLarge && !shrinks(next.value, { properties: row.properties, channels: row.channels })) throw tooLarge;
     const [stored] = returningRows<ProfileRow>(await tx.query(
       `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
         WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
         RETURNING tenant_id, properties, channels, created_at, updated_at`,
-      [...key, JSON.stringify(next.value.properties), JSON.stringify(next.value.channels)],
+      [...key, properties, channels],
     ));
     await writeOutbox(tx, AUDIENCE_OUTBOX, [
       audienceChangedMessage(
@@ -237,3 +242,7 @@ export class ProfileStore {
   }
 }
 
+/** Whether `next` is smaller than `current` in properties and in bytes. */
+function shrinks(next: ProfileDocument, current: ProfileDocument): boolean {
+  return Object.keys(next.properties).length <= Object.keys(current.properties).length && JSON.stringify(next).length < JSON.stringify(current).length;
+}
