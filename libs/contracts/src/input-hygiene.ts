@@ -110,3 +110,36 @@ function pathOf(visit: Visit, root: string, key?: string): string {
 function jsonQuoted(text: string): string {
   return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
 }
+
+/**
+ * Limits of one stored profile (a user's or an object's, global or one tenant's),
+ * checked before or while a change is applied, never after a slow one. 256 KiB keeps a
+ * profile an ordinary jsonb row and, with its envelope, far inside one Kafka message
+ * (the broker's `message.max.bytes` is 1 MiB): the announcement carries one profile,
+ * a broadcast's member trigger the tenant's merged over the global one (2 × 256 KiB).
+ * Shared by preference-service (which applies changes) and ingest-api (which refuses an
+ * identity event past them with a 400 instead of accepting what cannot be applied).
+ */
+export const PROFILE_LIMITS = {
+  /** Bytes of the stored profile (its properties and channels as JSON) after the change. */
+  maxBytes: 256 * 1024,
+  /** Properties (top-level keys) of one profile. */
+  maxProperties: 1_000,
+  /** Changes in one request: the keys of an upsert body; the keys (and `$unset` names) of a PATCH's or an identity event's operations. */
+  maxChangesPerRequest: 1_000,
+} as const;
+
+/** How many changes a list of profile operations asks for: each key of an operation's arguments, each `$unset` name. */
+export function countProfileChanges(operations: readonly unknown[]): number {
+  let count = 0;
+  for (const operation of operations) {
+    if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
+      count += 1;
+      continue;
+    }
+    for (const args of Object.values(operation)) {
+      count += Array.isArray(args) ? args.length : typeof args === 'object' && args !== null ? Object.keys(args).length : 1;
+    }
+  }
+  return count;
+}

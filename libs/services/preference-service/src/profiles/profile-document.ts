@@ -1,4 +1,4 @@
-import { FieldError, HeraldError, UserOperation } from '@herald/contracts';
+import { FieldError, HeraldError, PROFILE_LIMITS, UserOperation, countProfileChanges } from '@herald/contracts';
 
 /** The channels a profile holds, stored without their `$`. */
 export const PROFILE_CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
@@ -28,22 +28,6 @@ function channelValues(channel: string, value: unknown, path: string, errors: Fi
     return ok;
   });
 }
-
-/**
- * Limits of one stored profile (a user's or an object's, global or one tenant's),
- * checked before or while a change is applied, never after a slow one. 256 KiB keeps a
- * profile an ordinary jsonb row and, with its envelope, far inside one Kafka message
- * (the broker's `message.max.bytes` is 1 MiB): the announcement carries one profile,
- * a broadcast's member trigger the tenant's merged over the global one (2 × 256 KiB).
- */
-export const PROFILE_LIMITS = {
-  /** Bytes of the stored profile (its properties and channels as JSON) after the change. */
-  maxBytes: 256 * 1024,
-  /** Properties (top-level keys) of one profile. */
-  maxProperties: 1_000,
-  /** Changes in one request: the keys of an upsert body; the keys (and `$unset` names) of a PATCH's operations. */
-  maxChangesPerRequest: 1_000,
-} as const;
 
 /**
  * A list whose values are compared as JSON, with O(1) membership: appending or
@@ -198,21 +182,6 @@ export function applyInline(profile: ProfileDocument, inline: { channels: JsonOb
 
 const OPERATIONS = ['$set', '$set_once', '$unset', '$append', '$remove', '$increment', '$add'] as const;
 
-/** How many changes an operations list asks for (each key of an operation, each `$unset` name), counted before any is applied. */
-function countChanges(operations: readonly unknown[]): number {
-  let count = 0;
-  for (const operation of operations) {
-    if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
-      count += 1;
-      continue;
-    }
-    for (const args of Object.values(operation as JsonObject)) {
-      count += Array.isArray(args) ? args.length : typeof args === 'object' && args !== null ? Object.keys(args).length : 1;
-    }
-  }
-  return count;
-}
-
 /**
  * What is wrong with one operation object, without applying it. Only `$increment`
  * depends on the profile: it is checked against the value the property will have when
@@ -295,7 +264,7 @@ function applyOperation(draft: ProfileDraft, operation: JsonObject): void {
 export function applyOperations(profile: ProfileDocument, body: unknown): Parsed<ProfileDocument> {
   const operations = (body as { operations?: unknown } | null)?.operations;
   if (!Array.isArray(operations) || operations.length === 0) return { ok: false, errors: [{ path: 'operations', message: 'must be a non-empty array' }] };
-  const changes = countChanges(operations);
+  const changes = countProfileChanges(operations);
   if (changes > PROFILE_LIMITS.maxChangesPerRequest) return { ok: false, errors: [tooManyChanges(changes, 'operations')] };
   const errors: FieldError[] = [];
   const draft = new ProfileDraft(profile);
@@ -314,7 +283,7 @@ export function applyOperations(profile: ProfileDocument, body: unknown): Parsed
  * long had its 202.
  */
 export function applyUserOperations(profile: ProfileDocument, operations: readonly UserOperation[]): { profile: ProfileDocument; errors: FieldError[] } {
-  const changes = countChanges(operations);
+  const changes = countProfileChanges(operations);
   if (changes > PROFILE_LIMITS.maxChangesPerRequest) return { profile, errors: [tooManyChanges(changes, 'operations')] };
   const draft = new ProfileDraft(profile);
   const errors: FieldError[] = [];

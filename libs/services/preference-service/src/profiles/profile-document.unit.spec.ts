@@ -1,4 +1,5 @@
-import { PROFILE_LIMITS, applyOperations, applyUpsert, applyUserOperations, emptyProfile, profileLimitProblem } from './profile-document';
+import { PROFILE_LIMITS } from '@herald/contracts';
+import { applyOperations, applyUpsert, applyUserOperations, emptyProfile, profileLimitProblem } from './profile-document';
 
 const props = (n: number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, i]));
 

@@ -1,7 +1,7 @@
+import { PROFILE_LIMITS } from '@herald/contracts';
 import { runModeTargets } from '@herald/runtime';
 import { fetchJson } from '@herald/testing';
 import { AudienceTestApp, startAudienceTestApp } from '../testing/audience-test-app';
-import { PROFILE_LIMITS } from './profile-document';
 
 const props = (n: number, prefix = 'p'): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));
 const words = (n: number, tag: string): string[] => Array.from({ length: n }, (_, i) => `${tag}-${i}-${'w'.repeat(40)}`);
