@@ -81,6 +81,94 @@ export function inputHygieneProblems(value: unknown, root = '', limits: { maxDep
 /** `String.prototype.isWellFormed` (Node 20), which the ES2022 lib the repository compiles against does not declare. */
 type WellFormedCheck = string & { isWellFormed(): boolean };
 
+interface TextFrame {
+  readonly isObject: boolean;
+  /** Objects: keys seen. Arrays: the current item's index (commas seen). */
+  count: number;
+  /** Objects: whether the next string is a key. */
+  expectKey: boolean;
+  /** Where the current key's JSON string starts and ends in the text (objects); decoded only for a path. */
+  keyStart: number;
+  keyEnd: number;
+}
+
+/**
+ * The nesting and key-count limits checked on JSON text before it is parsed: one pass
+ * from one structural character to the next (native regular expressions do the
+ * skipping), an explicit stack of at most `maxDepth` frames, stopping at the first
+ * breach. `JSON.parse` itself spends most of a second on a megabyte of `[[[[…`, so such
+ * text must be refused before it. Malformed text is left to the parser, which reports
+ * it. Answers the problem with its path (`data.items[3]`), or undefined.
+ */
+export function jsonTextNestingProblem(text: string, limits: { maxDepth: number; maxKeysPerObject: number } = INPUT_LIMITS): FieldError | undefined {
+  const structural = /["{}[\],]/g;
+  const stringEnd = /["\\]/g;
+  const frames: TextFrame[] = [];
+  const pathHere = (): string => {
+    let path = '';
+    for (const frame of frames) {
+      if (!frame.isObject) path += `[${frame.count}]`;
+      else if (frame.keyEnd > frame.keyStart) path = appendKey(path, JSON.parse(text.slice(frame.keyStart, frame.keyEnd)) as string);
+    }
+    return path;
+  };
+  for (let match = structural.exec(text); match !== null; match = structural.exec(text)) {
+    const at = match.index;
+    const char = text[at];
+    const frame = frames[frames.length - 1] as TextFrame | undefined;
+    if (char === '"') {
+      let end = at + 1;
+      for (;;) {
+        stringEnd.lastIndex = end;
+        const found = stringEnd.exec(text);
+        if (found === null) return undefined; // unterminated: the parser reports it
+        if (text[found.index] === '"') {
+          end = found.index;
+          break;
+        }
+        end = found.index + 2;
+      }
+      structural.lastIndex = end + 1;
+      if (frame?.isObject && frame.expectKey) {
+        frame.expectKey = false;
+        frame.count += 1;
+        if (frame.count > limits.maxKeysPerObject) {
+          frame.keyEnd = frame.keyStart;
+          return safely(() => ({ path: pathHere(), message: `has more than ${limits.maxKeysPerObject} keys: at most ${limits.maxKeysPerObject} keys per object are accepted` }));
+        }
+        frame.keyStart = at;
+        frame.keyEnd = end + 1;
+      }
+    } else if (char === '{' || char === '[') {
+      if (frames.length + 1 > limits.maxDepth) {
+        return safely(() => ({ path: pathHere(), message: `is nested too deeply: at most ${limits.maxDepth} levels of objects and arrays are accepted` }));
+      }
+      frames.push({ isObject: char === '{', count: 0, expectKey: char === '{', keyStart: 0, keyEnd: 0 });
+    } else if (char === '}' || char === ']') {
+      frames.pop();
+    } else if (frame?.isObject) {
+      frame.expectKey = true;
+    } else if (frame) {
+      frame.count += 1;
+    }
+  }
+  return undefined;
+}
+
+/** The problem, or undefined when a key on its path is malformed: the parser then reports the text. */
+function safely(problem: () => FieldError): FieldError | undefined {
+  try {
+    return problem();
+  } catch {
+    return undefined;
+  }
+}
+
+function appendKey(path: string, key: string): string {
+  if (/^[A-Za-z0-9_$-]+$/.test(key)) return path === '' ? key : `${path}.${key}`;
+  return `${path}[${jsonQuoted(key)}]`;
+}
+
 /** Why Postgres (text and jsonb) cannot store this string, or undefined when it can. */
 function unstorable(text: string): string | undefined {
   if (text.includes('\u0000')) return 'contains a NUL character (\\u0000), which cannot be stored';

@@ -1,4 +1,4 @@
-import { INPUT_LIMITS, inputHygieneProblems } from './input-hygiene';
+import { INPUT_LIMITS, inputHygieneProblems, jsonTextNestingProblem } from './input-hygiene';
 
 const nested = (depth: number): unknown => {
   let value: unknown = 'leaf';
@@ -45,5 +45,39 @@ describe('inputHygieneProblems', () => {
     const problems = inputHygieneProblems(Array.from({ length: 1_000 }, () => '\u0000'));
     expect(problems).toHaveLength(21);
     expect(problems[20]).toEqual({ path: '', message: 'and 980 more problems of the same kinds' });
+  });
+});
+
+describe('jsonTextNestingProblem', () => {
+  const deepAt = (shape: (inner: unknown) => unknown, levels: number): unknown => {
+    let value: unknown = 1;
+    for (let level = 0; level < levels; level += 1) value = shape(value);
+    return value;
+  };
+  const cases: Array<[string, unknown]> = [
+    ['arrays under a key', { data: deepAt((v) => [v], 80) }],
+    ['objects with odd keys', { 'a b': deepAt((v) => ({ 'k"\\': v }), 80) }],
+    ['after other items', { list: ['x', 2, { y: 'a,]}' }, deepAt((v) => ['s', v], 80)] }],
+    ['mixed', [1, { a: [true, null, deepAt((v) => ({ n: [v] }), 40)] }]],
+  ];
+
+  it.each(cases)('names the same path as the walk over the parsed value (%s)', (_, value) => {
+    const walked = inputHygieneProblems(value).find((p) => p.message.includes('nested too deeply'));
+    expect(walked).toBeDefined();
+    expect(jsonTextNestingProblem(JSON.stringify(value))).toEqual(walked);
+  });
+
+  it('accepts the limits exactly, and ignores brackets inside strings', () => {
+    expect(jsonTextNestingProblem(JSON.stringify(deepAt((v) => [v], INPUT_LIMITS.maxDepth)))).toBeUndefined();
+    expect(jsonTextNestingProblem(JSON.stringify({ s: '[[[[{{{{'.repeat(100), t: '\\"[[[' }))).toBeUndefined();
+    const keys = (n: number): string => JSON.stringify({ data: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { a: [i] }])) });
+    expect(jsonTextNestingProblem(keys(INPUT_LIMITS.maxKeysPerObject))).toBeUndefined();
+    expect(jsonTextNestingProblem(keys(INPUT_LIMITS.maxKeysPerObject + 1))).toEqual({ path: 'data', message: expect.stringContaining('keys per object') });
+  });
+
+  it('refuses a megabyte of brackets at once, and leaves malformed text to the parser', () => {
+    expect(jsonTextNestingProblem('['.repeat(1_000_000))).toEqual({ path: expect.stringMatching(/^(\[0\]){64}$/), message: expect.stringContaining('nested too deeply') });
+    expect(jsonTextNestingProblem('{"a":1,,,]]]}')).toBeUndefined();
+    expect(jsonTextNestingProblem('{"unterminated')).toBeUndefined();
   });
 });
