@@ -79,11 +79,12 @@ class JsonValueList {
  */
 class ProfileDraft {
   private readonly properties: Map<string, unknown>;
-  private readonly channels: Map<string, JsonValueList>;
+  /** Stored lists stay plain arrays until an operation changes them. */
+  private readonly channels: Map<string, unknown[] | JsonValueList>;
 
   constructor(profile: ProfileDocument) {
     this.properties = new Map(Object.entries(profile.properties));
-    this.channels = new Map(Object.entries(profile.channels).map(([channel, values]) => [channel, new JsonValueList(values)]));
+    this.channels = new Map(Object.entries(profile.channels));
   }
 
   hasProperty(key: string): boolean {
@@ -119,11 +120,10 @@ class ProfileDraft {
   }
 
   channel(channel: string): JsonValueList {
-    let list = this.channels.get(channel);
-    if (!list) {
-      list = new JsonValueList();
-      this.channels.set(channel, list);
-    }
+    const current = this.channels.get(channel);
+    if (current instanceof JsonValueList) return current;
+    const list = new JsonValueList(current ?? []);
+    this.channels.set(channel, list);
     return list;
   }
 
@@ -138,7 +138,7 @@ class ProfileDraft {
     const properties = Object.fromEntries([...this.properties].map(([key, value]) => [key, value instanceof JsonValueList ? value.toArray() : value]));
     const channels: Record<string, unknown[]> = {};
     for (const [channel, list] of this.channels) {
-      const values = list.toArray();
+      const values = list instanceof JsonValueList ? list.toArray() : list;
       if (values.length > 0) channels[channel] = values;
     }
     return { properties, channels };

@@ -57,20 +57,24 @@ describe.each(runModeTargets())('profile limits ($name)', ({ database, bus }) =>
       $append: { first: [`new-${i}`], $email: [`new${i}@example.com`] },
       $remove: { second: [`b-${i}-${'w'.repeat(40)}`], first: [`new-${i}`] },
     }));
-    const heavy = Array.from({ length: 3 }, () => t.call('PATCH', 'v1/user/heavy/', { operations }).then((response) => ({ response, at: performance.now() })));
-    const unrelated: Array<{ ms: number; status: number; started: number }> = [];
+    // The heaviest allowed update, three times in a row, probed from the side the whole time.
     let heavyDone = false;
-    void Promise.all(heavy).then(() => (heavyDone = true));
-    // Probe the event loop until the heavy updates are done, at least 5 times.
+    const heavy = (async () => {
+      const statuses: number[] = [];
+      for (let round = 0; round < 3; round += 1) statuses.push((await t.call('PATCH', 'v1/user/heavy/', { operations })).status);
+      heavyDone = true;
+      return { statuses, at: performance.now() };
+    })();
+    const unrelated: Array<{ ms: number; status: number; started: number }> = [];
     while (!heavyDone || unrelated.length < 5) {
       const started = performance.now();
       const live = await fetchJson(`${t.app.url}health/live`);
       unrelated.push({ ms: performance.now() - started, status: live.status, started });
     }
-    const finished = await Promise.all(heavy);
-    expect(finished.map((f) => f.response.status)).toEqual([202, 202, 202]);
+    const finished = await heavy;
+    expect(finished.statuses).toEqual([202, 202, 202]);
     // The probes overlapped the heavy updates.
-    expect(unrelated[0].started).toBeLessThan(Math.min(...finished.map((f) => f.at)));
+    expect(unrelated[0].started).toBeLessThan(finished.at);
     expect(unrelated.every((u) => u.status === 200)).toBe(true);
     expect(Math.max(...unrelated.map((u) => u.ms))).toBeLessThan(200);
   });

@@ -82,12 +82,14 @@ export class ProfileStore {
     const tooLarge = profileLimitProblem(next.value, Buffer.byteLength(properties) + Buffer.byteLength(channels));
     // A profile stored before the limits existed may still shrink (an $unset), never grow.
     if (tooLarge && !shrinks(next.value, { properties: row.properties, channels: row.channels })) throw tooLarge;
-    const [stored] = returningRows<ProfileRow>(await tx.query(
+    // The row's times only: the document is what was just written (reading 256 KiB back costs a parse on the event loop).
+    const [written] = returningRows<Pick<ProfileRow, 'tenant_id' | 'created_at' | 'updated_at'>>(await tx.query(
       `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
         WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
-        RETURNING tenant_id, properties, channels, created_at, updated_at`,
+        RETURNING tenant_id, created_at, updated_at`,
       [...key, properties, channels],
     ));
+    const stored = { ...written, properties: next.value.properties, channels: next.value.channels };
     await writeOutbox(tx, AUDIENCE_OUTBOX, [
       audienceChangedMessage(
         workspace.id,
