@@ -5,3 +5,4 @@ export * from './tcp-proxy';
 export * from './temporary-database';
 export * from './openapi-response-check';
 export * from './accepted-trigger';
+export * from './seeded-random';

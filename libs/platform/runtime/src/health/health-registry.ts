@@ -46,13 +46,30 @@ export class HealthRegistry {
   }
 }
 
+/**
+ * Rejects with `message` once `promise` has had `ms` of event-loop time to settle. The
+ * time is counted in ticks of at most 100 ms, and a tick that fires late (the loop was
+ * busy with something else, a slow request) counts as one tick: otherwise the timer,
+ * which runs before the I/O that settles the check, fails a healthy dependency for
+ * the whole time the loop was blocked, and readiness flaps on one slow request.
+ */
 async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  const tickMs = Math.min(100, ms);
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
+        let spent = 0;
+        let last = performance.now();
+        const tick = (): void => {
+          const now = performance.now();
+          spent += Math.min(now - last, tickMs);
+          last = now;
+          if (spent >= ms) reject(new Error(message));
+          else timer = setTimeout(tick, tickMs);
+        };
+        timer = setTimeout(tick, tickMs);
       }),
     ]);
   } finally {

@@ -26,6 +26,18 @@ describe('HealthRegistry', () => {
     });
   });
 
+  it('is not failed for the time the event loop was blocked by something else', async () => {
+    const health = new HealthRegistry();
+    // Settles through I/O-phase work (setImmediate), which runs after the timers of a blocked loop.
+    health.register('database:audience', () => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 20)));
+    const report = health.readiness(1_000);
+    const blockedUntil = Date.now() + 1_500;
+    while (Date.now() < blockedUntil) {
+      // one slow request holding the loop
+    }
+    expect(await report).toMatchObject({ ready: true, checks: { 'database:audience': { status: 'ok' } } });
+  });
+
   it('reports shutting_down once draining, even with healthy dependencies', async () => {
     const health = new HealthRegistry();
     health.register('bus', async () => undefined);

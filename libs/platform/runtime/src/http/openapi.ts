@@ -39,7 +39,7 @@ export function mergeOpenApi(api: 'public' | 'management', fragments: readonly O
   for (const fragment of fragments) {
     for (const [path, item] of Object.entries(fragment.paths)) {
       if (path in paths) throw new Error(`OpenAPI: path ${path} is described by two services`);
-      paths[path] = item;
+      paths[path] = withHygieneRefusal(item);
     }
     mergeNamed(schemas, fragment.components?.schemas ?? {}, 'schema');
     mergeNamed(securitySchemes, fragment.components?.securitySchemes ?? {}, 'security scheme');
@@ -48,6 +48,27 @@ export function mergeOpenApi(api: 'public' | 'management', fragments: readonly O
     }
   }
   return { openapi: '3.1.0', info: INFO[api], security, paths, components: { schemas, securitySchemes } };
+}
+
+const OPERATION_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/**
+ * Every operation can answer 400: the input-hygiene rule of the HTTP application refuses
+ * a NUL, a lone surrogate, over-deep nesting or too many keys in any path parameter,
+ * query or body before the operation runs. Operations that document their own 400 keep it.
+ */
+function withHygieneRefusal(item: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  return Object.fromEntries(
+    Object.entries(item).map(([method, operation]) => {
+      const responses = (operation as { responses?: Record<string, unknown> } | null)?.responses;
+      if (!OPERATION_METHODS.has(method) || !responses || '400' in responses) return [method, operation];
+      const refusal = {
+        description: 'A path parameter, query parameter or body field (value or key) holds a NUL or a lone surrogate, or the body is nested deeper than 64 levels or has an object of more than 10,000 keys; `detail` names the field',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+      };
+      return [method, { ...(operation as object), responses: { ...responses, 400: refusal } }];
+    }),
+  );
 }
 
 function mergeNamed(into: Record<string, unknown>, from: Readonly<Record<string, unknown>>, what: string): void {

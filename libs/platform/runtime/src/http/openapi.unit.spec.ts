@@ -19,6 +19,14 @@ describe('mergeOpenApi', () => {
     expect(Object.keys(document.components?.schemas ?? {})).toEqual(['ErrorResponse', 'Trigger', 'User']);
   });
 
+  it('documents the input-hygiene 400 on every operation, keeping an operation\'s own 400', () => {
+    const own = { paths: { '/event/': { post: { responses: { 400: { description: 'own' } } } } } };
+    const document = mergeOpenApi('public', [triggers, users, own]);
+    expect(document.paths['/trigger/']).toEqual({ post: { responses: { 400: expect.objectContaining({ description: expect.stringContaining('NUL') }) } } });
+    expect(document.paths['/v1/user/{distinct_id}/']).toMatchObject({ get: { responses: { 400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } } } } });
+    expect(document.paths['/event/']).toEqual({ post: { responses: { 400: { description: 'own' } } } });
+  });
+
   it('refuses a path described twice, or one component name with two meanings', () => {
     expect(() => mergeOpenApi('public', [triggers, triggers])).toThrow('path /trigger/ is described by two services');
     const clash = { paths: {}, components: { schemas: { ErrorResponse: { type: 'string' } } } };

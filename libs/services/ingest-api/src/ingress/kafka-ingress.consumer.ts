@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid } from '@herald/contracts';
+import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid, inputHygieneProblems, jsonTextNestingProblem } from '@herald/contracts';
 import { IncomingMessage, MessageOutcome } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
@@ -92,13 +92,20 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
 
 function parseBody(value: Buffer): unknown {
   if (value.length > MAX_INGEST_BODY_BYTES) throw new Rejected('payload too large', [{ path: '', message: `at most ${MAX_INGEST_BODY_BYTES} bytes` }]);
+  const text = value.toString('utf8');
+  // The input limits on nesting and key counts, checked on the text before parsing it (as at the HTTP edge).
+  const tooDeep = jsonTextNestingProblem(text);
+  if (tooDeep) throw new Rejected('invalid payload', [tooDeep]);
   let body: unknown;
   try {
-    body = JSON.parse(value.toString('utf8'));
+    body = JSON.parse(text);
   } catch (error) {
     throw new Rejected('invalid JSON', [{ path: '', message: (error as Error).message }]);
   }
   if (Array.isArray(body)) throw new Rejected('invalid payload', [{ path: '', message: 'one trigger or event per message; publish bulk as separate messages' }]);
+  // The input-hygiene rule of the HTTP edge (NUL, lone surrogates, depth, key counts), before validation walks the body.
+  const problems = inputHygieneProblems(body);
+  if (problems.length > 0) throw new Rejected('invalid payload', problems);
   return body;
 }
 

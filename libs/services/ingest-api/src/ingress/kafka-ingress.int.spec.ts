@@ -65,6 +65,31 @@ describe.each(runModeTargets())('the Kafka ingress ($name)', ({ database, bus })
     expect([...triggersFor('tampered'), ...triggersFor('forged'), ...triggersFor('x')]).toEqual([]);
   });
 
+  it('dead-letters NUL characters, lone surrogates (values and keys) and over-deep bodies with their field paths, as REST refuses them', async () => {
+    const before = t.deadLetters.filter((d) => d.consumer_group === INGRESS_GROUP_ID).length;
+    const bodies = [
+      JSON.stringify({ workflow: 'from-kafka', recipients: ['h1'], $idempotency_key: 'nul\u0000key' }),
+      JSON.stringify({ workflow: 'from-kafka', recipients: ['h2'], data: { ['bad\ud800key']: 1 } }),
+      JSON.stringify({ distinct_id: 'h3', event: 'e', properties: { list: ['ok', '\udc00'] } }),
+      `{"workflow":"from-kafka","recipients":["h4"],"data":${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+    ];
+    await publish(TOPICS.ingressTrigger.name, bodies[0], signed(bodies[0]));
+    await publish(TOPICS.ingressTrigger.name, bodies[1], signed(bodies[1]));
+    await publish(TOPICS.ingressEvent.name, bodies[2], signed(bodies[2]));
+    await publish(TOPICS.ingressTrigger.name, bodies[3], signed(bodies[3]));
+    const marker = JSON.stringify({ workflow: 'from-kafka', recipients: ['after-hygiene'] });
+    await publish(TOPICS.ingressTrigger.name, marker, signed(marker));
+    await expectEventually(() => expect(triggersFor('after-hygiene')).toHaveLength(1));
+    await expectEventually(() => expect(t.deadLetters.filter((d) => d.consumer_group === INGRESS_GROUP_ID)).toHaveLength(before + 4));
+    const letters = t.deadLetters.filter((d) => d.consumer_group === INGRESS_GROUP_ID).slice(before);
+    const byRecipient = (needle: string) => letters.find((d) => String(d.original).includes(needle));
+    expect(byRecipient('"h1"')).toMatchObject({ reason: 'invalid payload', errors: [{ path: '$idempotency_key', message: expect.stringContaining('NUL') }] });
+    expect(byRecipient('"h2"')).toMatchObject({ reason: 'invalid payload', errors: [{ path: 'data["bad\\ud800key"]', message: expect.stringContaining('surrogate') }] });
+    expect(byRecipient('"h3"')).toMatchObject({ reason: 'invalid payload', errors: [{ path: 'properties.list[1]', message: expect.stringContaining('surrogate') }] });
+    expect(byRecipient('"h4"')).toMatchObject({ reason: 'invalid payload', errors: [{ message: expect.stringContaining('nested too deeply') }] });
+    expect([...triggersFor('h1'), ...triggersFor('h2'), ...triggersFor('h4')]).toEqual([]);
+  });
+
   it('shares idempotency keys with REST', async () => {
     const rest = await t.call('POST', 'trigger/', { workflow: 'from-kafka', recipients: ['k-idem'], $idempotency_key: 'cross-door' });
     const value = JSON.stringify({ workflow: 'from-kafka', recipients: ['k-idem'], $idempotency_key: 'cross-door' });

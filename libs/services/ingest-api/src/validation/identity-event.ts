@@ -1,4 +1,4 @@
-import { ParseResult, USER_OPERATION_KEYS, UserOperation } from '@herald/contracts';
+import { PROFILE_LIMITS, ParseResult, USER_OPERATION_KEYS, UserOperation, countProfileChanges } from '@herald/contracts';
 import { CHANNEL_KEYS, readInlineChannels } from './channel-identities';
 import { LOCALE, TIME_ZONE } from './formats';
 import { Issues, itemPath } from './issues';
@@ -43,6 +43,10 @@ export function validateIdentityEvent(body: unknown): ParseResult<NormalisedIden
 
   const distinct_id = root.string('distinct_id', { required: true, nonBlank: true });
   const operations = root.list('$user_operations', readOperation, { required: true });
+  const changes = operations === undefined ? 0 : countProfileChanges(operations);
+  if (changes > PROFILE_LIMITS.maxChangesPerRequest) {
+    root.report('$user_operations', `holds ${changes} changes: at most ${PROFILE_LIMITS.maxChangesPerRequest} per event are accepted; split it into several events`);
+  }
   const { tenant_id } = readTenantId(root);
   const idempotency_key = readIdempotencyKey(root);
 

@@ -1,3 +1,4 @@
+import { PROFILE_LIMITS } from '@herald/contracts';
 import { validateEventRecord, eventBulkSizeErrors } from './event-records';
 import { isIdentityEvent, validateIdentityEvent } from './identity-event';
 import { REMOVE } from './testing/json-path';
@@ -80,6 +81,15 @@ describe('validateIdentityEvent', () => {
 });
 
 describe('event records', () => {
+  it(`accepts ${PROFILE_LIMITS.maxChangesPerRequest} profile changes in one identity event and refuses one more, as preference-service would`, () => {
+    const withChanges = (n: number) => ({ distinct_id: 'u-1', $user_operations: [{ $set: Object.fromEntries(Array.from({ length: n - 1 }, (_, i) => [`p${i}`, i])) }, { $unset: ['legacy'] }] });
+    expect(validateIdentityEvent(withChanges(PROFILE_LIMITS.maxChangesPerRequest)).ok).toBe(true);
+    expect(validateIdentityEvent(withChanges(PROFILE_LIMITS.maxChangesPerRequest + 1))).toEqual({
+      ok: false,
+      errors: [{ path: '$user_operations', message: expect.stringContaining(`holds ${PROFILE_LIMITS.maxChangesPerRequest + 1} changes`) }],
+    });
+  });
+
   it('routes by $user_operations', () => {
     expect(isIdentityEvent(sampleIdentityEvent())).toBe(true);
     expect(isIdentityEvent({ distinct_id: 'u', event: 'e' })).toBe(false);

@@ -101,7 +101,8 @@ export class TemplateVariantsController {
       const siblings = await this.store.variants(tx, template.id, 'draft', { channel });
       const existing = siblings.find((v) => v.id === variantId);
       const sameGroup = (v: VariantRow) => v.id !== variantId && v.tenant_id === tenantId && v.locale === body.locale;
-      const seqNo = seqNoFor(body.seq_no, existing, siblings.filter(sameGroup), { channel, tenantId, locale: body.locale });
+      // null (which @IsOptional lets through) means left out, as for every optional field.
+      const seqNo = seqNoFor(body.seq_no ?? undefined, existing, siblings.filter(sameGroup), { channel, tenantId, locale: body.locale });
       const errors = validateContent(channel, body.content);
       const hash = sha256Of(body.content);
       const live = await this.store.variant(tx, template.id, 'live', channel, variantId);

@@ -278,6 +278,9 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       // Updating a variant keeps its place unless told otherwise.
       const again = await call('POST', variantPath('order-confirmed', 'email', 'formal'), { locale: 'en', content: VALID.email });
       expect(again.body).toMatchObject({ seq_no: 2, conditions: [] });
+      // "seq_no": null is left out too (it was a 500: null went to a NOT NULL column).
+      const withNull = await call('POST', variantPath('order-confirmed', 'email', 'formal'), { locale: 'en', seq_no: null, content: VALID.email });
+      expect(withNull).toMatchObject({ status: 200, body: { seq_no: 2 } });
       expect((await call('DELETE', variantPath('order-confirmed', 'email', 'acme'))).status).toBe(204);
     });
 

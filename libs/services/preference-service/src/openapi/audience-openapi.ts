@@ -20,6 +20,7 @@ const extended = (status: number, description: string): [string, Schema] => [Str
 const short = (status: number, description: string): [string, Schema] => [String(status), json(ref('ShortError'), description)];
 const invalid = extended(400, 'Validation error: every failing field by its path in `detail`');
 const unauthenticated = extended(401, 'Missing or invalid API key or signature');
+const profileTooLarge = extended(413, 'The changed profile would pass its limits: 1,000 properties, 256 KiB as JSON (more than 1,000 changes in one request is a 400)');
 const noContent = (description: string): Schema => ({ description });
 
 const objectOrUserMissing = short(404, 'The user or object does not exist (`object \'<type>/<id>\' not found`)');
@@ -102,7 +103,7 @@ export const audienceOpenApi = {
         summary: 'Create or update an object: `$<channel>` keys append channel values, other keys set properties',
         parameters: objectParams,
         requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
-        responses: Object.fromEntries([['201', json(ref('Object'), 'The object')], invalid, unauthenticated]),
+        responses: Object.fromEntries([['201', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
         operationId: 'getObject',
@@ -114,7 +115,7 @@ export const audienceOpenApi = {
         summary: 'Apply `$set`, `$set_once`, `$unset`, `$append`, `$remove`, `$increment` operations in order',
         parameters: objectParams,
         requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
-        responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], invalid, unauthenticated, objectOrUserMissing]),
+        responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
         operationId: 'deleteObject',
@@ -129,7 +130,7 @@ export const audienceOpenApi = {
         operationId: 'upsertUser',
         parameters: userParams,
         requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
-        responses: Object.fromEntries([['201', json(ref('User'), 'The user')], invalid, unauthenticated]),
+        responses: Object.fromEntries([['201', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
         operationId: 'getUser',
@@ -141,7 +142,7 @@ export const audienceOpenApi = {
         operationId: 'editUser',
         parameters: userParams,
         requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
-        responses: Object.fromEntries([['202', json(ref('User'), 'The user')], invalid, unauthenticated, objectOrUserMissing]),
+        responses: Object.fromEntries([['202', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
         operationId: 'deleteUser',

@@ -1,4 +1,4 @@
-import { FieldError, UserOperation } from '@herald/contracts';
+import { FieldError, HeraldError, PROFILE_LIMITS, UserOperation, countProfileChanges } from '@herald/contracts';
 
 /** The channels a profile holds, stored without their `$`. */
 export const PROFILE_CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
@@ -29,18 +29,124 @@ function channelValues(channel: string, value: unknown, path: string, errors: Fi
   });
 }
 
-/** Appends values, keeping each once (compared as JSON) and in first-seen order. */
-function appendUnique(existing: readonly unknown[], added: readonly unknown[]): unknown[] {
-  const seen = new Set(existing.map((v) => JSON.stringify(v)));
-  const out = [...existing];
-  for (const value of added) {
-    const key = JSON.stringify(value);
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(value);
+/**
+ * A list whose values are compared as JSON, with O(1) membership: appending or
+ * removing a value costs its own size, not the list's, so a request of many `$append`
+ * and `$remove` operations on a long list stays linear. Values already repeated in the
+ * stored list stay as they are (appends only skip values already there).
+ */
+class JsonValueList {
+  private readonly items: Array<{ readonly value: unknown } | undefined> = [];
+  private readonly positions = new Map<string, number[]>();
+
+  constructor(initial: readonly unknown[] = []) {
+    for (const value of initial) this.push(value, JSON.stringify(value));
+  }
+
+  append(values: readonly unknown[]): void {
+    for (const value of values) {
+      const key = JSON.stringify(value);
+      if (!this.positions.has(key)) this.push(value, key);
     }
   }
-  return out;
+
+  remove(values: readonly unknown[]): void {
+    for (const value of values) {
+      const key = JSON.stringify(value);
+      for (const position of this.positions.get(key) ?? []) this.items[position] = undefined;
+      this.positions.delete(key);
+    }
+  }
+
+  toArray(): unknown[] {
+    const out: unknown[] = [];
+    for (const item of this.items) if (item !== undefined) out.push(item.value);
+    return out;
+  }
+
+  private push(value: unknown, key: string): void {
+    const at = this.positions.get(key);
+    if (at) at.push(this.items.length);
+    else this.positions.set(key, [this.items.length]);
+    this.items.push({ value });
+  }
+}
+
+/**
+ * A profile being changed: maps instead of object copies, and list values kept as
+ * `JsonValueList`s between operations, so each change costs its own size. Keys go
+ * through Maps and `Object.fromEntries`, so `__proto__` or `constructor` stay plain keys.
+ */
+class ProfileDraft {
+  private readonly properties: Map<string, unknown>;
+  /** Stored lists stay plain arrays until an operation changes them. */
+  private readonly channels: Map<string, unknown[] | JsonValueList>;
+
+  constructor(profile: ProfileDocument) {
+    this.properties = new Map(Object.entries(profile.properties));
+    this.channels = new Map(Object.entries(profile.channels));
+  }
+
+  hasProperty(key: string): boolean {
+    return this.properties.has(key);
+  }
+
+  property(key: string): unknown {
+    const value = this.properties.get(key);
+    return value instanceof JsonValueList ? value.toArray() : value;
+  }
+
+  isNumber(key: string): boolean {
+    return typeof (this.properties.get(key) ?? 0) === 'number';
+  }
+
+  set(key: string, value: unknown): void {
+    this.properties.set(key, value);
+  }
+
+  unset(key: string): void {
+    const channel = channelOf(key);
+    if (channel) this.channels.delete(channel);
+    else this.properties.delete(key);
+  }
+
+  /** The property as a list to change in place (a lone value becomes a one-item list). */
+  listProperty(key: string): JsonValueList {
+    const current = this.properties.get(key);
+    if (current instanceof JsonValueList) return current;
+    const list = new JsonValueList(asArray(current));
+    this.properties.set(key, list);
+    return list;
+  }
+
+  channel(channel: string): JsonValueList {
+    const current = this.channels.get(channel);
+    if (current instanceof JsonValueList) return current;
+    const list = new JsonValueList(current ?? []);
+    this.channels.set(channel, list);
+    return list;
+  }
+
+  replaceChannel(channel: string, values: readonly unknown[]): void {
+    const list = new JsonValueList();
+    list.append(values);
+    this.channels.set(channel, list);
+  }
+
+  /** The document, empty channel lists left out. */
+  toDocument(): ProfileDocument {
+    const properties = Object.fromEntries([...this.properties].map(([key, value]) => [key, value instanceof JsonValueList ? value.toArray() : value]));
+    const channels: Record<string, unknown[]> = {};
+    for (const [channel, list] of this.channels) {
+      const values = list instanceof JsonValueList ? list.toArray() : list;
+      if (values.length > 0) channels[channel] = values;
+    }
+    return { properties, channels };
+  }
+}
+
+function tooManyChanges(count: number, path: string): FieldError {
+  return { path, message: `holds ${count} changes: at most ${PROFILE_LIMITS.maxChangesPerRequest} per request are accepted; split it into several requests` };
 }
 
 /**
@@ -50,96 +156,124 @@ function appendUnique(existing: readonly unknown[], added: readonly unknown[]): 
  */
 export function applyUpsert(profile: ProfileDocument, body: unknown): Parsed<ProfileDocument> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
+  const entries = Object.entries(body as JsonObject);
+  if (entries.length > PROFILE_LIMITS.maxChangesPerRequest) return { ok: false, errors: [tooManyChanges(entries.length, '')] };
   const errors: FieldError[] = [];
-  const properties = { ...profile.properties };
-  const channels = { ...profile.channels };
-  for (const [key, value] of Object.entries(body as JsonObject)) {
+  const draft = new ProfileDraft(profile);
+  for (const [key, value] of entries) {
     const channel = channelOf(key);
-    if (channel) channels[channel] = appendUnique(channels[channel] ?? [], channelValues(channel, value, key, errors));
-    else properties[key] = value;
+    if (channel) draft.channel(channel).append(channelValues(channel, value, key, errors));
+    else draft.set(key, value);
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { properties, channels } };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: draft.toDocument() };
 }
 
 /** Inline channels and properties of a trigger (already validated by ingest-api). */
 export function applyInline(profile: ProfileDocument, inline: { channels: JsonObject; properties: JsonObject; timezone?: string; locale?: string }): ProfileDocument {
-  const channels = { ...profile.channels };
+  const draft = new ProfileDraft(profile);
   for (const [channel, values] of Object.entries(inline.channels)) {
-    if (Array.isArray(values)) channels[channel] = appendUnique(channels[channel] ?? [], values);
+    if (Array.isArray(values)) draft.channel(channel).append(values);
   }
-  const properties = {
-    ...profile.properties,
-    ...inline.properties,
-    ...(inline.timezone === undefined ? {} : { $timezone: inline.timezone }),
-    ...(inline.locale === undefined ? {} : { $locale: inline.locale }),
-  };
-  return { properties, channels };
+  for (const [key, value] of Object.entries(inline.properties)) draft.set(key, value);
+  if (inline.timezone !== undefined) draft.set('$timezone', inline.timezone);
+  if (inline.locale !== undefined) draft.set('$locale', inline.locale);
+  return draft.toDocument();
 }
 
 const OPERATIONS = ['$set', '$set_once', '$unset', '$append', '$remove', '$increment', '$add'] as const;
+
+/**
+ * What is wrong with one operation object, without applying it. Only `$increment`
+ * depends on the profile: it is checked against the value the property will have when
+ * it runs, after the operation's own earlier keys (`{"$set": {"n": 1}, "$add": {"n": 2}}`).
+ */
+function operationProblems(draft: ProfileDraft, operation: unknown, at: string): FieldError[] {
+  if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) return [{ path: at, message: 'must be an object' }];
+  const problems: FieldError[] = [];
+  const earlier: Array<[string, unknown]> = [];
+  for (const [op, args] of Object.entries(operation as JsonObject)) {
+    const path = `${at}.${op}`;
+    if (!(OPERATIONS as readonly string[]).includes(op)) problems.push({ path, message: `must be one of ${OPERATIONS.join(', ')}` });
+    else if (op === '$unset') {
+      if (!Array.isArray(args) || args.some((k) => typeof k !== 'string')) problems.push({ path, message: 'must be an array of property or channel names' });
+    } else if (typeof args !== 'object' || args === null || Array.isArray(args)) problems.push({ path, message: 'must be an object' });
+    else {
+      for (const [key, value] of Object.entries(args as JsonObject)) {
+        const channel = channelOf(key);
+        if (channel && (op === '$set' || op === '$append')) channelValues(channel, value, `${path}.${key}`, problems);
+        if ((op === '$increment' || op === '$add') && !(typeof value === 'number' && isNumberWhenReached(draft, earlier, key))) {
+          problems.push({ path: `${path}.${key}`, message: 'must be a number added to a numeric property' });
+        }
+      }
+    }
+    earlier.push([op, args]);
+  }
+  return problems;
+}
+
+/** Whether property `key` holds a number (or nothing) once the `earlier` operations of the same object have run. */
+function isNumberWhenReached(draft: ProfileDraft, earlier: ReadonlyArray<[string, unknown]>, key: string): boolean {
+  let present = draft.hasProperty(key);
+  let numeric = draft.isNumber(key);
+  for (const [op, args] of earlier) {
+    if (op === '$unset') {
+      if (!channelOf(key) && Array.isArray(args) && args.includes(key)) [present, numeric] = [false, true];
+      continue;
+    }
+    if (channelOf(key) || typeof args !== 'object' || args === null || !Object.hasOwn(args, key)) continue;
+    const value = (args as JsonObject)[key];
+    if (op === '$set' || (op === '$set_once' && !present)) [present, numeric] = [true, typeof (value ?? 0) === 'number'];
+    else if (op === '$append' || op === '$remove') [present, numeric] = [true, false];
+  }
+  return numeric;
+}
+
+/** Applies one operation object that `operationProblems` found nothing wrong with. */
+function applyOperation(draft: ProfileDraft, operation: JsonObject): void {
+  for (const [op, args] of Object.entries(operation)) {
+    if (op === '$unset') {
+      for (const key of args as string[]) draft.unset(key);
+      continue;
+    }
+    for (const [key, value] of Object.entries(args as JsonObject)) {
+      const channel = channelOf(key);
+      const values = Array.isArray(value) ? value : [value];
+      switch (op) {
+        case '$set':
+          if (channel) draft.replaceChannel(channel, values);
+          else draft.set(key, value);
+          break;
+        case '$set_once':
+          if (!draft.hasProperty(key)) draft.set(key, value);
+          break;
+        case '$append':
+          (channel ? draft.channel(channel) : draft.listProperty(key)).append(values);
+          break;
+        case '$remove':
+          (channel ? draft.channel(channel) : draft.listProperty(key)).remove(values);
+          break;
+        default:
+          // $increment (and $add, its SDK spelling): numbers only, checked before.
+          draft.set(key, ((draft.property(key) ?? 0) as number) + (value as number));
+      }
+    }
+  }
+}
 
 /** The `{operations: [...]}` body of `PATCH /v1/user/{id}/` and `PATCH /v1/object/{type}/{id}/`, applied in order. */
 export function applyOperations(profile: ProfileDocument, body: unknown): Parsed<ProfileDocument> {
   const operations = (body as { operations?: unknown } | null)?.operations;
   if (!Array.isArray(operations) || operations.length === 0) return { ok: false, errors: [{ path: 'operations', message: 'must be a non-empty array' }] };
+  const changes = countProfileChanges(operations);
+  if (changes > PROFILE_LIMITS.maxChangesPerRequest) return { ok: false, errors: [tooManyChanges(changes, 'operations')] };
   const errors: FieldError[] = [];
-  let properties = { ...profile.properties };
-  const channels = { ...profile.channels };
+  const draft = new ProfileDraft(profile);
   operations.forEach((operation: unknown, i) => {
-    if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) return void errors.push({ path: `operations[${i}]`, message: 'must be an object' });
-    for (const [op, args] of Object.entries(operation as JsonObject)) {
-      const at = `operations[${i}].${op}`;
-      if (!(OPERATIONS as readonly string[]).includes(op)) {
-        errors.push({ path: at, message: `must be one of ${OPERATIONS.join(', ')}` });
-        continue;
-      }
-      if (op === '$unset') {
-        if (!Array.isArray(args) || args.some((k) => typeof k !== 'string')) errors.push({ path: at, message: 'must be an array of property or channel names' });
-        else
-          for (const key of args as string[]) {
-            const channel = channelOf(key);
-            if (channel) delete channels[channel];
-            else delete properties[key];
-          }
-        continue;
-      }
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-        errors.push({ path: at, message: 'must be an object' });
-        continue;
-      }
-      for (const [key, value] of Object.entries(args as JsonObject)) {
-        const channel = channelOf(key);
-        const path = `${at}.${key}`;
-        switch (op) {
-          case '$set':
-            if (channel) channels[channel] = appendUnique([], channelValues(channel, value, path, errors));
-            else properties = { ...properties, [key]: value };
-            break;
-          case '$set_once':
-            if (!(key in properties)) properties = { ...properties, [key]: value };
-            break;
-          case '$append':
-            if (channel) channels[channel] = appendUnique(channels[channel] ?? [], channelValues(channel, value, path, errors));
-            else properties = { ...properties, [key]: appendUnique(asArray(properties[key]), Array.isArray(value) ? value : [value]) };
-            break;
-          case '$remove': {
-            const removed = new Set((Array.isArray(value) ? value : [value]).map((v) => JSON.stringify(v)));
-            if (channel) channels[channel] = (channels[channel] ?? []).filter((v) => !removed.has(JSON.stringify(v)));
-            else properties = { ...properties, [key]: asArray(properties[key]).filter((v) => !removed.has(JSON.stringify(v))) };
-            break;
-          }
-          default: {
-            // $increment (and $add, its SDK spelling): numbers only.
-            const current = properties[key] ?? 0;
-            if (typeof value !== 'number' || typeof current !== 'number') errors.push({ path, message: 'must be a number added to a numeric property' });
-            else properties = { ...properties, [key]: current + value };
-          }
-        }
-      }
-    }
+    const problems = operationProblems(draft, operation, `operations[${i}]`);
+    if (problems.length > 0) errors.push(...problems);
+    else applyOperation(draft, operation as JsonObject);
   });
-  for (const [channel, values] of Object.entries(channels)) if (values.length === 0) delete channels[channel];
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { properties, channels } };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: draft.toDocument() };
 }
 
 /**
@@ -149,19 +283,40 @@ export function applyOperations(profile: ProfileDocument, body: unknown): Parsed
  * long had its 202.
  */
 export function applyUserOperations(profile: ProfileDocument, operations: readonly UserOperation[]): { profile: ProfileDocument; errors: FieldError[] } {
-  let current = profile;
+  const changes = countProfileChanges(operations);
+  if (changes > PROFILE_LIMITS.maxChangesPerRequest) return { profile, errors: [tooManyChanges(changes, 'operations')] };
+  const draft = new ProfileDraft(profile);
   const errors: FieldError[] = [];
   operations.forEach((operation, i) => {
-    const next = applyOperations(current, { operations: [operation] });
-    if (next.ok) current = next.value;
-    else errors.push(...next.errors.map((e) => ({ path: e.path.replace(/^operations\[0\]/, `operations[${i}]`), message: e.message })));
+    const problems = operationProblems(draft, operation, `operations[${i}]`);
+    if (problems.length > 0) errors.push(...problems);
+    else applyOperation(draft, operation as unknown as JsonObject);
   });
-  return { profile: current, errors };
+  return { profile: draft.toDocument(), errors };
 }
 
 function asArray(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Why a changed profile cannot be stored (too many properties, too many bytes), or
+ * undefined. `bytes` is the size of its JSON, which the caller serialises anyway.
+ */
+export function profileLimitProblem(profile: ProfileDocument, bytes: number): HeraldError | undefined {
+  const properties = Object.keys(profile.properties).length;
+  if (properties > PROFILE_LIMITS.maxProperties) {
+    return new HeraldError('payload_too_large', `the profile would hold ${properties} properties; at most ${PROFILE_LIMITS.maxProperties} are accepted`, [
+      { path: 'properties', message: `at most ${PROFILE_LIMITS.maxProperties} properties per profile (it would hold ${properties})` },
+    ]);
+  }
+  if (bytes > PROFILE_LIMITS.maxBytes) {
+    return new HeraldError('payload_too_large', `the profile would be ${bytes} bytes; at most ${PROFILE_LIMITS.maxBytes} bytes (256 KiB) are accepted`, [
+      { path: '', message: `the stored profile would be ${bytes} bytes as JSON; at most ${PROFILE_LIMITS.maxBytes} bytes (256 KiB) per profile` },
+    ]);
+  }
+  return undefined;
 }
 
 /** A per-tenant profile over the global one: tenant properties win, channel lists of the tenant replace the global ones. */

@@ -8,7 +8,7 @@ import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage, subscriptionMessages } from '../outbox/audience-events';
-import { Parsed, ProfileDocument, mergeProfiles } from './profile-document';
+import { Parsed, ProfileDocument, mergeProfiles, profileLimitProblem } from './profile-document';
 import { scopeOf, subjectColumns, subjectFromColumns, subjectNotFound } from './subject';
 
 export interface StoredProfile extends ProfileDocument {
@@ -77,12 +77,19 @@ export class ProfileStore {
     if (!row) throw subjectNotFound(subject);
     const next = change({ properties: row.properties, channels: row.channels });
     if (!next.ok) throw HeraldError.validation(next.errors as FieldError[]);
-    const [stored] = returningRows<ProfileRow>(await tx.query(
+    const properties = JSON.stringify(next.value.properties);
+    const channels = JSON.stringify(next.value.channels);
+    const tooLarge = profileLimitProblem(next.value, Buffer.byteLength(properties) + Buffer.byteLength(channels));
+    // A profile stored before the limits existed may still shrink (an $unset), never grow.
+    if (tooLarge && !shrinks(next.value, { properties: row.properties, channels: row.channels })) throw tooLarge;
+    // The row's times only: the document is what was just written (reading 256 KiB back costs a parse on the event loop).
+    const [written] = returningRows<Pick<ProfileRow, 'tenant_id' | 'created_at' | 'updated_at'>>(await tx.query(
       `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
         WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
-        RETURNING tenant_id, properties, channels, created_at, updated_at`,
-      [...key, JSON.stringify(next.value.properties), JSON.stringify(next.value.channels)],
+        RETURNING tenant_id, created_at, updated_at`,
+      [...key, properties, channels],
     ));
+    const stored = { ...written, properties: next.value.properties, channels: next.value.channels };
     await writeOutbox(tx, AUDIENCE_OUTBOX, [
       audienceChangedMessage(
         workspace.id,
@@ -237,3 +244,7 @@ export class ProfileStore {
   }
 }
 
+/** Whether `next` is smaller than `current` in properties and in bytes. */
+function shrinks(next: ProfileDocument, current: ProfileDocument): boolean {
+  return Object.keys(next.properties).length <= Object.keys(current.properties).length && JSON.stringify(next).length < JSON.stringify(current).length;
+}

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { AUDIENCE_CHANGED_TYPE, AudienceChanged, FieldError, InlineProfileUpdate, TOPICS, UserOperationsUpdate, parseAudienceChanged } from '@herald/contracts';
+import { AUDIENCE_CHANGED_TYPE, AudienceChanged, FieldError, HeraldError, InlineProfileUpdate, TOPICS, UserOperationsUpdate, parseAudienceChanged } from '@herald/contracts';
 import { AuthenticatedWorkspace, ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { applyInline, applyUserOperations } from './profile-document';
 import { ProfileStore } from './profile-store';
@@ -29,8 +29,14 @@ export class ProfileUpdatesConsumer implements OnApplicationBootstrap {
   }
 
   private async apply(workspace: AuthenticatedWorkspace, change: AudienceChanged): Promise<void> {
-    if (change.kind === 'inline_profile') await this.applyInline(workspace, change);
-    if (change.kind === 'user_operations') await this.applyOperations(workspace, change);
+    try {
+      if (change.kind === 'inline_profile') await this.applyInline(workspace, change);
+      if (change.kind === 'user_operations') await this.applyOperations(workspace, change);
+    } catch (error) {
+      // A change that would take the profile past its limits never fits: dead-letter it (a validation error) instead of retrying it forever.
+      if (error instanceof HeraldError && error.code === 'payload_too_large') throw new HeraldError('validation_error', error.message, error.fieldErrors);
+      throw error;
+    }
   }
 
   /** Redelivery is harmless: properties are set and channel values appended once. */

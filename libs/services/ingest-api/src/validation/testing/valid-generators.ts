@@ -1,4 +1,4 @@
-import { CHANNELS } from '@herald/contracts';
+import { CHANNELS, INPUT_LIMITS } from '@herald/contracts';
 import { SeededRandom } from './seeded-random';
 
 /**
@@ -36,7 +36,8 @@ export function randomJson(rng: SeededRandom, depth = 0): unknown {
     case 5:
       return Array.from({ length: rng.between(0, 4) }, () => randomJson(rng, depth + 1));
     case 6:
-      return rng.chance(0.1) ? deeplyNested(rng.between(100, 1500)) : Object.fromEntries(Array.from({ length: rng.between(0, 4) }, (_, i) => [`k${i}`, randomJson(rng, depth + 1)]));
+      // Deep, yet within the input limit wherever randomJson is placed (at most about 12 levels down).
+      return rng.chance(0.1) ? deeplyNested(rng.between(20, INPUT_LIMITS.maxDepth - 16)) : Object.fromEntries(Array.from({ length: rng.between(0, 4) }, (_, i) => [`k${i}`, randomJson(rng, depth + 1)]));
     default:
       return { nested: { list: [1, 'two', { three: 3 }] } };
   }
