@@ -27,6 +27,8 @@ export interface EmbeddedHerald {
   readonly config: HeraldConfig;
   /** The process's bus (tests read what the services publish). */
   readonly bus: MessageBus;
+  /** The database of every service (the embedded PGlite's, or HERALD_DATABASE_URL): tests stage there what no request can reach, such as a due timer. */
+  readonly databaseUrl: string;
   /** Graceful stop; resolves with the exit code it would use. */
   stop(): Promise<number>;
   readonly lifecycle: ProcessLifecycle;
@@ -96,7 +98,7 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
       database: config.databaseUrl ? 'postgres' : 'embedded PGlite',
       data_dir: config.dataDir,
     });
-    return { baseUrl, managementUrl, config, bus: context.bus, lifecycle, stop: () => lifecycle.shutdown('stop requested') };
+    return { baseUrl, managementUrl, config, bus: context.bus, databaseUrl, lifecycle, stop: () => lifecycle.shutdown('stop requested') };
   } catch (error) {
     context.logger.error('Herald failed to start', error instanceof Error ? error : { error });
     await lifecycle.shutdown('startup failure');

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunningProcess, fetchJson, freePort, heraldEnv, startProcess, waitUntilReady } from '@herald/testing';
+import { RunningProcess, expectEventually, fetchJson, freePort, heraldEnv, startProcess, waitUntilReady } from '@herald/testing';
 
 /**
  * `npm start` as a user runs it: the embedded default, every service in one
@@ -13,6 +14,8 @@ describe('npm start (embedded mode)', () => {
   let baseUrl: string;
   let managementUrl: string;
   const started: RunningProcess[] = [];
+  // Chosen, so the test can use the notification API; the service token is read from the banner.
+  const apiKey = `hak_${randomBytes(24).toString('base64url')}`;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'herald-e2e-'));
@@ -23,6 +26,7 @@ describe('npm start (embedded mode)', () => {
       HERALD_PORT: String(port),
       HERALD_MANAGEMENT_PORT: String(managementPort),
       HERALD_DATA_DIR: dataDir,
+      HERALD_BOOTSTRAP_API_KEY: apiKey,
     });
   });
 
@@ -44,6 +48,24 @@ describe('npm start (embedded mode)', () => {
   }
 
   let serviceToken: string;
+  /** The message log's ids of the run made before the restart. */
+  let keptMessageIds: string[] = [];
+
+  const management = (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> =>
+    fetchJson(`${managementUrl}${path}`, {
+      method,
+      headers: { authorization: `ServiceToken ${serviceToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const api = (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> =>
+    fetchJson(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const succeeded = (response: { status: number; body: unknown }): void => {
+    if (response.status < 200 || response.status >= 300) throw new Error(`answered ${response.status}: ${JSON.stringify(response.body)}`);
+  };
 
   it('serves /health/ready on both ports, with every dependency checked', async () => {
     const herald = npmStart('first start');
@@ -99,6 +121,29 @@ describe('npm start (embedded mode)', () => {
     expect(herald.logLines().some((line) => JSON.stringify(line).includes(serviceToken))).toBe(false);
   });
 
+  // What the restart must keep, in every service's store: management's workspaces and
+  // workflows, preference-service's users, the engine's message log, the inbox.
+  it('stores a workspace, a workflow, a user and a delivered inbox message', async () => {
+    succeeded(await management('POST', 'v1/workspace/', { name: 'Kept across restarts' }));
+    succeeded(
+      await management('POST', 'v1/staging/preference_category/', {
+        root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
+      }),
+    );
+    succeeded(await management('PATCH', 'v1/staging/preference_category/commit/?commit_message=c'));
+    succeeded(await management('POST', 'v2/staging/template/kept/', { name: 'Kept', enabled_channels: ['inbox'] }));
+    succeeded(await management('POST', 'v2/staging/template/kept/channel/inbox/variant/default/', { locale: 'en', content: { body: 'Kept for {{name}}' } }));
+    succeeded(await management('PATCH', 'v2/staging/template/kept/commit/?commit_message=t'));
+    succeeded(await management('POST', 'v1/staging/workflow/kept/', { name: 'Kept', category: 'account', trigger_type: 'api', tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'kept' }] } }));
+    succeeded(await management('PATCH', 'v1/staging/workflow/kept/commit/?commit_message=w'));
+    await expectEventually(async () => expect((await api('POST', 'v1/user/rita/', { name: 'Rita', plan: 'kept' })).status).toBe(201), { timeoutMs: 30_000 });
+    // The workflow reaches ingest through the bus: retry until it is known.
+    await expectEventually(async () => expect((await api('POST', 'trigger/', { workflow: 'kept', recipients: ['rita'], data: { name: 'Rita' } })).status).toBe(202), { timeoutMs: 30_000 });
+    await expectEventually(async () => expect(JSON.stringify((await api('GET', 'v1/user/rita/inbox/')).body)).toContain('Kept for Rita'), { timeoutMs: 30_000 });
+    await expectEventually(async () => expect((await api('GET', 'v1/message/?workflow_slug=kept')).body).toMatchObject({ meta: { count: 1 } }), { timeoutMs: 30_000 });
+    keptMessageIds = ((await api('GET', 'v1/message/?workflow_slug=kept')).body as { results: Array<{ message_id: string }> }).results.map((m) => m.message_id);
+  });
+
   it('refuses a second process on the same data folder', async () => {
     const intruder = npmStart('second process');
     expect(await intruder.exited).not.toBe(0);
@@ -119,8 +164,19 @@ describe('npm start (embedded mode)', () => {
     const herald = npmStart('restart');
     await waitUntilReady(herald, managementUrl);
     expect(herald.output()).not.toContain('service token');
-    const ok = await fetchJson(`${managementUrl}v1/workspace/`, { headers: { authorization: `ServiceToken ${serviceToken}` } });
-    expect(ok.status).toBe(200);
+    const workspaces = await management('GET', 'v1/workspace/');
+    expect(workspaces.status).toBe(200);
+    expect((workspaces.body as { results: Array<{ slug: string }> }).results.map((w) => w.slug)).toEqual(['staging', 'kept-across-restarts']);
+    // The data written before the restart, read back from each service's store.
+    expect(await management('GET', 'v1/staging/workflow/kept/')).toMatchObject({ status: 200, body: { slug: 'kept', name: 'Kept', status: 'active', version_no: 1 } });
+    expect(await api('GET', 'v1/user/rita/')).toMatchObject({ status: 200, body: { distinct_id: 'rita', properties: { name: 'Rita', plan: 'kept' } } });
+    expect(JSON.stringify((await api('GET', 'v1/user/rita/inbox/')).body)).toContain('Kept for Rita');
+    const log = (await api('GET', 'v1/message/?workflow_slug=kept')).body as { results: Array<{ message_id: string }> };
+    expect(log.results.map((m) => m.message_id)).toEqual(keptMessageIds);
+    expect(keptMessageIds).toHaveLength(1);
+    // And it goes on working: a new trigger of the stored workflow for the stored user reaches the inbox.
+    expect((await api('POST', 'trigger/', { workflow: 'kept', recipients: ['rita'], data: { name: 'Rita again' } })).status).toBe(202);
+    await expectEventually(async () => expect(JSON.stringify((await api('GET', 'v1/user/rita/inbox/')).body)).toContain('Kept for Rita again'), { timeoutMs: 30_000 });
     await herald.stop('SIGINT');
     expect(herald.logLines().map((l) => l.msg)).toContain('shutdown complete');
   });

@@ -40,34 +40,38 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
     });
   });
 
+  // Each case sets up what it needs and asserts relative to it: any one of them runs alone, in any order.
+  const workspaceList = async (): Promise<{ meta: { count: number }; results: Array<{ slug: string; name: string }> }> =>
+    (await call('GET', 'v1/workspace/?limit=1000')).body as { meta: { count: number }; results: Array<{ slug: string; name: string }> };
+  const unique = (): string => randomUUID().slice(0, 8);
+
   describe('workspaces', () => {
     it('lists the bootstrapped workspace', async () => {
       const response = await call('GET', 'v1/workspace/');
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({
-        meta: { count: 1, limit: 20, offset: 0 },
-        results: [
-          {
-            uid: expect.any(String),
-            slug: 'staging',
-            data_center: {},
-            is_expired: false,
-            has_limit_reached: false,
-            name: 'staging',
-            description: '',
-            mode: 'test',
-          },
-        ],
+      expect(response.body).toMatchObject({ meta: { limit: 20, offset: 0 } });
+      expect((response.body as { results: unknown[] }).results).toContainEqual({
+        uid: expect.any(String),
+        slug: 'staging',
+        data_center: {},
+        is_expired: false,
+        has_limit_reached: false,
+        name: 'staging',
+        description: '',
+        mode: 'test',
       });
     });
 
     it('creates a workspace with a slug from its name, and answers with the updated list', async () => {
-      const response = await call('POST', 'v1/workspace/', { name: 'Production EU', description: 'live', mode: 'production' });
+      const before = (await workspaceList()).meta.count;
+      const suffix = unique();
+      const response = await call('POST', 'v1/workspace/', { name: `Production EU ${suffix}`, description: 'live', mode: 'production' });
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({
-        meta: { count: 2 },
-        results: [{ slug: 'staging' }, { slug: 'production-eu', name: 'Production EU', description: 'live', mode: 'production' }],
-      });
+      const body = response.body as { meta: { count: number }; results: unknown[] };
+      expect(body.meta.count).toBe(before + 1);
+      expect(body.results).toContainEqual(
+        expect.objectContaining({ slug: `production-eu-${suffix}`, name: `Production EU ${suffix}`, description: 'live', mode: 'production' }),
+      );
     });
 
     it('refuses a second workspace with the same slug (409)', async () => {
@@ -85,25 +89,32 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
     });
 
     it('reports every invalid field of a create by its path, and creates nothing', async () => {
+      const before = await workspaceList();
       const response = await call('POST', 'v1/workspace/', { mode: 'chaos', slug: 'Bad Slug', description: 7 });
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
       const detail = (response.body as { detail: string }).detail;
       for (const path of ['name', 'slug', 'description', 'mode']) expect(detail).toContain(`${path}:`);
-      expect((await call('GET', 'v1/workspace/')).body).toMatchObject({ meta: { count: 2 } });
+      expect(await workspaceList()).toEqual(before);
     });
 
     it('pages with limit and offset, and refuses limits out of range', async () => {
-      expect((await call('GET', 'v1/workspace/?limit=1&offset=1')).body).toMatchObject({
-        meta: { count: 2, limit: 1, offset: 1 },
-        results: [{ slug: 'production-eu' }],
+      const suffix = unique();
+      for (const n of [1, 2]) expect((await call('POST', 'v1/workspace/', { name: `Paged ${suffix} ${n}` })).status).toBe(200);
+      const { count } = (await workspaceList()).meta;
+      // Oldest first: the two just created are the last two.
+      expect((await call('GET', `v1/workspace/?limit=1&offset=${count - 2}`)).body).toMatchObject({
+        meta: { count, limit: 1, offset: count - 2 },
+        results: [{ slug: `paged-${suffix}-1` }],
       });
+      expect((await call('GET', `v1/workspace/?limit=2&offset=${count - 1}`)).body).toMatchObject({ results: [{ slug: `paged-${suffix}-2` }] });
       const tooMany = await call('GET', 'v1/workspace/?limit=1001');
       expect(tooMany.status).toBe(400);
       expect((tooMany.body as { detail: string }).detail).toContain('limit: must be an integer from 1 to 1000');
     });
 
     it("shows another account only its own workspaces", async () => {
+      expect((await call('POST', 'v1/workspace/', { name: `Mine ${unique()}` })).status).toBe(200);
       expect((await call('GET', 'v1/workspace/', undefined, otherToken)).body).toMatchObject({
         meta: { count: 1 },
         results: [{ slug: 'staging', name: 'other staging' }],
@@ -112,21 +123,32 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
   });
 
   describe('workspace keys', () => {
-    let created: { id: string; key: string; secret: string };
+    interface CreatedKey {
+      readonly id: string;
+      readonly key: string;
+      readonly secret: string;
+    }
+    const createKey = async (name = `backend-${unique()}`): Promise<CreatedKey> => {
+      const response = await call('POST', 'v1/staging/ws_key/', { name, allowed_domains: ['example.com'] });
+      expect(response.status).toBe(201);
+      return response.body as CreatedKey;
+    };
+    const keyList = async (): Promise<{ meta: { count: number }; results: Array<{ id: string; secret: string; is_default: boolean }> }> =>
+      (await call('GET', 'v1/staging/ws_key/?limit=1000')).body as { meta: { count: number }; results: Array<{ id: string; secret: string; is_default: boolean }> };
 
     it('lists the bootstrap key with its secret in full', async () => {
       const response = await call('GET', 'v1/staging/ws_key/');
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({
-        meta: { count: 1, limit: 20, offset: 0 },
-        results: [{ name: 'default', is_default: true, is_active: true, is_deleted: false, key: expect.stringMatching(/^hwk_/), secret: expect.stringMatching(/^hws_/) }],
-      });
+      expect(response.body).toMatchObject({ meta: { limit: 20, offset: 0 } });
+      expect((response.body as { results: Array<{ is_default: boolean }> }).results.filter((k) => k.is_default)).toEqual([
+        expect.objectContaining({ name: 'default', is_default: true, is_active: true, is_deleted: false, key: expect.stringMatching(/^hwk_/), secret: expect.stringMatching(/^hws_/) }),
+      ]);
     });
 
     it('creates a key pair (201), stores the secret sealed and announces it sealed', async () => {
       const response = await call('POST', 'v1/staging/ws_key/', { name: 'backend', allowed_domains: ['example.com'] });
       expect(response.status).toBe(201);
-      created = response.body as typeof created;
+      const created = response.body as CreatedKey;
       expect(response.body).toMatchObject({
         id: expect.any(String),
         name: 'backend',
@@ -150,25 +172,31 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
     });
 
     it('rotates the secret of a key, keeping the key', async () => {
+      const created = await createKey();
       const response = await call('PATCH', `v1/staging/ws_key/${created.id}/rotate/`);
       expect(response.status).toBe(200);
       const rotated = response.body as { key: string; secret: string; rotated_at: string | null };
       expect(rotated.key).toBe(created.key);
       expect(rotated.secret).not.toBe(created.secret);
       expect(rotated.rotated_at).not.toBeNull();
-      const list = (await call('GET', 'v1/staging/ws_key/')).body as { results: Array<{ id: string; secret: string }> };
-      expect(list.results.find((k) => k.id === created.id)?.secret).toBe(rotated.secret);
+      expect((await keyList()).results.find((k) => k.id === created.id)?.secret).toBe(rotated.secret);
     });
 
     it("does not let another account touch this workspace's keys", async () => {
+      const created = await createKey();
       expect((await call('GET', 'v1/staging/ws_key/', undefined, otherToken)).body).toMatchObject({ meta: { count: 0 }, results: [] });
       expect((await call('DELETE', `v1/staging/ws_key/${created.id}/`, undefined, otherToken)).status).toBe(404);
       expect((await call('PATCH', `v1/staging/ws_key/${created.id}/rotate/`, undefined, otherToken)).status).toBe(404);
+      expect((await keyList()).results.find((k) => k.id === created.id)?.secret).toBe(created.secret);
     });
 
     it('deletes a key (204), after which it is gone', async () => {
+      const created = await createKey();
+      const before = (await keyList()).meta.count;
       expect((await call('DELETE', `v1/staging/ws_key/${created.id}/`)).status).toBe(204);
-      expect((await call('GET', 'v1/staging/ws_key/')).body).toMatchObject({ meta: { count: 1 } });
+      const after = await keyList();
+      expect(after.meta.count).toBe(before - 1);
+      expect(after.results.map((k) => k.id)).not.toContain(created.id);
       expect((await call('DELETE', `v1/staging/ws_key/${created.id}/`)).status).toBe(404);
       await expectEventually(() =>
         expect(published).toContainEqual(expect.objectContaining({ kind: 'workspace_key', workspace_key_id: created.id, change: 'deleted' })),
@@ -199,6 +227,8 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
 
   describe('API keys', () => {
     it('shows a created key once, then only masked, and stores only its hash', async () => {
+      const count = async (): Promise<number> => ((await call('GET', 'v1/staging/ws_api_key/')).body as { meta: { count: number } }).meta.count;
+      const before = await count();
       const created = await call('POST', 'v1/staging/ws_api_key/', { name: 'backend-prod' });
       expect(created.status).toBe(201);
       const { id, api_key: apiKey, masked_api_key: masked } = created.body as { id: string; api_key: string; masked_api_key: string };
@@ -206,8 +236,8 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
       expect(apiKey.startsWith(masked.replace(/\*+$/, ''))).toBe(true);
       expect(masked).not.toContain(apiKey.slice(8));
 
-      const list = (await call('GET', 'v1/staging/ws_api_key/')).body as { meta: { count: number }; results: Array<Record<string, unknown>> };
-      expect(list.meta.count).toBe(2);
+      const list = (await call('GET', 'v1/staging/ws_api_key/?limit=1000')).body as { meta: { count: number }; results: Array<Record<string, unknown>> };
+      expect(list.meta.count).toBe(before + 1);
       expect(list.results.find((k) => k.id === id)).toEqual({
         id,
         masked_api_key: masked,
@@ -230,7 +260,7 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
       );
 
       expect((await call('DELETE', `v1/staging/ws_api_key/${id}/`)).status).toBe(204);
-      expect((await call('GET', 'v1/staging/ws_api_key/')).body).toMatchObject({ meta: { count: 1 } });
+      expect(await count()).toBe(before);
       expect((await call('DELETE', `v1/staging/ws_api_key/${id}/`)).status).toBe(404);
     });
   });

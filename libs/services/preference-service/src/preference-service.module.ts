@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
-import { BroadcastFanOut } from './broadcasts/broadcast-fan-out';
+import { BROADCAST_FAN_OUT_OPTIONS, BroadcastFanOut, BroadcastFanOutOptions, DEFAULT_BROADCAST_FAN_OUT_OPTIONS } from './broadcasts/broadcast-fan-out';
 import { CategoryReadModel } from './categories/category-read-model';
 import { ListStore } from './lists/list-store';
 import { ListsController } from './lists/lists.controller';
@@ -22,7 +22,7 @@ import { ProfileListsController } from './profiles/profile-lists.controller';
 /** The audience: users, objects, lists, tenants, categories and preferences. */
 @Module({})
 export class PreferenceServiceModule {
-  static register(): DynamicModule {
+  static register(fanOut: Partial<BroadcastFanOutOptions> = {}): DynamicModule {
     return {
       module: PreferenceServiceModule,
       imports: [
@@ -43,6 +43,7 @@ export class PreferenceServiceModule {
         TenantsController,
       ],
       providers: [
+        { provide: BROADCAST_FAN_OUT_OPTIONS, useValue: { ...DEFAULT_BROADCAST_FAN_OUT_OPTIONS, ...fanOut } },
         CategoryReadModel,
         ProfileStore,
         ListStore,

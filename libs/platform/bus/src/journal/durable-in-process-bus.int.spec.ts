@@ -110,7 +110,9 @@ describe.each(databaseTargets())('the in-process bus with a journal on $kind', (
     const release = journal.holdAppends();
     let resolved = false;
     const publishing = bus.publish(topic, numbered(0, 20)).then(() => (resolved = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The append reached the journal and is held there; a publish not waiting for it would have resolved by the next turn.
+    await expectEventually(() => expect(journal.appendCalls).toBeGreaterThanOrEqual(1));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(resolved).toBe(false);
     expect(await storedOffsets(topic)).toEqual([]);
 
@@ -238,7 +240,7 @@ describe.each(databaseTargets())('the in-process bus with a journal on $kind', (
   it('prunes only what every group has consumed, and continues the offsets once a partition is empty', async () => {
     const fast = uniqueName('fast');
     const slow = uniqueName('slow');
-    const first = openBus({ retentionMs: 0, pruneIntervalMs: 30, offsetCommitIntervalMs: 10 });
+    const { bus: first, journal } = openProbedBus({ retentionMs: 0, pruneIntervalMs: 30, offsetCommitIntervalMs: 10 });
     const topic = await newTopic(first, 1);
     await collect(first, topic, fast);
     let releaseSlow = (): void => undefined;
@@ -252,10 +254,17 @@ describe.each(databaseTargets())('the in-process bus with a journal on $kind', (
     });
 
     try {
+      // Prunes wait until both groups have committed what they consumed: a group counts once
+      // it has committed, and a round between the fast group's commit and the slow group's
+      // first one would take everything (under load it did).
+      const releasePrunes = journal.holdPrunes();
       await first.publish(topic, numbered(0, 10));
+      await expectEventually(async () => expect([await committed(fast, topic), await committed(slow, topic)]).toEqual([10, 5]));
+      releasePrunes();
       await expectEventually(async () => expect((await storedOffsets(topic)).map((r) => r.offset)).toEqual(range(5, 5)));
       // Several more prune rounds leave what the slow group still needs.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      const rounds = journal.prunesDone;
+      await expectEventually(() => expect(journal.prunesDone).toBeGreaterThanOrEqual(rounds + 3));
       expect((await storedOffsets(topic)).map((r) => r.offset)).toEqual(range(5, 5));
     } finally {
       releaseSlow(); // or closing the bus would wait for the handler
@@ -272,7 +281,7 @@ describe.each(databaseTargets())('the in-process bus with a journal on $kind', (
   });
 
   it('keeps consumed records for the retention period', async () => {
-    const bus = openBus({ retentionMs: 60_000, pruneIntervalMs: 20, offsetCommitIntervalMs: 10 });
+    const { bus, journal } = openProbedBus({ retentionMs: 60_000, pruneIntervalMs: 20, offsetCommitIntervalMs: 10 });
     const topic = await newTopic(bus, 1);
     const group = uniqueName('g');
     const { received } = await collect(bus, topic, group);
@@ -281,7 +290,9 @@ describe.each(databaseTargets())('the in-process bus with a journal on $kind', (
       expect(received).toHaveLength(10);
       expect(await committed(group, topic)).toBe(10);
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Prune rounds after everything was consumed and committed leave it all, being within retention.
+    const rounds = journal.prunesDone;
+    await expectEventually(() => expect(journal.prunesDone).toBeGreaterThanOrEqual(rounds + 3));
     expect(await storedOffsets(topic)).toHaveLength(10);
   });
 });

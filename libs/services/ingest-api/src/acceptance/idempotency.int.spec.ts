@@ -15,7 +15,6 @@ describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) 
 
   const triggersWith = (key: string): TriggerAccepted[] =>
     t.triggers.map((c) => c.envelope.payload as TriggerAccepted).filter((p) => p.idempotency_key === key);
-  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 500));
 
   it('answers a repeat with the first message_id and starts nothing more', async () => {
     const body = { workflow: 'welcome', recipients: ['a', 'b'], $idempotency_key: 'signup-1' };
@@ -24,7 +23,7 @@ describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) 
     expect(first.status).toBe(202);
     expect(second).toEqual(first);
     await expectEventually(() => expect(triggersWith('signup-1')).toHaveLength(2));
-    await settle();
+    await t.drain();
     expect(triggersWith('signup-1')).toHaveLength(2);
   });
 
@@ -35,7 +34,7 @@ describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) 
     const ids = new Set(responses.map((r) => (r.body as { message_id: string }).message_id));
     expect(ids.size).toBe(1);
     await expectEventually(() => expect(triggersWith('race-1')).toHaveLength(1));
-    await settle();
+    await t.drain();
     expect(triggersWith('race-1')).toHaveLength(1);
     expect(triggersWith('race-1')[0].message_id).toBe([...ids][0]);
   });
@@ -51,7 +50,7 @@ describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) 
     expect(records[0].message_id).toBe((single.body as { message_id: string }).message_id);
     expect(records[1].message_id).toBe(records[2].message_id);
     await expectEventually(() => expect(triggersWith('mixed-2')).toHaveLength(1));
-    await settle();
+    await t.drain();
     expect(triggersWith('mixed-1')).toHaveLength(1);
     expect(triggersWith('mixed-2')).toHaveLength(1);
   });
@@ -70,7 +69,7 @@ describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) 
     expect(await t.call('POST', 'event/', event)).toEqual({ status: 202, body: { message: 'OK' } });
     const published = (): EventAccepted[] => t.events.map((c) => c.envelope.payload as EventAccepted).filter((p) => p.event === 'idem-event');
     await expectEventually(() => expect(published()).toHaveLength(1));
-    await settle();
+    await t.drain();
     expect(published()).toHaveLength(1);
   });
 

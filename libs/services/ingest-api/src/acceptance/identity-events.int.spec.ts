@@ -73,7 +73,7 @@ describe.each(runModeTargets())('identity events on POST /event/ ($name)', ({ da
     expect((await t.call('POST', 'event/', body)).status).toBe(202);
     expect((await t.call('POST', 'event/', body)).status).toBe(202);
     await expectEventually(() => expect(updatesFor('id-once')).toHaveLength(1));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.drain();
     expect(updatesFor('id-once')).toHaveLength(1);
   });
 });

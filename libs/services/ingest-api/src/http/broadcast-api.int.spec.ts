@@ -1,21 +1,14 @@
-import { BroadcastAccepted, TOPICS } from '@herald/contracts';
+import { BroadcastAccepted } from '@herald/contracts';
 import { runModeTargets } from '@herald/runtime';
 import { expectEventually } from '@herald/testing';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
 
 describe.each(runModeTargets())('POST /{workspace_key}/broadcast/ ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
-  const broadcasts: BroadcastAccepted[] = [];
+  const broadcasts = (): BroadcastAccepted[] => t.broadcasts.map((c) => c.envelope.payload as BroadcastAccepted);
 
   beforeAll(async () => {
     t = await startIngestTestApp(database, bus);
-    await t.bus.subscribe({
-      groupId: `broadcast-reader-${Date.now()}`,
-      topics: [TOPICS.broadcastAccepted.name],
-      handler: async (message) => {
-        broadcasts.push((JSON.parse(message.value.toString('utf8')) as { payload: BroadcastAccepted }).payload);
-      },
-    });
   });
   afterAll(() => t?.close());
 
@@ -30,8 +23,8 @@ describe.each(runModeTargets())('POST /{workspace_key}/broadcast/ ($name)', ({ d
       $insert_id: 'ignored',
     });
     expect(response).toEqual({ status: 202, body: { message: 'Accepted - OK' } });
-    await expectEventually(() => expect(broadcasts.filter((b) => b.list_id === 'beta-testers')).toHaveLength(1));
-    expect(broadcasts.find((b) => b.list_id === 'beta-testers')).toMatchObject({ template: 'release-notes', channels: ['email', 'inbox'], data: { version: '2.0' }, delay: '0d0h0m90s' });
+    await expectEventually(() => expect(broadcasts().filter((b) => b.list_id === 'beta-testers')).toHaveLength(1));
+    expect(broadcasts().find((b) => b.list_id === 'beta-testers')).toMatchObject({ template: 'release-notes', channels: ['email', 'inbox'], data: { version: '2.0' }, delay: '0d0h0m90s' });
   });
 
   it('accepts the signed call the SDK makes', async () => {
@@ -50,8 +43,8 @@ describe.each(runModeTargets())('POST /{workspace_key}/broadcast/ ($name)', ({ d
     const body = { list_id: 'idem-list', template: 't', notification_category: 'c', $idempotency_key: 'b-1' };
     await t.call('POST', `${t.workspace.workspaceKey}/broadcast/`, body);
     await t.call('POST', `${t.workspace.workspaceKey}/broadcast/`, body);
-    await expectEventually(() => expect(broadcasts.filter((b) => b.list_id === 'idem-list')).toHaveLength(1));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(broadcasts.filter((b) => b.list_id === 'idem-list')).toHaveLength(1);
+    await expectEventually(() => expect(broadcasts().filter((b) => b.list_id === 'idem-list')).toHaveLength(1));
+    await t.drain();
+    expect(broadcasts().filter((b) => b.list_id === 'idem-list')).toHaveLength(1);
   });
 });

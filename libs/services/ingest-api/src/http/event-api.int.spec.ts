@@ -52,7 +52,7 @@ describe.each(runModeTargets())('POST /event/ ($name)', ({ database, bus }) => {
     expect(response.status).toBe(400);
     const detail = (response.body as { detail: string }).detail;
     for (const path of ['distinct_id', 'event', 'properties']) expect(detail).toContain(path);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await t.drain();
     expect(eventsNamed('x'.repeat(256))).toHaveLength(0);
   });
 

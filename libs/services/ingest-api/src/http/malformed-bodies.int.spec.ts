@@ -109,7 +109,7 @@ describe.each(runModeTargets())('malformed bodies over HTTP ($name)', ({ databas
     const marker = await t.call('POST', 'trigger/', { workflow: 'fuzzed', recipients: ['fuzz-marker'] });
     expect(marker.status).toBe(202);
     await expectEventually(() => expect(t.triggers.some((c) => (c.envelope.payload as TriggerAccepted).message_id === (marker.body as { message_id: string }).message_id)).toBe(true));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await t.drain();
     const arrived = t.triggers.slice(before).map((c) => c.envelope.payload as TriggerAccepted);
     expect(arrived.filter((p) => !(p.recipient.kind === 'user' && p.recipient.distinct_id === PROBE_RECIPIENT)).map((p) => p.recipient)).toEqual([
       expect.objectContaining({ distinct_id: 'fuzz-marker' }),

@@ -78,7 +78,7 @@ describe.each(runModeTargets())('POST /trigger/ ($name)', ({ database, bus }) =>
     });
     expect(response).toMatchObject({ status: 400, body: { error_code: 'validation_error', type: 'ValidationError' } });
     expect((response.body as { detail: string }).detail).toContain('recipients[0].$context.tenant_id');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.drain();
     expect(t.triggers.length).toBe(before);
   });
 

@@ -10,7 +10,7 @@ import {
   TOPICS,
   envelopeOf,
 } from '@herald/contracts';
-import { MessageBus, MessageHeaders } from '@herald/bus';
+import { MessageBus, MessageHeaders, partitionFor } from '@herald/bus';
 import {
   SecretBox,
   TestHttpApp,
@@ -29,6 +29,11 @@ const openApiProblems = openApiResponseChecker(ingestOpenApi);
 
 /** The recipient of the triggers that probe whether ingest knows a workflow yet. */
 export const PROBE_RECIPIENT = '__probe__';
+
+/** Partitions of the topics the test app creates. */
+const TEST_PARTITIONS = 3;
+/** Header of the markers `drain` publishes; the readers note them instead of capturing them. */
+const MARKER_HEADER = 'herald-test-marker';
 
 /** A message the test read back from a topic. */
 export interface Captured<T = unknown> {
@@ -55,7 +60,14 @@ export interface IngestTestApp {
   readonly triggers: Captured[];
   readonly events: Captured[];
   readonly audience: Captured[];
+  readonly broadcasts: Captured[];
   readonly deadLetters: DeadLetterPayload[];
+  /**
+   * Resolves once the readers have read everything published before the call: a marker
+   * on every partition of each captured topic, each read only after what was published
+   * before it on its partition. How a test proves that nothing more arrives, without a sleep.
+   */
+  drain(): Promise<void>;
   /** Announces a workflow as management-api would, and waits until ingest knows it. */
   announceWorkflow(workspace: TestWorkspace, slug: string, options?: { enabled?: boolean; change?: DefinitionChanged['change'] }): Promise<void>;
   /** Announces a credentials change as management-api would. */
@@ -80,25 +92,45 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
   const box = new SecretBox(secretsKey);
   const { url: databaseUrl, dispose } = await openTargetDatabase(database);
   const bus = openTargetBus(busTarget, 'ingest-test');
-  await ensureHeraldTopics(bus, 3);
+  await ensureHeraldTopics(bus, TEST_PARTITIONS);
   const app = await startTestHttpApp(ingestApi, databaseUrl, { bus, secretsKey, env: options.env });
 
   const triggers: Captured[] = [];
   const events: Captured[] = [];
   const audience: Captured[] = [];
+  const broadcasts: Captured[] = [];
   const deadLetters: DeadLetterPayload[] = [];
+  const markersRead = new Set<string>();
   const reader = uniqueName('test-reader');
   const capture = (topic: string, into: Captured[]): Promise<unknown> =>
     bus.subscribe({
       groupId: `${reader}-${topic}`,
       topics: [topic],
       handler: async (message) => {
-        into.push({ key: message.key, headers: message.headers, envelope: JSON.parse(message.value.toString('utf8')) as Envelope });
+        const marker = message.headers[MARKER_HEADER];
+        if (marker !== undefined) markersRead.add(marker);
+        else into.push({ key: message.key, headers: message.headers, envelope: JSON.parse(message.value.toString('utf8')) as Envelope });
       },
     });
-  await capture(TOPICS.triggerAccepted.name, triggers);
-  await capture(TOPICS.eventAccepted.name, events);
-  await capture(TOPICS.audienceChanged.name, audience);
+  const captured: Array<[string, Captured[]]> = [
+    [TOPICS.triggerAccepted.name, triggers],
+    [TOPICS.eventAccepted.name, events],
+    [TOPICS.audienceChanged.name, audience],
+    [TOPICS.broadcastAccepted.name, broadcasts],
+  ];
+  for (const [topic, into] of captured) await capture(topic, into);
+  const drain = async (): Promise<void> => {
+    const markers: string[] = [];
+    for (const [topic] of captured) {
+      const messages = Array.from({ length: TEST_PARTITIONS }, (_, partition) => {
+        const id = randomUUID();
+        markers.push(id);
+        return { key: keyOnPartition(partition), value: '{}', headers: { [MARKER_HEADER]: id } };
+      });
+      await bus.publish(topic, messages);
+    }
+    await expectEventually(() => expect(markers.filter((id) => !markersRead.has(id))).toEqual([]));
+  };
   await bus.subscribe({
     groupId: `${reader}-dlt`,
     topics: [TOPICS.deadLetter.name],
@@ -179,7 +211,9 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
     triggers,
     events,
     audience,
+    broadcasts,
     deadLetters,
+    drain,
     announceCredentials,
     announceWorkflow: async (ws, slug, { enabled = true, change = 'committed' } = {}) => {
       const versionKey = `${ws.id}/${slug}`;
@@ -233,4 +267,9 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
       await dispose();
     },
   };
+}
+
+/** A key the partitioner (the same for Kafka and the in-process bus) puts on this partition. */
+function keyOnPartition(partition: number): string {
+  for (let n = 0; ; n++) if (partitionFor('', `marker-${n}`, TEST_PARTITIONS) === partition) return `marker-${n}`;
 }

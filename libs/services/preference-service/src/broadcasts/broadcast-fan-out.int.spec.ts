@@ -4,12 +4,15 @@ import { runModeTargets } from '@herald/runtime';
 import { expectEventually } from '@herald/testing';
 import { AudienceTestApp, startAudienceTestApp } from '../testing/audience-test-app';
 
+/** Small pages, so lists of a few members cross page boundaries as lists of thousands do with the production page. */
+const PAGE_SIZE = 2;
+
 describe.each(runModeTargets())('broadcast fan-out ($name)', ({ database, bus }) => {
   let t: AudienceTestApp;
   const triggers: Array<{ key: string; id: string; payload: TriggerAccepted }> = [];
 
   beforeAll(async () => {
-    t = await startAudienceTestApp(database, bus);
+    t = await startAudienceTestApp(database, bus, { fanOut: { pageSize: PAGE_SIZE } });
     await t.bus.subscribe({
       groupId: `trigger-reader-${randomUUID()}`,
       topics: [TOPICS.triggerAccepted.name],
@@ -84,5 +87,42 @@ describe.each(runModeTargets())('broadcast fan-out ($name)', ({ database, bus })
     // A member without a stored profile leaves the engine to its own copy.
     expect(recipientOf('nobody')).toMatchObject({ inline: false, channels: {}, properties: {} });
   });
-});
 
+  const broadcastTo = async (listId: string): Promise<string> => {
+    const broadcast: BroadcastAccepted = {
+      message_id: randomUUID(),
+      workspace_slug: 'staging',
+      list_id: listId,
+      template: 'news',
+      notification_category: 'product',
+      data: {},
+      accepted_at: new Date().toISOString(),
+    };
+    const value = JSON.stringify(envelopeOf(BROADCAST_ACCEPTED_TYPE, 1, broadcast.message_id, t.workspace.id, new Date(), broadcast));
+    await t.bus.publish(TOPICS.broadcastAccepted.name, [{ key: `${t.workspace.id}:${listId}`, value }]);
+    return broadcast.message_id;
+  };
+
+  // 7: three full pages and a partial one; 6: full pages only, ended by an empty read.
+  it.each([7, 3 * PAGE_SIZE])('reaches every member of a list of %i across pages: one trigger each, in list order, each with the count', async (size) => {
+    const listId = `paged-${size}`;
+    // Added one call at a time, so the list's order (its member ids) is known.
+    const members = Array.from({ length: size }, (_, n) => `${listId}-member-${n}`);
+    expect((await t.call('POST', 'v1/subscriber_list/', { list_id: listId })).status).toBe(201);
+    for (const member of members) expect((await t.call('POST', `v1/subscriber_list/${listId}/subscriber/add/`, { distinct_ids: [member] })).status).toBe(201);
+
+    const messageId = await broadcastTo(listId);
+    const mine = (): typeof triggers => triggers.filter((m) => m.payload.message_id === messageId);
+    await expectEventually(() => expect(mine()).toHaveLength(size));
+    // Nothing more comes: a second broadcast of the list is fanned out after the first (same key), and each
+    // member's two triggers share a key, so once all of the second's are in, any extra of the first's would be.
+    const marker = await broadcastTo(listId);
+    await expectEventually(() => expect(triggers.filter((m) => m.payload.message_id === marker)).toHaveLength(size));
+    const inListOrder = [...mine()].sort((a, b) => a.payload.recipient_index - b.payload.recipient_index);
+    expect(inListOrder.map((m) => m.payload.recipient_index)).toEqual(Array.from({ length: size }, (_, n) => n));
+    expect(inListOrder.map((m) => (m.payload.recipient.kind === 'user' ? m.payload.recipient.distinct_id : null))).toEqual(members);
+    expect(inListOrder.map((m) => m.key)).toEqual(members.map((member) => `${t.workspace.id}:${member}`));
+    expect(new Set(mine().map((m) => m.payload.recipient_count))).toEqual(new Set([size]));
+    expect(new Set(mine().map((m) => m.id)).size).toBe(size);
+  });
+});

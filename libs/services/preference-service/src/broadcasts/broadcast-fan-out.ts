@@ -22,8 +22,15 @@ import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BU
 import { broadcastWorkflow } from '@herald/workflow';
 import { JsonObject, mergeProfiles } from '../profiles/profile-document';
 
-/** Members read and published per round: bounded memory for any list size. */
-const PAGE = 500;
+/** Settings of the fan-out; the defaults suit production, tests shrink the page to cross page boundaries with small lists. */
+export interface BroadcastFanOutOptions {
+  /** Members read and published per round: bounded memory for any list size. */
+  readonly pageSize: number;
+}
+
+export const DEFAULT_BROADCAST_FAN_OUT_OPTIONS: BroadcastFanOutOptions = { pageSize: 500 };
+
+export const BROADCAST_FAN_OUT_OPTIONS = Symbol('BROADCAST_FAN_OUT_OPTIONS');
 
 /**
  * Fans a broadcast out to the members of its list, as preference-service knows them
@@ -39,6 +46,7 @@ export class BroadcastFanOut implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(BROADCAST_FAN_OUT_OPTIONS) private readonly options: BroadcastFanOutOptions,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -68,8 +76,8 @@ export class BroadcastFanOut implements OnApplicationBootstrap {
            FROM audience.list_subscribers m
            LEFT JOIN audience.profiles g ON g.workspace_id = m.workspace_id AND g.subject_type = 'user' AND g.object_type = '' AND g.subject_id = m.distinct_id AND g.tenant_id = ''
            LEFT JOIN audience.profiles t ON t.workspace_id = m.workspace_id AND t.subject_type = 'user' AND t.object_type = '' AND t.subject_id = m.distinct_id AND t.tenant_id = $4
-          WHERE m.workspace_id = $1 AND m.list_id = $2 AND m.id > $3::bigint ORDER BY m.id LIMIT ${PAGE}`,
-        [workspaceId, broadcast.list_id, after, broadcast.tenant_id ?? ''],
+          WHERE m.workspace_id = $1 AND m.list_id = $2 AND m.id > $3::bigint ORDER BY m.id LIMIT $5`,
+        [workspaceId, broadcast.list_id, after, broadcast.tenant_id ?? '', this.options.pageSize],
       )) as MemberRow[];
       if (members.length === 0) break;
       const now = this.clock.now();

@@ -16,7 +16,8 @@ import { MessageBus } from '@herald/bus';
 import { SecretBox, TestHttpApp, ensureHeraldTopics, hashToken, signSdkRequest, openTargetBus, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
 import { BusTarget, DatabaseTarget, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
 import { audienceOpenApi } from '../openapi/audience-openapi';
-import { preferenceService } from '../preference-service.module';
+import { BroadcastFanOutOptions } from '../broadcasts/broadcast-fan-out';
+import { PreferenceServiceModule, preferenceService } from '../preference-service.module';
 
 const openApiProblems = openApiResponseChecker(audienceOpenApi);
 
@@ -58,13 +59,18 @@ export interface AudienceTestApp {
  * under a namespace of its own), fed with credentials and categories through the
  * messages management-api publishes, with a reader of what it publishes.
  */
-export async function startAudienceTestApp(database: DatabaseTarget, busTarget: BusTarget): Promise<AudienceTestApp> {
+export async function startAudienceTestApp(
+  database: DatabaseTarget,
+  busTarget: BusTarget,
+  options: { readonly fanOut?: Partial<BroadcastFanOutOptions> } = {},
+): Promise<AudienceTestApp> {
   const secretsKey = randomBytes(32);
   const box = new SecretBox(secretsKey);
   const { url: databaseUrl, dispose } = await openTargetDatabase(database);
   const bus = openTargetBus(busTarget, 'audience-test');
   await ensureHeraldTopics(bus, 3);
-  const app = await startTestHttpApp(preferenceService, databaseUrl, { bus, secretsKey });
+  const service = options.fanOut ? { ...preferenceService, module: () => PreferenceServiceModule.register(options.fanOut) } : preferenceService;
+  const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey });
 
   const changes: AudienceTestApp['changes'] = [];
   await bus.subscribe({

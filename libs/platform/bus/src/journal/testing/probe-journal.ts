@@ -1,13 +1,16 @@
 import { BusJournal, GroupOffset, JournalRecord, JournalState, JournalTopic } from '../bus-journal.port';
 
 /**
- * A journal that counts appends, can hold them back, and can "crash": from then on
+ * A journal that counts appends and finished prune rounds, can hold appends back, and can "crash": from then on
  * no call settles and the database connections are gone, as when the process dies.
  */
 export class ProbeJournal implements BusJournal {
   appendCalls = 0;
+  /** Prune rounds finished: a test waits for rounds instead of sleeping through them. */
+  prunesDone = 0;
   private crashed = false;
   private held?: Promise<void>;
+  private prunesHeld?: Promise<void>;
 
   constructor(private readonly inner: BusJournal) {}
 
@@ -17,6 +20,16 @@ export class ProbeJournal implements BusJournal {
     this.held = new Promise((resolve) => (release = resolve));
     return () => {
       this.held = undefined;
+      release();
+    };
+  }
+
+  /** Prune rounds wait until the returned function is called. */
+  holdPrunes(): () => void {
+    let release = (): void => undefined;
+    this.prunesHeld = new Promise((resolve) => (release = resolve));
+    return () => {
+      this.prunesHeld = undefined;
       release();
     };
   }
@@ -51,7 +64,12 @@ export class ProbeJournal implements BusJournal {
   }
 
   prune(cutoff: Date): Promise<number> {
-    return this.call(() => this.inner.prune(cutoff));
+    return this.call(async () => {
+      await this.prunesHeld;
+      const pruned = await this.inner.prune(cutoff);
+      this.prunesDone += 1;
+      return pruned;
+    });
   }
 
   close(): Promise<void> {
