@@ -5,7 +5,10 @@
  * SDK sends from its main client, `new Date().toUTCString()` in the Node SDK) and the
  * two obsolete forms, RFC 850 and asctime. The Node SDK's messages API sends an ISO 8601
  * timestamp instead (`new Date().toISOString()`), so that form is accepted as well.
- * Anything else is rejected: no `Date.parse` guessing.
+ * The Java SDK (SimpleDateFormat `EEE, d MMM yyyy HH:mm:ss z` in zone UTC) writes the
+ * IMF-fixdate shape with the zone `UTC` and a one-digit day on days 1 to 9
+ * (`Tue, 3 Nov 2026 20:01:15 UTC`), so the IMF form takes one or two day digits and
+ * `GMT` or `UTC`. Anything else is rejected: no `Date.parse` guessing.
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -13,8 +16,8 @@ const MONTH = MONTHS.join('|');
 const DAY = 'Mon|Tue|Wed|Thu|Fri|Sat|Sun';
 const LONG_DAY = 'Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday';
 
-// Sun, 06 Nov 1994 08:49:37 GMT
-const IMF_FIXDATE = new RegExp(`^(?:${DAY}), (\\d{2}) (${MONTH}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
+// Sun, 06 Nov 1994 08:49:37 GMT; the Java SDK's Sun, 6 Nov 1994 08:49:37 UTC
+const IMF_FIXDATE = new RegExp(`^(?:${DAY}), (\\d{1,2}) (${MONTH}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) (?:GMT|UTC)$`);
 // Sunday, 06-Nov-94 08:49:37 GMT
 const RFC850_DATE = new RegExp(`^(?:${LONG_DAY}), (\\d{2})-(${MONTH})-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
 // Sun Nov  6 08:49:37 1994

@@ -30,15 +30,40 @@ describe('parseHttpDate', () => {
     expect(parseHttpDate('2026-11-21T06:00:00.5Z', NOW)?.date).toEqual(new Date(NOW.getTime() + 500));
   });
 
+  // What each official SDK puts in Date (docs/sdk-compatibility.md, "Date forms"), at NOW and on a day 1-9.
+  it.each([
+    ['Node SDK: new Date().toUTCString()', 'Sat, 21 Nov 2026 06:00:00 GMT', NOW],
+    ['Node SDK messages API: toISOString()', '2026-11-21T06:00:00.000Z', NOW],
+    ['Python SDK: strftime("%a, %d %b %Y %H:%M:%S GMT") in UTC', 'Tue, 03 Nov 2026 20:01:15 GMT', new Date(Date.UTC(2026, 10, 3, 20, 1, 15))],
+    ['Go SDK: Format("Mon, 02 Jan 2006 15:04:05 GMT") in UTC', 'Tue, 03 Nov 2026 20:01:15 GMT', new Date(Date.UTC(2026, 10, 3, 20, 1, 15))],
+    ['Go: time.RFC1123 of a UTC time', 'Tue, 24 Nov 2026 20:01:15 UTC', new Date(Date.UTC(2026, 10, 24, 20, 1, 15))],
+    ['Java SDK: "EEE, d MMM yyyy HH:mm:ss z" in UTC', 'Tue, 24 Nov 2026 20:01:15 UTC', new Date(Date.UTC(2026, 10, 24, 20, 1, 15))],
+    ['Java SDK on days 1 to 9: a one-digit day', 'Tue, 3 Nov 2026 20:01:15 UTC', new Date(Date.UTC(2026, 10, 3, 20, 1, 15))],
+    ['a one-digit day with GMT', 'Sun, 1 Nov 2026 00:00:00 GMT', new Date(Date.UTC(2026, 10, 1, 0, 0, 0))],
+  ])('reads the Date of %s', (_sdk, value, instant) => {
+    expect(parseHttpDate(value, NOW)?.date).toEqual(instant);
+  });
+
   it('rejects anything else', () => {
     for (const value of [
       '',
       'now',
       '1763704800',
-      'Sat, 21 Nov 2026 06:00:00 UTC',
       'Sat, 21 Nov 2026 06:00:00 +0000',
+      'Sat, 21 Nov 2026 06:00:00 CET',
+      'Sat, 21 Nov 2026 06:00:00 utc',
+      'Sat, 21 Nov 2026 06:00:00 UT',
+      'Sat, 21 Nov 2026 06:00:00',
+      'Sat, 21 Nov 2026 06:00:00 UTC ',
       'Sat, 21 nov 2026 06:00:00 GMT',
-      'Sat, 1 Nov 2026 06:00:00 GMT',
+      'Sat, 021 Nov 2026 06:00:00 GMT',
+      'Sat,  1 Nov 2026 06:00:00 GMT',
+      'Sat, 0 Nov 2026 06:00:00 UTC',
+      'Sat, 31 Nov 2026 06:00:00 UTC',
+      'Sat, 21 Nov 2026 6:00:00 UTC',
+      'Sat, 21 Nov 26 06:00:00 UTC',
+      'Sa, 21 Nov 2026 06:00:00 UTC',
+      'Di., 24 Nov. 2026 20:01:15 UTC',
       ' Sat, 21 Nov 2026 06:00:00 GMT',
       'Sat, 30 Feb 2026 06:00:00 GMT',
       'Sat, 21 Nov 2026 24:00:00 GMT',

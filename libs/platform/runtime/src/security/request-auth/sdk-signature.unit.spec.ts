@@ -185,9 +185,31 @@ describe('verifySdkSignature', () => {
   });
 
   it('rejects a Date that is not an HTTP date, even when it is signed', () => {
-    for (const dateHeader of ['yesterday', '1763704800', 'Sat, 31 Nov 2026 06:00:00 GMT', 'Sat, 21 Nov 2026 06:00:00 UTC']) {
+    for (const dateHeader of ['yesterday', '1763704800', 'Sat, 31 Nov 2026 06:00:00 GMT', 'Sat, 21 Nov 2026 06:00:00 +0000', 'Sat, 21 Nov 2026 06:00:00 CET']) {
       const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, dateHeader });
       expect(verifySdkSignature(req, lookup, NOW)).toMatchObject({ ok: false, reason: 'malformed_date' });
+    }
+  });
+
+  /** The Java SDK's SimpleDateFormat("EEE, d MMM yyyy HH:mm:ss z", zone UTC), also what Go's time.RFC1123 gives for a UTC time. */
+  function javaSdkDate(date: Date): string {
+    const [weekday, , month, year, time] = date.toUTCString().split(' ');
+    return `${weekday} ${date.getUTCDate()} ${month} ${year} ${time} UTC`;
+  }
+
+  it.each([
+    ['Python and Go SDKs (GMT, two-digit day)', (d: Date) => d.toUTCString()],
+    ['Java SDK (UTC, one-digit day on days 1 to 9)', javaSdkDate],
+  ])('accepts the Date of the %s within the same 15-minute window', (_sdk, format) => {
+    const now = new Date(Date.UTC(2026, 10, 3, 20, 1, 15));
+    expect(javaSdkDate(now)).toBe('Tue, 3 Nov 2026 20:01:15 UTC');
+    for (const offset of [-15, 0, 15]) {
+      const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, dateHeader: format(new Date(now.getTime() + offset * MINUTE)) });
+      expect(verifySdkSignature(req, lookup, now)).toEqual({ ok: true, workspaceKey: KEY });
+    }
+    for (const offset of [-16, 16]) {
+      const req = sdkRequest({ method: 'POST', path: 'trigger/', body: triggerBody, dateHeader: format(new Date(now.getTime() + offset * MINUTE)) });
+      expect(verifySdkSignature(req, lookup, now)).toMatchObject({ ok: false, reason: 'date_out_of_range' });
     }
   });
 
