@@ -100,6 +100,8 @@ export interface NormalisedTrigger {
   readonly tenant_id?: string;
   /** Trimmed. */
   readonly idempotency_key?: string;
+  /** A legacy dynamic-workflow trigger's own single-step workflow (TriggerAccepted's `inline_workflow`). */
+  readonly inline_workflow?: { readonly slug: string; readonly version: number; readonly definition: JsonRecord };
 }
 
 export interface NormalisedEvent {

@@ -3,6 +3,7 @@ import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@
 import { Acceptance } from './acceptance/acceptance';
 import { IdempotencyLedger } from './acceptance/idempotency-ledger';
 import { BroadcastController } from './http/broadcast.controller';
+import { LegacyTriggerController } from './http/legacy-trigger.controller';
 import { EventController } from './http/event.controller';
 import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
@@ -20,7 +21,7 @@ export class IngestApiModule {
         ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
       ],
-      controllers: [TriggerController, EventController, BroadcastController],
+      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController],
       providers: [WorkflowReadModel, IdempotencyLedger, Acceptance, KafkaIngressConsumer],
     };
   }
