@@ -44,7 +44,9 @@ const PUBLIC_ROUTES: Array<[string, string]> = [
   ['/v1/object', 'preference-service'],
   ['/v1/subscriber_list', 'preference-service'],
   ['/v1/tenant', 'preference-service'],
+  ['/v1/brand', 'preference-service'],
   ['/v1/user/[^/]+/inbox', 'channel-dispatchers'],
+  ['/[^/]+/(trigger|broadcast)/', 'ingest-api'],
 ];
 
 // ---------------------------------------------------------------------------

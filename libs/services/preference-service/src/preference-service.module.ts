@@ -15,6 +15,7 @@ import { ProfileStore } from './profiles/profile-store';
 import { UsersController } from './profiles/users.controller';
 import { TenantStore } from './tenants/tenant-store';
 import { TenantListController, TenantsController } from './tenants/tenants.controller';
+import { BrandListController, BrandsController } from './tenants/brands.controller';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionStore } from './subscriptions/subscription-store';
 import { ProfileListsController } from './profiles/profile-lists.controller';
@@ -41,6 +42,8 @@ export class PreferenceServiceModule {
         ListsController,
         TenantListController,
         TenantsController,
+        BrandListController,
+        BrandsController,
       ],
       providers: [
         CategoryReadModel,

@@ -313,6 +313,29 @@ export const audienceOpenApi = {
       get: { operationId: 'getTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['200', json(ref('Tenant'), 'The tenant')], unauthenticated, tenantOrCategoryMissing]) },
       delete: { operationId: 'deleteTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, tenantOrCategoryMissing]) },
     },
+    '/v1/brand/': {
+      get: {
+        operationId: 'listBrands',
+        summary: 'Tenants under their older name (brands), newest first',
+        parameters: offsetParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['meta', 'results'], properties: { meta: ref('OffsetMeta'), results: { type: 'array', items: ref('Brand') } } }, 'A page of brands')],
+          invalid,
+          unauthenticated,
+        ]),
+      },
+    },
+    '/v1/brand/{brand_id}/': {
+      post: {
+        operationId: 'upsertBrand',
+        summary: 'Upsert a tenant under its older name: `brand_name` is `tenant_name`',
+        parameters: path('brand_id'),
+        requestBody: jsonBody({ type: 'object', properties: { brand_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The brand'),
+        responses: Object.fromEntries([['201', json(ref('Brand'), 'The brand')], invalid, unauthenticated]),
+      },
+      get: { operationId: 'getBrand', parameters: path('brand_id'), responses: Object.fromEntries([['200', json(ref('Brand'), 'The brand')], unauthenticated, tenantOrCategoryMissing]) },
+      delete: { operationId: 'deleteBrand', parameters: path('brand_id'), responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, tenantOrCategoryMissing]) },
+    },
     '/v1/tenant/{tenant_id}/category/{category_slug}/': {
       patch: {
         operationId: 'updateTenantCategoryDefault',
@@ -560,6 +583,12 @@ export const audienceOpenApi = {
         type: 'object',
         required: ['tenant_id', 'tenant_name', 'blocked_channels', 'created_at', 'updated_at'],
         properties: { tenant_id: { type: 'string' }, tenant_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+      },
+      Brand: {
+        type: 'object',
+        description: 'A tenant, under the names of the older brand API',
+        required: ['brand_id', 'brand_name', 'blocked_channels', 'created_at', 'updated_at'],
+        properties: { brand_id: { type: 'string' }, brand_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
       },
       TenantCategoryDefault: {
         type: 'object',
