@@ -218,9 +218,9 @@ export const ingestOpenApi = {
             type: 'array',
             items: {
               oneOf: [
-                { type: 'object', required: ['email', 'access_token'] },
-                { type: 'object', required: ['user_id', 'access_token'] },
-                { type: 'object', required: ['channel', 'access_token'] },
+                { type: 'object', required: ['email'], description: 'access_token optional: without it the Slack vendor bot token is used' },
+                { type: 'object', required: ['user_id'], description: 'access_token optional: without it the Slack vendor bot token is used' },
+                { type: 'object', required: ['channel'], description: 'access_token optional: without it the Slack vendor bot token is used' },
                 { type: 'object', required: ['incoming_webhook'], properties: { incoming_webhook: webhook } },
               ],
             },
