@@ -45,6 +45,8 @@ const PUBLIC_ROUTES: Array<[string, string]> = [
   ['/v1/subscriber_list', 'preference-service'],
   ['/v1/tenant', 'preference-service'],
   ['/v1/brand', 'preference-service'],
+  ['/v1/bulk/user', 'preference-service'],
+  ['/v1/bulk/object', 'preference-service'],
   ['/v1/user/[^/]+/inbox', 'channel-dispatchers'],
   ['/[^/]+/(trigger|broadcast)/', 'ingest-api'],
 ];

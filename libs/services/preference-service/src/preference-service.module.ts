@@ -16,6 +16,9 @@ import { UsersController } from './profiles/users.controller';
 import { TenantStore } from './tenants/tenant-store';
 import { TenantListController, TenantsController } from './tenants/tenants.controller';
 import { BrandListController, BrandsController } from './tenants/brands.controller';
+import { ListVersionStore } from './lists/list-version-store';
+import { BulkDeleteController, UserListsController, UserMergeController } from './sdk-compat/sdk-compat.controllers';
+import { UserMerge } from './sdk-compat/user-merge';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionStore } from './subscriptions/subscription-store';
 import { ProfileListsController } from './profiles/profile-lists.controller';
@@ -32,6 +35,9 @@ export class PreferenceServiceModule {
       ],
       // Preference and subscription routes first: they are more specific than the profile routes they extend.
       controllers: [
+        UserMergeController,
+        UserListsController,
+        BulkDeleteController,
         ObjectPreferencesController,
         UserPreferencesController,
         ObjectSubscriptionsController,
@@ -49,6 +55,8 @@ export class PreferenceServiceModule {
         CategoryReadModel,
         ProfileStore,
         ListStore,
+        ListVersionStore,
+        UserMerge,
         TenantStore,
         PreferenceStore,
         SubscriptionStore,
