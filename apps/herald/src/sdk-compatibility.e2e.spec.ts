@@ -237,6 +237,11 @@ describe.each(heraldModes('sdk'))('the official @suprsend/node-sdk against Heral
       expect(page.results[0].status).toBe('seen');
     });
     await expect(sdk.messages.bulk_update([{ message_id: messageId, action: 'shred' }])).rejects.toThrow(/400/);
+    const junk: unknown[] = [null, [], {}, { messages: [] }, { messages: 'x' }, { messages: [null] }, { messages: [{ message_id: 1, action: 'seen' }] }, { messages: [{ message_id: 'a', action: 'seen' }, { message_id: 'a', action: 'seen' }] }];
+    for (const body of junk) {
+      const response = await fetchJson(`${herald.baseUrl}v1/bulk/message/`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect({ body, status: response.status }).toEqual({ body, status: 400 });
+    }
   });
 
   it('users: list, upsert, edit, edit instances, async_edit, merge, get_lists_subscribed_to, delete, bulk_delete', async () => {

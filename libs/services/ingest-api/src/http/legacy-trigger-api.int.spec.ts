@@ -84,6 +84,12 @@ describe.each(runModeTargets())('POST /{workspace_key}/trigger/, the legacy dyna
       expect(detail).toContain(field);
     }
     expect(await t.call('POST', path(), 'a string')).toMatchObject({ status: 400 });
+    const junk: unknown[] = [null, 7, [], {}, { users: 'x' }, { users: [null, 5, []] }, { delivery: [] }, { delivery: { mandatory_channels: 'email' } }, { delay: -1 }, { data: [] }, { trigger_at: 5 }];
+    for (const value of junk) expect({ value, status: (await t.call('POST', path(), value)).status }).toEqual({ value, status: 400 });
+    // A bulk of junk records is a 207 whose every record is a 400.
+    const bulk = await t.call('POST', path(), [null, 5, { users: [] }]);
+    expect(bulk.status).toBe(207);
+    expect((bulk.body as { records: Array<{ status_code: number }> }).records.map((r) => r.status_code)).toEqual([400, 400, 400]);
   });
 
   it('dedupes a repeated $idempotency_key: the repeat answers the first message_id', async () => {

@@ -75,6 +75,31 @@ describe.each(runModeTargets())('the SDK calls beyond the reference basics ($nam
     });
   });
 
+  it('answers junk on every new endpoint with a 4xx, never a 5xx', async () => {
+    await t.call('POST', 'v1/user/junk-user/', {});
+    await t.call('POST', 'v1/subscriber_list/', { list_id: 'junk-list' });
+    const version = ((await t.call('POST', 'v1/subscriber_list/junk-list/start_sync/', {})).body as { version_id: string }).version_id;
+    const junk: unknown[] = [null, [], 'text', 7, true, {}, { from_user_id: ['x'] }, { distinct_ids: 'x' }, { object_ids: [null] }, { distinct_ids: [{}] }, { brand_name: {} }, { __proto__: { x: 1 } }];
+    const endpoints: Array<[string, string]> = [
+      ['POST', 'v1/user/junk-user/merge/'],
+      ['DELETE', 'v1/bulk/user/'],
+      ['DELETE', 'v1/bulk/object/junk-type/'],
+      ['POST', `v1/subscriber_list/junk-list/version/${version}/subscriber/add/`],
+      ['POST', `v1/subscriber_list/junk-list/version/${version}/subscriber/remove/`],
+      ['POST', 'v1/brand/junk-brand/'],
+    ];
+    for (const [method, path] of endpoints) {
+      for (const body of junk) {
+        const response = await t.call(method, path, body);
+        expect({ method, path, body, status: response.status < 500 }).toEqual({ method, path, body, status: true });
+      }
+    }
+    for (const query of ['limit=x', 'after=-1', 'before=1&after=2', 'sort=up', 'limit=100000']) {
+      expect((await t.call('GET', `v1/user/junk-user/subscribed_to/list/?${query}`)).status).toBe(400);
+      expect((await t.call('GET', `v1/brand/?${query}`)).status).toBeLessThan(500);
+    }
+  });
+
   describe('list versions (start_sync ... finish_sync)', () => {
     it("replaces the list's members with the draft's when the sync finishes, and not before", async () => {
       await t.call('POST', 'v1/subscriber_list/', { list_id: 'synced' });
