@@ -40,11 +40,16 @@ const PUBLIC_ROUTES: Array<[string, string]> = [
   ['/event', 'ingest-api'],
   ['/v1/workflow_run', 'workflow-engine'],
   ['/v1/message', 'workflow-engine'],
+  ['/v1/bulk/message', 'workflow-engine'],
   ['/v1/user', 'preference-service'],
   ['/v1/object', 'preference-service'],
   ['/v1/subscriber_list', 'preference-service'],
   ['/v1/tenant', 'preference-service'],
+  ['/v1/brand', 'preference-service'],
+  ['/v1/bulk/user', 'preference-service'],
+  ['/v1/bulk/object', 'preference-service'],
   ['/v1/user/[^/]+/inbox', 'channel-dispatchers'],
+  ['/[^/]+/(trigger|broadcast)/', 'ingest-api'],
 ];
 
 // ---------------------------------------------------------------------------

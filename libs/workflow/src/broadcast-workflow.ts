@@ -1,5 +1,6 @@
 import { BroadcastAccepted } from '@herald/contracts';
 import { WorkflowDefinition, WorkflowNode } from './definition';
+import { timingNodes } from './dynamic-workflow';
 
 /**
  * The workflow a broadcast runs for each member of its list (reference `trigger-broadcast`):
@@ -8,17 +9,7 @@ import { WorkflowDefinition, WorkflowNode } from './definition';
  * category. The slug names the broadcast, so its runs are found in the message log.
  */
 export function broadcastWorkflow(broadcast: BroadcastAccepted): { slug: string; version: number; definition: WorkflowDefinition } {
-  const nodes: WorkflowNode[] = [];
-  if (broadcast.delay !== undefined) nodes.push({ name: 'Broadcast delay', node_type: 'delay', delay_type: 'fixed', duration: broadcast.delay });
-  if (broadcast.trigger_at !== undefined) {
-    nodes.push({
-      name: 'Broadcast time',
-      node_type: 'delay',
-      delay_type: 'relative_to',
-      // A jq string literal: the pivot is the given instant itself.
-      relative_to: { pivot_expr: JSON.stringify(broadcast.trigger_at), offset_type: 'after', offset_value_type: 'fixed', offset_value: '0d0h0m0s' },
-    });
-  }
+  const nodes: WorkflowNode[] = timingNodes('Broadcast', broadcast.delay, broadcast.trigger_at);
   nodes.push({
     name: 'Broadcast',
     node_type: 'send_multi_channel',

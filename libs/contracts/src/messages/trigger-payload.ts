@@ -23,9 +23,9 @@ export interface IncomingWebhook {
 
 /** Exactly one of the four Slack forms of interface 2.1.1, tagged by `form`. */
 export type SlackIdentity =
-  | { readonly form: 'email'; readonly email: string; readonly access_token: string }
-  | { readonly form: 'user_id'; readonly user_id: string; readonly access_token: string }
-  | { readonly form: 'channel'; readonly channel: string; readonly access_token: string }
+  | { readonly form: 'email'; readonly email: string; readonly access_token?: string }
+  | { readonly form: 'user_id'; readonly user_id: string; readonly access_token?: string }
+  | { readonly form: 'channel'; readonly channel: string; readonly access_token?: string }
   | { readonly form: 'incoming_webhook'; readonly incoming_webhook: IncomingWebhook };
 
 /** Exactly one of the three MS Teams forms of interface 2.1.1, tagged by `form`. */
@@ -100,6 +100,8 @@ export interface NormalisedTrigger {
   readonly tenant_id?: string;
   /** Trimmed. */
   readonly idempotency_key?: string;
+  /** A legacy dynamic-workflow trigger's own single-step workflow (TriggerAccepted's `inline_workflow`). */
+  readonly inline_workflow?: { readonly slug: string; readonly version: number; readonly definition: JsonRecord };
 }
 
 export interface NormalisedEvent {

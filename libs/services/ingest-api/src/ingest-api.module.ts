@@ -5,6 +5,7 @@ import { IdempotencyLedger } from './acceptance/idempotency-ledger';
 import { SignedRequestLedger } from './acceptance/signed-request-ledger';
 import { SignedRequestReplays } from './acceptance/signed-request-replays';
 import { BroadcastController } from './http/broadcast.controller';
+import { LegacyTriggerController } from './http/legacy-trigger.controller';
 import { EventController } from './http/event.controller';
 import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
@@ -22,7 +23,7 @@ export class IngestApiModule {
         ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
       ],
-      controllers: [TriggerController, EventController, BroadcastController],
+      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController],
       providers: [WorkflowReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
     };
   }

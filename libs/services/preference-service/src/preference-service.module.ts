@@ -15,6 +15,10 @@ import { ProfileStore } from './profiles/profile-store';
 import { UsersController } from './profiles/users.controller';
 import { TenantStore } from './tenants/tenant-store';
 import { TenantListController, TenantsController } from './tenants/tenants.controller';
+import { BrandListController, BrandsController } from './tenants/brands.controller';
+import { ListVersionStore } from './lists/list-version-store';
+import { BulkDeleteController, UserListsController, UserMergeController } from './sdk-compat/sdk-compat.controllers';
+import { UserMerge } from './sdk-compat/user-merge';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionStore } from './subscriptions/subscription-store';
 import { ProfileListsController } from './profiles/profile-lists.controller';
@@ -31,6 +35,9 @@ export class PreferenceServiceModule {
       ],
       // Preference and subscription routes first: they are more specific than the profile routes they extend.
       controllers: [
+        UserMergeController,
+        UserListsController,
+        BulkDeleteController,
         ObjectPreferencesController,
         UserPreferencesController,
         ObjectSubscriptionsController,
@@ -41,12 +48,16 @@ export class PreferenceServiceModule {
         ListsController,
         TenantListController,
         TenantsController,
+        BrandListController,
+        BrandsController,
       ],
       providers: [
         { provide: BROADCAST_FAN_OUT_OPTIONS, useValue: { ...DEFAULT_BROADCAST_FAN_OUT_OPTIONS, ...fanOut } },
         CategoryReadModel,
         ProfileStore,
         ListStore,
+        ListVersionStore,
+        UserMerge,
         TenantStore,
         PreferenceStore,
         SubscriptionStore,

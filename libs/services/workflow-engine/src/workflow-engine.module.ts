@@ -2,6 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { MessageLog } from './http/message-log';
+import { MessageBulkUpdate } from './http/message-bulk-update';
 import { RunQueries } from './http/run-queries';
 import { RunsController } from './http/runs.controller';
 import { engineOpenApi } from './openapi/engine-openapi';
@@ -49,6 +50,7 @@ export class WorkflowEngineModule {
         HttpWorker,
         RunQueries,
         MessageLog,
+        MessageBulkUpdate,
         { provide: EXPRESSION_ENGINES, useFactory: (): ExpressionEngines => createExpressionEngines({ jq: { variables: HERALD_JQ_VARIABLES } }) },
         { provide: RUN_EXPRESSIONS, inject: [EXPRESSION_ENGINES], useFactory: runExpressions },
         { provide: PREFERENCE_POLICY, useValue: audiencePreferencePolicy },

@@ -179,23 +179,37 @@ describe('sms vendors: plivo', () => {
 describe('chat vendors', () => {
   const slackContent: RenderedContent = { channel: 'slack', text: 'Deploy done', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*done*' } }] };
 
-  it('slack: chat.postMessage to a user_id or channel with the recipient token, by email through users.lookupByEmail', async () => {
+  it('slack: chat.postMessage to a channel, or to a member (user_id, or email through users.lookupByEmail) in the DM conversations.open gives', async () => {
     const slack = new SlackVendor(http);
     const cfg = config('slack', 'slack', { bot_token: 'xoxb-bot' });
-    server.respond({ status: 200, body: { ok: true, ts: '1.1' } });
+    server.respond({ status: 200, body: { ok: true, channel: { id: 'D1' } } }, { status: 200, body: { ok: true, ts: '1.1' } });
     expect(await send(slack, slackContent, { user_id: 'U1', access_token: 'xoxb-user' }, cfg)).toEqual({ ok: true, vendorMessageId: '1.1' });
+    expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/conversations.open', headers: { authorization: 'Bearer xoxb-user' } });
+    expect(JSON.parse(server.requests[0].body)).toEqual({ users: 'U1' });
     expect(lastRequest()).toMatchObject({ path: '/chat.postMessage', headers: { authorization: 'Bearer xoxb-user' } });
-    expect(jsonBody()).toEqual({ channel: 'U1', text: 'Deploy done', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*done*' } }] });
+    expect(jsonBody()).toEqual({ channel: 'D1', text: 'Deploy done', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*done*' } }] });
 
-    server.respond({ status: 200, body: { ok: true, user: { id: 'U42' } } }, { status: 200, body: { ok: true, ts: '1.2' } });
+    server.respond({ status: 200, body: { ok: true, user: { id: 'U42' } } }, { status: 200, body: { ok: true, channel: { id: 'D42' } } }, { status: 200, body: { ok: true, ts: '1.2' } });
     expect(await send(slack, slackContent, { email: 'ada@example.com', access_token: 'xoxb-user' }, cfg)).toEqual({ ok: true, vendorMessageId: '1.2' });
-    expect(server.requests[1]).toMatchObject({ method: 'GET', path: '/users.lookupByEmail?email=ada%40example.com' });
-    expect(jsonBody()).toMatchObject({ channel: 'U42' });
+    expect(server.requests[2]).toMatchObject({ method: 'GET', path: '/users.lookupByEmail?email=ada%40example.com' });
+    expect(JSON.parse(server.requests[3].body)).toEqual({ users: 'U42' });
+    expect(jsonBody()).toMatchObject({ channel: 'D42' });
 
-    // The vendor's bot token stands in for a recipient without one.
-    server.respond({ status: 200, body: { ok: true, ts: '1.3' } });
+    // The tokenless entries the SDKs save: the vendor's bot token resolves and sends.
+    server.respond({ status: 200, body: { ok: true, user: { id: 'U7' } } }, { status: 200, body: { ok: true, channel: { id: 'D7' } } }, { status: 200, body: { ok: true, ts: '1.3' } });
+    expect(await send(slack, slackContent, { email: 'grace@example.com' }, cfg)).toEqual({ ok: true, vendorMessageId: '1.3' });
+    expect(server.requests.slice(-3).map((r) => [r.path.split('?')[0], r.headers.authorization])).toEqual([
+      ['/users.lookupByEmail', 'Bearer xoxb-bot'],
+      ['/conversations.open', 'Bearer xoxb-bot'],
+      ['/chat.postMessage', 'Bearer xoxb-bot'],
+    ]);
+    server.respond({ status: 200, body: { ok: true, ts: '1.4' } });
     await send(slack, slackContent, { channel: 'C1' }, cfg);
-    expect(lastRequest().headers.authorization).toBe('Bearer xoxb-bot');
+    expect(lastRequest()).toMatchObject({ path: '/chat.postMessage', headers: { authorization: 'Bearer xoxb-bot' } });
+
+    // users_not_found is final: the email is no member of the bot's workspace.
+    server.respond({ status: 200, body: { ok: false, error: 'users_not_found' } });
+    expect(await send(slack, slackContent, { email: 'nobody@example.com' }, cfg)).toEqual({ ok: false, retryable: false, reason: 'slack: users_not_found' });
   });
 
   it('slack: ratelimited and 5xx are retryable, channel_not_found permanent; incoming webhooks are posted as is', async () => {

@@ -42,9 +42,12 @@ export class Acceptance {
    * the topic position for the Kafka ingress (a redelivery then republishes the same ids).
    */
   async acceptTrigger(workspace: AuthenticatedWorkspace, trigger: NormalisedTrigger, via: AcceptedVia, proposedMessageId: string = randomUUID()): Promise<Accepted> {
-    const workflow = await this.infrastructure('reading the workflow read model', () => this.workflows.find(workspace.id, trigger.workflow));
-    if (workflow === null) throw HeraldError.notFound(`workflow '${trigger.workflow}' not found`);
-    if (!workflow.is_enabled) throw HeraldError.notFound(`workflow '${trigger.workflow}' is disabled`);
+    // A legacy dynamic-workflow trigger carries its own workflow: there is none to look up.
+    if (trigger.inline_workflow === undefined) {
+      const workflow = await this.infrastructure('reading the workflow read model', () => this.workflows.find(workspace.id, trigger.workflow));
+      if (workflow === null) throw HeraldError.notFound(`workflow '${trigger.workflow}' not found`);
+      if (!workflow.is_enabled) throw HeraldError.notFound(`workflow '${trigger.workflow}' is disabled`);
+    }
     const accepted = await this.once(workspace, 'trigger', trigger.idempotency_key, proposedMessageId, (messageId) =>
       triggerMessages(workspace, trigger, messageId, via, this.clock.now()),
     );

@@ -59,6 +59,7 @@ export function triggerMessages(
     idempotency_key: trigger.idempotency_key,
     accepted_via: via,
     accepted_at: at,
+    inline_workflow: trigger.inline_workflow,
   };
   const beforeId = `{"type":${JSON.stringify(TRIGGER_ACCEPTED_TYPE)},"schema_version":${JSON.stringify(TRIGGER_ACCEPTED_VERSION)},"message_id":`;
   const beforeIndex =

@@ -55,6 +55,21 @@ describe.each(runModeTargets())('replays of signed requests ($name)', ({ databas
     expect(unmarked(triggersOf('replay-2')).map((p) => p.message_id)).toEqual([messageId]);
   });
 
+  it("answers a replayed legacy dynamic-workflow trigger (the SDKs' trigger_workflow) with the first answer and publishes no second run", async () => {
+    const send = signed(`${t.workspace.workspaceKey}/trigger/`, {
+      name: 'legacy-replay',
+      template: 'welcome-email',
+      notification_category: 'transactional',
+      users: [{ distinct_id: 'legacy-replay-1' }],
+      data: {},
+    });
+    const first = await send();
+    expect(first).toEqual({ status: 202, body: { message: 'Accepted - OK', message_id: expect.any(String) } });
+    expect(await send()).toEqual(first);
+    await markTrigger('legacy-replay-1');
+    expect(unmarked(triggersOf('legacy-replay-1')).map((p) => p.message_id)).toEqual([(first.body as { message_id: string }).message_id]);
+  });
+
   it('answers concurrent replays with one answer and publishes once', async () => {
     const send = signed('trigger/', { workflow: 'welcome', recipients: ['replay-race'], data: {} });
     const answers = await Promise.all(Array.from({ length: 8 }, () => send()));

@@ -85,7 +85,7 @@ describe.each(runModeTargets())('POST /trigger/ ($name)', ({ database, bus }) =>
   it('names every failing field in one 400', async () => {
     const response = await t.call('POST', 'trigger/', {
       workflow: 'order-shipped',
-      recipients: [{ distinct_id: 'u', $email: ['not-an-email'], $slack: [{ email: 'a@b.co' }] }, 42],
+      recipients: [{ distinct_id: 'u', $email: ['not-an-email'], $slack: [{ email: 'a@b.co', access_token: '' }] }, 42],
       actor: { $timezone: 'Mars/Olympus' },
     });
     expect(response.status).toBe(400);

@@ -24,7 +24,7 @@ const errorResponses = (...statuses: number[]): Record<string, Schema> =>
         {
           400: 'Validation error: every failing field by its path in `detail`',
           401: 'Missing or invalid API key or signature',
-          404: 'Unknown or disabled workflow, or (broadcast) a workspace key of another workspace',
+          404: 'Unknown or disabled workflow, or (broadcast, dynamic workflow) a workspace key of another workspace',
           409: 'A request with this $idempotency_key, or the signed request this one replays, is still being processed; retry',
           413: 'Body larger than 800 KB',
           503: 'Herald cannot accept requests now (broker or database unavailable); retry',
@@ -114,6 +114,29 @@ export const ingestOpenApi = {
         },
       },
     },
+    '/{workspace_key}/trigger/': {
+      post: {
+        operationId: 'triggerDynamicWorkflow',
+        summary: "The SDKs' legacy dynamic workflow: send a template to up to 100 users, or up to 100 such triggers at once",
+        description:
+          'An ad-hoc single-step workflow named `name`: an optional `delay` or `trigger_at`, then `template` on every channel each user can be reached on ' +
+          '(`$channels` narrows it), under `notification_category`. `delivery.smart` makes it smart channel routing (the mandatory channels, then the first other channel that can send). ' +
+          'Validation, idempotency and fan-out are those of `/trigger/`.',
+        parameters: [{ in: 'path', name: 'workspace_key', required: true, schema: { type: 'string' }, description: "One of the authenticated workspace's keys" }],
+        requestBody: jsonBody(
+          { oneOf: [ref('DynamicWorkflowTrigger'), { type: 'array', minItems: 1, maxItems: 100, items: ref('DynamicWorkflowTrigger') }] },
+          'One trigger (202) or an array of them (bulk, 207). At most 800 KB.',
+        ),
+        responses: {
+          '202': json(
+            { type: 'object', required: ['message', 'message_id'], properties: { message: { const: 'Accepted - OK' }, message_id: { type: 'string', format: 'uuid' } } },
+            'Accepted: one run per user will start. A repeat of an $idempotency_key within 24 hours answers the first message_id.',
+          ),
+          '207': json(bulkResponse, 'Bulk: a result per record, in order'),
+          ...errorResponses(400, 401, 404, 409, 413, 503),
+        },
+      },
+    },
     '/event/': {
       post: {
         operationId: 'trackEvent',
@@ -152,6 +175,31 @@ export const ingestOpenApi = {
           $idempotency_key: { type: 'string', maxLength: 255 },
         },
       },
+      DynamicWorkflowTrigger: {
+        type: 'object',
+        required: ['name', 'template', 'notification_category', 'users'],
+        properties: {
+          name: { type: 'string', description: 'Names the workflow (and its runs in the message log)' },
+          template: { type: 'string', description: 'Template slug' },
+          notification_category: { type: 'string', description: 'Preference category' },
+          users: { type: 'array', minItems: 1, maxItems: 100, items: { oneOf: [{ type: 'string', description: 'distinct_id' }, ref('UserRecipient')] } },
+          data: { type: 'object', properties: { $attachments: { type: 'array', items: ref('Attachment') } } },
+          delay: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: '`XXdXXhXXmXXs`, or seconds' },
+          trigger_at: { type: 'string', format: 'date-time' },
+          delivery: {
+            type: 'object',
+            properties: {
+              smart: { type: 'boolean', default: false },
+              success: { type: 'string', description: '`delivered`, `seen`, `interaction` (or `interacted`), or the name of your own success event' },
+              time_to_live: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 1 }], description: '`XXdXXhXXmXXs`, or seconds' },
+              mandatory_channels: { type: 'array', items: channelName },
+            },
+          },
+          tenant_id: { type: 'string' },
+          brand_id: { type: 'string', description: 'Older name of tenant_id (tenant_id wins when both are sent)' },
+          $idempotency_key: { type: 'string', maxLength: 255 },
+        },
+      },
       UserRecipient: {
         type: 'object',
         description: 'distinct_id is required unless is_transient. Other properties update the profile.',
@@ -170,9 +218,9 @@ export const ingestOpenApi = {
             type: 'array',
             items: {
               oneOf: [
-                { type: 'object', required: ['email', 'access_token'] },
-                { type: 'object', required: ['user_id', 'access_token'] },
-                { type: 'object', required: ['channel', 'access_token'] },
+                { type: 'object', required: ['email'], description: 'access_token optional: without it the Slack vendor bot token is used' },
+                { type: 'object', required: ['user_id'], description: 'access_token optional: without it the Slack vendor bot token is used' },
+                { type: 'object', required: ['channel'], description: 'access_token optional: without it the Slack vendor bot token is used' },
                 { type: 'object', required: ['incoming_webhook'], properties: { incoming_webhook: webhook } },
               ],
             },

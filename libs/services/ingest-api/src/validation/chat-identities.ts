@@ -17,10 +17,10 @@ interface Form<TName extends string> {
 }
 
 const SLACK_FORMS: readonly Form<SlackIdentity['form']>[] = [
-  { name: 'email', label: 'Slack by email {email, access_token}', keys: ['email'] },
-  { name: 'user_id', label: 'Slack by member id {user_id, access_token}', keys: ['user_id'] },
+  { name: 'email', label: 'Slack by email {email, access_token?}', keys: ['email'] },
+  { name: 'user_id', label: 'Slack by member id {user_id, access_token?}', keys: ['user_id'] },
   // `channel_id` is what the SuprSend SDKs' own schema calls it; the reference says `channel`.
-  { name: 'channel', label: 'Slack by channel {channel, access_token}', keys: ['channel', 'channel_id'] },
+  { name: 'channel', label: 'Slack by channel {channel, access_token?}', keys: ['channel', 'channel_id'] },
   { name: 'incoming_webhook', label: 'Slack by incoming webhook {incoming_webhook: {url}}', keys: ['incoming_webhook'] },
 ];
 
@@ -35,18 +35,19 @@ export function readSlackEntry(value: unknown, path: string, issues: Issues): Sl
   const form = entry === undefined ? undefined : pickForm(entry, SLACK_FORMS, 'Slack');
   if (entry === undefined || form === undefined) return undefined;
   const field = (key: string, format?: StringFormat): string | undefined => formField(entry, key, form.label, format);
+  const token = readAccessToken(entry);
   switch (form.name) {
     case 'email': {
-      const [email, access_token] = [field('email', EMAIL), field('access_token')];
-      return email !== undefined && access_token !== undefined ? { form: 'email', email, access_token } : undefined;
+      const email = field('email', EMAIL);
+      return email === undefined || !token.ok ? undefined : withToken({ form: 'email', email }, token.value);
     }
     case 'user_id': {
-      const [user_id, access_token] = [field('user_id'), field('access_token')];
-      return user_id !== undefined && access_token !== undefined ? { form: 'user_id', user_id, access_token } : undefined;
+      const user_id = field('user_id');
+      return user_id === undefined || !token.ok ? undefined : withToken({ form: 'user_id', user_id }, token.value);
     }
     case 'channel': {
-      const [channel, access_token] = [field(entry.has('channel') ? 'channel' : 'channel_id'), field('access_token')];
-      return channel !== undefined && access_token !== undefined ? { form: 'channel', channel, access_token } : undefined;
+      const channel = field(entry.has('channel') ? 'channel' : 'channel_id');
+      return channel === undefined || !token.ok ? undefined : withToken({ form: 'channel', channel }, token.value);
     }
     case 'incoming_webhook': {
       const incoming_webhook = readWebhook(entry, form.label);
@@ -73,6 +74,21 @@ export function readMsTeamsEntry(value: unknown, path: string, issues: Issues): 
   const user_id = formField(entry, 'user_id', form.label);
   if (tenant_id === undefined || service_url === undefined || user_id === undefined) return undefined;
   return { form: 'user', tenant_id, service_url, user_id };
+}
+
+/**
+ * `access_token` is optional: the SDKs save Slack members and channels without one
+ * (`addSlackEmail`, `addSlackUserid`, `add_slack`), and the dispatcher then uses the
+ * workspace's Slack vendor bot token. When sent it must be a non-blank string.
+ */
+function readAccessToken(entry: ObjectReader): { ok: true; value: string | undefined } | { ok: false } {
+  if (!entry.has('access_token')) return { ok: true, value: undefined };
+  const value = entry.string('access_token', { nonBlank: true });
+  return value === undefined ? { ok: false } : { ok: true, value };
+}
+
+function withToken<T extends SlackIdentity>(identity: T, accessToken: string | undefined): T {
+  return accessToken === undefined ? identity : { ...identity, access_token: accessToken };
 }
 
 /** The one form whose identifying key the entry holds; reports at the entry when none or several. */

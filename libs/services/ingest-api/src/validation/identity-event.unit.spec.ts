@@ -47,6 +47,7 @@ const passing: PassingCase[] = [
   { rule: 'a tenant and an idempotency key', changes: { tenant_id: 'acme', $idempotency_key: 'k-1' } },
   { rule: 'channels as lists, and removed', changes: { '$user_operations[1]': { $append: { $email: ['a@example.com', 'b@example.com'] }, $remove: { $sms: '+15555550100' } } } },
   { rule: 'a slack entry and a whole channel unset', changes: { '$user_operations[1]': { $append: { $slack: { email: 'a@example.com', access_token: 'xoxb-1' } }, $unset: ['$email'] } } },
+  { rule: 'slack entries without access_token (Java addSlackEmail/addSlackUserid, Node add_slack)', changes: { '$user_operations[1]': { $append: { $slack: { email: 'a@example.com' } } }, '$user_operations[2]': { $append: { $slack: { user_id: 'U0123' } } } } },
   { rule: 'an ios token with provider and bundle id', changes: { '$user_operations[2]': { $append: { $iospush: 'apns-token', $id_provider: 'apns', $bundle_id: 'com.example' } } } },
   { rule: 'a single $unset name', changes: { '$user_operations[3].$unset': 'legacy' } },
 ];

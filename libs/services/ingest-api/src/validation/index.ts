@@ -10,3 +10,4 @@ export { validateEventRecord, eventBulkSizeErrors, MAX_IDENTITY_BULK_RECORDS } f
 export type { EventRecord } from './event-records';
 export { validateBroadcast } from './broadcast';
 export type { NormalisedBroadcast } from './broadcast';
+export { validateLegacyTrigger } from './legacy-trigger';

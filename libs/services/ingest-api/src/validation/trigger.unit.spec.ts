@@ -158,7 +158,7 @@ describe('validateTrigger: top level, actor, $context, attachments', () => {
       recipients: [
         7,
         { distinct_id: '', $email: ['a@b', 'ok@example.com', 5], $channels: ['fax'], $timezone: 'Mars/Base', $locale: 'english' },
-        { distinct_id: 'u', $slack: [{}, { email: 'x@example.com', user_id: 'U1' }, { channel: 'C1' }], $ms_teams: [{ conversation_id: 'c' }] },
+        { distinct_id: 'u', $slack: [{}, { email: 'x@example.com', user_id: 'U1' }, { channel: 'C1', access_token: 7 }], $ms_teams: [{ conversation_id: 'c' }] },
         { object_type: 'teams', $context: { tenant_id: 'globex' } },
       ],
       data: { $attachments: [{}, { data: '!!' }, { url: 'ftp://x' }] },
@@ -199,10 +199,10 @@ describe('validateTrigger: top level, actor, $context, attachments', () => {
   });
 
   it('names the form rule that failed', () => {
-    const result = validateTrigger(withChanges(sampleTrigger(), { 'recipients[3].$slack[0].access_token': REMOVE, 'recipients[3].$slack[1].email': 'x@example.com' }));
+    const result = validateTrigger(withChanges(sampleTrigger(), { 'recipients[3].$ms_teams[0].service_url': REMOVE, 'recipients[3].$slack[1].email': 'x@example.com' }));
     expect(result.ok ? [] : result.errors).toEqual([
-      { path: 'recipients[3].$slack[0].access_token', message: 'is required by the form Slack by email {email, access_token}' },
       { path: 'recipients[3].$slack[1]', message: expect.stringMatching(/^must be exactly one Slack form .*; it matches several: email, user_id$/) },
+      { path: 'recipients[3].$ms_teams[0].service_url', message: 'is required by the form MS Teams by conversation {tenant_id, service_url, conversation_id}' },
     ]);
   });
 });

@@ -9,7 +9,7 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
 
-interface ListRow {
+export interface ListRow {
   list_id: string;
   list_name: string;
   list_description: string;
@@ -136,6 +136,22 @@ export class ListStore {
     });
   }
 
+  /** The lists a user is a member of, newest membership first (reference `GET /v1/user/{id}/subscribed_to/list/`), cursor-paged. */
+  async listsOf(ws: AuthenticatedWorkspace, distinctId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: Array<{ list: ListView; created_at: string }> }> {
+    const source = {
+      from: `audience.list_subscribers s JOIN audience.lists l ON l.workspace_id = s.workspace_id AND l.list_id = s.list_id WHERE s.workspace_id = $1 AND s.distinct_id = $2`,
+      params: [ws.id, distinctId],
+      id: 's.id',
+    };
+    const page = await readCursorPage<ListRow & { id: string; joined_at: Date }>(
+      this.db.manager,
+      source,
+      's.id::text AS id, s.created_at AS joined_at, l.list_id, l.list_name, l.list_description, l.subscribers_count, l.created_at, l.updated_at',
+      query,
+    );
+    return { meta: page.meta, results: page.rows.map((row) => ({ list: listView(row), created_at: row.joined_at.toISOString() })) };
+  }
+
   /** One page of members (interface 4.3), by the id that only grows (see readCursorPage). */
   async page(ws: AuthenticatedWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
     const list = await this.row(this.db.manager, ws, listId, false);
@@ -150,7 +166,7 @@ export class ListStore {
     return { meta: page.meta, results: page.rows.map((r) => ({ id: r.id, distinct_id: r.distinct_id, created_at: r.created_at.toISOString() })) };
   }
 
-  private async row(manager: EntityManager, ws: AuthenticatedWorkspace, listId: string, forUpdate: boolean): Promise<ListRow> {
+  async row(manager: EntityManager, ws: AuthenticatedWorkspace, listId: string, forUpdate: boolean): Promise<ListRow> {
     const [row] = (await manager.query(
       `SELECT list_id, list_name, list_description, subscribers_count, created_at, updated_at FROM audience.lists
         WHERE workspace_id = $1 AND list_id = $2 ${forUpdate ? 'FOR UPDATE' : ''}`,
@@ -160,7 +176,8 @@ export class ListStore {
     return row;
   }
 
-  private async changed(tx: EntityManager, ws: AuthenticatedWorkspace, listId: string, added: string[], removed: string[]): Promise<void> {
+  /** Keeps the count and announces a membership change, in the caller's transaction (the list row locked). */
+  async changed(tx: EntityManager, ws: AuthenticatedWorkspace, listId: string, added: string[], removed: string[]): Promise<void> {
     if (added.length === 0 && removed.length === 0) return;
     await tx.query(`UPDATE audience.lists SET subscribers_count = subscribers_count + $3, updated_at = now() WHERE workspace_id = $1 AND list_id = $2`, [
       ws.id,
@@ -173,7 +190,7 @@ export class ListStore {
   }
 }
 
-function distinctIds(body: unknown): string[] {
+export function distinctIds(body: unknown): string[] {
   const ids = (body as { distinct_ids?: unknown } | null)?.distinct_ids;
   if (!Array.isArray(ids)) throw HeraldError.validation([{ path: 'distinct_ids', message: 'must be an array of distinct_ids' }]);
   if (ids.length > MAX_IDS_PER_CALL) throw HeraldError.validation([{ path: 'distinct_ids', message: `must have at most ${MAX_IDS_PER_CALL} entries` }]);
@@ -182,7 +199,7 @@ function distinctIds(body: unknown): string[] {
   return [...new Set(ids as string[])];
 }
 
-function listView(row: ListRow): ListView {
+export function listView(row: ListRow): ListView {
   return {
     list_id: row.list_id,
     list_name: row.list_name,

@@ -5,12 +5,16 @@ import { requiredBody } from '../http/request';
 import { parseCursorQuery } from '../http/cursor-page';
 import { parseOffsetQuery } from '../http/offset-page';
 import { ListStore } from './list-store';
+import { ListVersionStore } from './list-version-store';
 
 /** Subscriber lists (reference `/v1/subscriber_list/...`; interface 4.3 for the members). */
 @Controller('v1/subscriber_list')
 @UseGuards(WorkspaceAuthGuard)
 export class ListsController {
-  constructor(private readonly lists: ListStore) {}
+  constructor(
+    private readonly lists: ListStore,
+    private readonly versions: ListVersionStore,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -50,6 +54,42 @@ export class ListsController {
   @Patch(':list_id/delete')
   async delete(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string): Promise<unknown> {
     await this.lists.delete(ws, listId);
+    return { success: true };
+  }
+
+  // Draft versions (the SDKs' start_sync ... finish_sync): replace a list's members at once.
+
+  @Post(':list_id/start_sync')
+  @HttpCode(201)
+  startSync(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string): Promise<unknown> {
+    return this.versions.start(ws, listId);
+  }
+
+  @Get(':list_id/version/:version_id')
+  version(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string): Promise<unknown> {
+    return this.versions.read(ws, listId, versionId);
+  }
+
+  @Post(':list_id/version/:version_id/subscriber/add')
+  @HttpCode(201)
+  async addToVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string, @Body() body: unknown): Promise<unknown> {
+    return { success: true, affected_count: await this.versions.add(ws, listId, versionId, requiredBody(body)) };
+  }
+
+  @Post(':list_id/version/:version_id/subscriber/remove')
+  @HttpCode(201)
+  async removeFromVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string, @Body() body: unknown): Promise<unknown> {
+    return { success: true, affected_count: await this.versions.remove(ws, listId, versionId, requiredBody(body)) };
+  }
+
+  @Patch(':list_id/version/:version_id/finish_sync')
+  finishSync(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string): Promise<unknown> {
+    return this.versions.finish(ws, listId, versionId);
+  }
+
+  @Patch(':list_id/version/:version_id/delete')
+  async deleteVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string): Promise<unknown> {
+    await this.versions.delete(ws, listId, versionId);
     return { success: true };
   }
 }

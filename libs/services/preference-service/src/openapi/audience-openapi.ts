@@ -72,6 +72,8 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
 const objectParams = path('object_type', 'id');
 const userParams = path('distinct_id');
 const listParams = path('list_id');
+const versionParams = path('list_id', 'version_id');
+const versionMissing = extended(404, 'The list or the version does not exist (`version_id <v> not found for list_id <id>`)');
 const distinctIdsBody = jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: strings } }, 'At most 10,000 distinct_ids');
 const cursorParams: Schema[] = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
@@ -207,6 +209,80 @@ export const audienceOpenApi = {
         ]),
       },
     },
+    '/v1/subscriber_list/{list_id}/start_sync/': {
+      post: {
+        operationId: 'startListSync',
+        summary: "A new, empty draft version of the list; its members replace the list's when the sync finishes",
+        parameters: listParams,
+        responses: Object.fromEntries([['201', json(ref('ListVersion'), 'The draft (its members, none yet)')], unauthenticated, listMissing]),
+      },
+    },
+    '/v1/subscriber_list/{list_id}/version/{version_id}/': {
+      get: {
+        operationId: 'getListVersion',
+        parameters: versionParams,
+        responses: Object.fromEntries([['200', json(ref('ListVersion'), 'The draft, with its member count')], unauthenticated, versionMissing]),
+      },
+    },
+    '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/add/': {
+      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+    },
+    '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/remove/': {
+      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+    },
+    '/v1/subscriber_list/{list_id}/version/{version_id}/finish_sync/': {
+      patch: {
+        operationId: 'finishListSync',
+        summary: "The draft's members become the list's, in one transaction, and the draft is dropped",
+        parameters: versionParams,
+        responses: Object.fromEntries([['200', json(ref('ListVersion'), 'The list as it now is (version_id null)')], unauthenticated, versionMissing]),
+      },
+    },
+    '/v1/subscriber_list/{list_id}/version/{version_id}/delete/': {
+      patch: {
+        operationId: 'deleteListVersion',
+        parameters: versionParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['success'], additionalProperties: false, properties: { success: { const: true } } }, 'The draft is dropped; the list is unchanged')],
+          unauthenticated,
+          versionMissing,
+        ]),
+      },
+    },
+    '/v1/user/{distinct_id}/merge/': {
+      post: {
+        operationId: 'mergeUsers',
+        summary: "Merges the user `from_user_id` into this one (this one's properties win; channel values are added), then deletes `from_user_id`",
+        parameters: userParams,
+        requestBody: jsonBody({ type: 'object', required: ['from_user_id'], properties: { from_user_id: { type: 'string' } } }, 'The user merged in'),
+        responses: Object.fromEntries([['201', json(ref('User'), 'This user after the merge')], invalid, unauthenticated, short(404, "Either user does not exist (`from_user_id: [distinct_id: '<id>'] not found`)")]),
+      },
+    },
+    '/v1/user/{distinct_id}/subscribed_to/list/': {
+      get: {
+        operationId: 'listUserLists',
+        summary: 'The lists the user is a member of, newest membership first',
+        parameters: [...userParams, ...cursorParams],
+        responses: Object.fromEntries([['200', cursorPage('ListMembership', 'A page of lists')], invalid, unauthenticated]),
+      },
+    },
+    '/v1/bulk/user/': {
+      delete: {
+        operationId: 'bulkDeleteUsers',
+        summary: 'Deletes each user as `DELETE /v1/user/{distinct_id}/` does; ids that do not exist are skipped',
+        requestBody: jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 distinct_ids'),
+        responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
+      },
+    },
+    '/v1/bulk/object/{object_type}/': {
+      delete: {
+        operationId: 'bulkDeleteObjects',
+        summary: 'Deletes each object of the type as `DELETE /v1/object/{object_type}/{id}/` does; ids that do not exist are skipped',
+        parameters: path('object_type'),
+        requestBody: jsonBody({ type: 'object', required: ['object_ids'], properties: { object_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 object ids'),
+        responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
+      },
+    },
     '/v1/object/{object_type}/': {
       get: {
         operationId: 'listObjects',
@@ -313,6 +389,29 @@ export const audienceOpenApi = {
       },
       get: { operationId: 'getTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['200', json(ref('Tenant'), 'The tenant')], unauthenticated, tenantOrCategoryMissing]) },
       delete: { operationId: 'deleteTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, tenantOrCategoryMissing]) },
+    },
+    '/v1/brand/': {
+      get: {
+        operationId: 'listBrands',
+        summary: 'Tenants under their older name (brands), newest first',
+        parameters: offsetParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['meta', 'results'], properties: { meta: ref('OffsetMeta'), results: { type: 'array', items: ref('Brand') } } }, 'A page of brands')],
+          invalid,
+          unauthenticated,
+        ]),
+      },
+    },
+    '/v1/brand/{brand_id}/': {
+      post: {
+        operationId: 'upsertBrand',
+        summary: 'Upsert a tenant under its older name: `brand_name` is `tenant_name`',
+        parameters: path('brand_id'),
+        requestBody: jsonBody({ type: 'object', properties: { brand_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The brand'),
+        responses: Object.fromEntries([['201', json(ref('Brand'), 'The brand')], invalid, unauthenticated]),
+      },
+      get: { operationId: 'getBrand', parameters: path('brand_id'), responses: Object.fromEntries([['200', json(ref('Brand'), 'The brand')], unauthenticated, tenantOrCategoryMissing]) },
+      delete: { operationId: 'deleteBrand', parameters: path('brand_id'), responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, tenantOrCategoryMissing]) },
     },
     '/v1/tenant/{tenant_id}/category/{category_slug}/': {
       patch: {
@@ -498,6 +597,15 @@ export const audienceOpenApi = {
           drafts: { type: ['string', 'null'] },
         },
       },
+      ListVersion: {
+        description: 'A list as a draft version shows it (start_sync, get_version), or the list after finish_sync',
+        allOf: [ref('List'), { type: 'object', required: ['version_id'], properties: { version_id: { type: ['string', 'null'] }, status: { type: 'string', enum: ['draft', 'active'] } } }],
+      },
+      ListMembership: {
+        type: 'object',
+        required: ['list', 'created_at'],
+        properties: { list: ref('List'), created_at: { type: 'string', format: 'date-time', description: 'When the user joined the list' } },
+      },
       ListSubscriber: {
         type: 'object',
         description: 'Interface 2.8',
@@ -561,6 +669,12 @@ export const audienceOpenApi = {
         type: 'object',
         required: ['tenant_id', 'tenant_name', 'blocked_channels', 'created_at', 'updated_at'],
         properties: { tenant_id: { type: 'string' }, tenant_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+      },
+      Brand: {
+        type: 'object',
+        description: 'A tenant, under the names of the older brand API',
+        required: ['brand_id', 'brand_name', 'blocked_channels', 'created_at', 'updated_at'],
+        properties: { brand_id: { type: 'string' }, brand_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
       },
       TenantCategoryDefault: {
         type: 'object',

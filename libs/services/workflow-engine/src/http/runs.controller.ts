@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
 import { EventStore } from '@herald/event-store';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
+import { MessageBulkUpdate } from './message-bulk-update';
 import { MessageLog } from './message-log';
 import { RunQueries, parseCancelFilters } from './run-queries';
 
@@ -18,6 +19,7 @@ export class RunsController {
     private readonly runs: RunHost,
     private readonly queries: RunQueries,
     private readonly messages: MessageLog,
+    private readonly messageUpdates: MessageBulkUpdate,
     @InjectDataSource('engine') db: DataSource,
   ) {
     this.store = new EventStore(db, 'engine');
@@ -58,6 +60,13 @@ export class RunsController {
   @Get('v1/message')
   list(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
     return this.messages.list(workspace, query);
+  }
+
+  /** Reference `bulk-update-messages` (the Node SDK's `messages.bulk_update`): a result per message, in order. */
+  @Patch('v1/bulk/message')
+  @HttpCode(202)
+  bulkUpdate(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Body() body: unknown): Promise<unknown> {
+    return this.messageUpdates.apply(workspace, body);
   }
 }
 

@@ -103,6 +103,64 @@ export const engineOpenApi = {
         },
       },
     },
+    '/v1/bulk/message/': {
+      patch: {
+        operationId: 'bulkUpdateMessages',
+        summary: 'Marks messages seen, read (recorded as seen) or clicked, as the inbox reports them; statuses only move forward',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['messages'],
+                properties: {
+                  messages: {
+                    type: 'array',
+                    minItems: 1,
+                    maxItems: 1000,
+                    description: 'Each message_id once',
+                    items: {
+                      type: 'object',
+                      required: ['message_id', 'action'],
+                      properties: {
+                        message_id: { type: 'string' },
+                        action: { type: 'string', enum: ['seen', 'clicked', 'dismissed', 'read', 'unread', 'archived', 'unarchived'], description: 'dismissed, unread, archived and unarchived answer 400 in their record: not supported' },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '202': json(
+            {
+              type: 'object',
+              required: ['records'],
+              properties: {
+                records: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['message_id', 'status_code', 'error'],
+                    properties: {
+                      message_id: { type: 'string' },
+                      status_code: { type: 'integer' },
+                      error: { oneOf: [{ type: 'null' }, { type: 'object', required: ['type', 'message'], properties: { type: { type: 'string' }, message: { type: 'string' } } }] },
+                    },
+                  },
+                },
+              },
+            },
+            'A result per message, in order: 202, 404 (not found) or 400 (unsupported action)',
+          ),
+          '400': json(ref('ErrorResponse'), 'Invalid body: every failing field in `detail`'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
   } as Record<string, Record<string, unknown>>,
   components: {
     securitySchemes: PUBLIC_API_SHARED.securitySchemes,

@@ -14,9 +14,10 @@ type SlackIdentity =
   | { readonly kind: 'webhook'; readonly url: string };
 
 /**
- * Slack: chat.postMessage to a member (by user_id, or by email through
- * users.lookupByEmail) or a channel, with the recipient's access token (the bot token
- * of the vendor settings as fallback); or the recipient's incoming webhook.
+ * Slack: chat.postMessage to a channel, or to a member (by user_id, or by email through
+ * users.lookupByEmail) in the DM conversations.open gives, with the recipient's access
+ * token or, for the tokenless entries the SDKs save (`addSlackEmail`, `add_slack`), the
+ * vendor's bot token; or the recipient's incoming webhook.
  */
 export class SlackVendor implements ChannelVendor {
   readonly channel = 'slack' as const;
@@ -30,12 +31,22 @@ export class SlackVendor implements ChannelVendor {
     const identity = slackIdentityOf(request.identity, request.config);
     if (identity.kind === 'webhook') return this.postWebhook(identity.url, content);
     let target: string;
-    if (identity.kind === 'email') {
-      const lookup = await this.lookupByEmail(request.config, identity.email, identity.token);
-      if (!lookup.ok) return lookup.result;
-      target = lookup.userId;
+    if (identity.kind === 'channel') {
+      target = identity.channel;
     } else {
-      target = identity.kind === 'user' ? identity.userId : identity.channel;
+      // A member is messaged in the bot's direct conversation with them, as SuprSend does:
+      // the email resolved to a member id, then the DM opened (idempotent on Slack's side).
+      let userId: string;
+      if (identity.kind === 'email') {
+        const lookup = await this.lookupByEmail(request.config, identity.email, identity.token);
+        if (!lookup.ok) return lookup.result;
+        userId = lookup.userId;
+      } else {
+        userId = identity.userId;
+      }
+      const conversation = await this.openConversation(request.config, userId, identity.token);
+      if (!conversation.ok) return conversation.result;
+      target = conversation.channelId;
     }
     const response = await callVendor(this.http, this.vendor, {
       method: 'POST',
@@ -59,6 +70,20 @@ export class SlackVendor implements ChannelVendor {
     if (!answer.ok) return answer;
     const id = (answer.body.user as { id?: unknown } | undefined)?.id;
     return typeof id === 'string' ? { ok: true, userId: id } : { ok: false, result: permanent('slack users.lookupByEmail answered without a user id') };
+  }
+
+  private async openConversation(config: VendorConfig, userId: string, token: string): Promise<{ ok: true; channelId: string } | { ok: false; result: SendResult }> {
+    const response = await callVendor(this.http, this.vendor, {
+      method: 'POST',
+      url: `${baseUrlOf(config)}/conversations.open`,
+      headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ users: userId }),
+    });
+    if (!isResponse(response)) return { ok: false, result: response };
+    const answer = webApiAnswer(response);
+    if (!answer.ok) return answer;
+    const id = (answer.body.channel as { id?: unknown } | undefined)?.id;
+    return typeof id === 'string' ? { ok: true, channelId: id } : { ok: false, result: permanent('slack conversations.open answered without a channel id') };
   }
 
   private async postWebhook(url: string, content: SlackContent): Promise<SendResult> {

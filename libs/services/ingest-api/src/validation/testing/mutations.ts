@@ -133,7 +133,7 @@ const BAD: Record<SlotKind, (rng: SeededRandom) => unknown> = {
       () => nonObject(rng),
       () => ({ junk: 1 }),
       () => ({ email: 'a@example.com', user_id: 'U1', access_token: 'x' }),
-      () => ({ channel: 'C1' }),
+      () => ({ channel: 'C1', access_token: '' }),
       () => ({ incoming_webhook: 'https://hooks.slack.com/x' }),
     ])(),
   teamsEntry: (rng) =>
@@ -174,7 +174,8 @@ function slackFieldSlots(slots: Slot[], entry: unknown, path: string): void {
   const forms = ['email', 'user_id', 'channel', 'channel_id', 'incoming_webhook'].filter((key) => entry[key] !== undefined && entry[key] !== null);
   if (forms.length !== 1 || (forms[0] === 'channel' && entry.channel_id !== undefined)) return;
   if (forms[0] === 'incoming_webhook') return webhookSlots(slots, entry, path);
-  slots.push({ path: at(path, 'access_token'), kind: 'text', removable: true });
+  // access_token may be left out (the vendor's bot token stands in), but not blank or a non-string.
+  slots.push({ path: at(path, 'access_token'), kind: 'text' });
   slots.push({ path: at(path, forms[0]), kind: forms[0] === 'email' ? 'email' : 'text', removable: true });
 }
 
