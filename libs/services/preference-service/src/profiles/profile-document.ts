@@ -326,8 +326,23 @@ export function mergeProfiles(global: ProfileDocument, tenant: ProfileDocument |
 }
 
 /** Channels as the reference answers them: `$email: [{value, status, perma_status}]`. */
+/**
+ * Keys of a stored channel identity that a read never shows: credentials (a Slack bot
+ * token, an incoming webhook's secret URL, web-push keys; the reference strips the same
+ * from message identities) and Herald's own `form` tag. Writes keep them for delivery.
+ */
+const UNSHOWN_IDENTITY_KEYS = new Set(['access_token', 'incoming_webhook', 'keys', 'form']);
+
+function identityView(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !UNSHOWN_IDENTITY_KEYS.has(key)));
+}
+
 export function channelView(channels: Record<string, unknown[]>): Record<string, Array<{ value: unknown; status: string; perma_status: string }>> {
   return Object.fromEntries(
-    PROFILE_CHANNELS.filter((c) => (channels[c] ?? []).length > 0).map((c) => [`$${c}`, channels[c].map((value) => ({ value, status: 'active', perma_status: 'active' }))]),
+    PROFILE_CHANNELS.filter((c) => (channels[c] ?? []).length > 0).map((c) => [
+      `$${c}`,
+      channels[c].map((value) => ({ value: identityView(value), status: 'active', perma_status: 'active' })),
+    ]),
   );
 }

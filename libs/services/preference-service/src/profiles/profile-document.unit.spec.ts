@@ -1,5 +1,5 @@
 import { PROFILE_LIMITS } from '@herald/contracts';
-import { applyOperations, applyUpsert, applyUserOperations, emptyProfile, profileLimitProblem } from './profile-document';
+import { applyOperations, applyUpsert, applyUserOperations, channelView, emptyProfile, profileLimitProblem } from './profile-document';
 
 const props = (n: number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, i]));
 
@@ -54,5 +54,27 @@ describe('profile changes', () => {
     const big = { properties: { blob: 'x'.repeat(PROFILE_LIMITS.maxBytes - 20) }, channels: {} };
     expect(profileLimitProblem(big, PROFILE_LIMITS.maxBytes)).toBeUndefined();
     expect(profileLimitProblem(big, PROFILE_LIMITS.maxBytes + 1)).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('256 KiB') });
+  });
+});
+
+describe('channelView', () => {
+  it('shows channel identities without their credentials or Herald’s form tag', () => {
+    const view = channelView({
+      email: ['a@example.com'],
+      slack: [
+        { form: 'email', email: 'a@example.com', access_token: 'xoxb-secret' },
+        { form: 'incoming_webhook', incoming_webhook: { url: 'https://hooks.slack.com/services/T/B/secret' } },
+      ],
+      webpush: [{ endpoint: 'https://push.example.com/sub/1', keys: { p256dh: 'p', auth: 'secret' } }],
+    });
+    expect(view).toEqual({
+      $email: [{ value: 'a@example.com', status: 'active', perma_status: 'active' }],
+      $slack: [
+        { value: { email: 'a@example.com' }, status: 'active', perma_status: 'active' },
+        { value: {}, status: 'active', perma_status: 'active' },
+      ],
+      $webpush: [{ value: { endpoint: 'https://push.example.com/sub/1' }, status: 'active', perma_status: 'active' }],
+    });
+    expect(JSON.stringify(view)).not.toContain('secret');
   });
 });
