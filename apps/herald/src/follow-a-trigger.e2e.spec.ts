@@ -159,6 +159,32 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     expect((notSent.body as { results: Array<{ recipient: { distinct_id: string } }> }).results.map((row) => row.recipient.distinct_id)).toEqual(['nobody']);
   });
 
+  it('accepts a trigger sent the moment its workflow and template are committed, and runs the new version', async () => {
+    // No retry anywhere: each commit answers once the notification API sees the new version.
+    ok(await management('POST', 'v2/staging/template/fresh/', { name: 'Fresh', enabled_channels: ['inbox'] }));
+    ok(await management('POST', 'v2/staging/template/fresh/channel/inbox/variant/default/', { locale: 'en', content: { body: 'Fresh {{n}}' } }));
+    ok(await management('PATCH', 'v2/staging/template/fresh/commit/?commit_message=t'));
+    for (const version of [1, 2]) {
+      ok(
+        await management('POST', 'v1/staging/workflow/fresh/?commit=true&commit_message=now', {
+          name: `Fresh v${version}`,
+          category: 'transactional',
+          trigger_type: 'api',
+          tree: { nodes: [{ name: `Inbox v${version}`, node_type: 'send_inbox', template: 'fresh' }] },
+        }),
+      );
+      const response = await api('POST', 'trigger/', { workflow: 'fresh', recipients: ['ada'], data: { n: version } });
+      expect(response.status).toBe(202);
+      const messageId = (response.body as { message_id: string }).message_id;
+      await expectEventually(async () => {
+        const [run] = await runsOf(messageId);
+        expect(run).toMatchObject({ status: 'completed', messages: [expect.objectContaining({ channel: 'inbox', status: 'delivered' })] });
+        const detail = await api('GET', `v1/workflow_run/${run.execution_id}/`);
+        expect(detail.body).toMatchObject({ workflow: { slug: 'fresh', version } });
+      });
+    }
+  });
+
   it('shows why a run failed before sending anything', async () => {
     ok(
       await management('POST', 'v1/staging/workflow/late/?commit=true&commit_message=first', {

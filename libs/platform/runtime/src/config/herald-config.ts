@@ -43,6 +43,8 @@ export interface HeraldConfig {
   readonly bootstrap: BootstrapCredentials;
   /** CIDR ranges outbound HTTP may reach although private or loopback. */
   readonly outboundAllow: readonly string[];
+  /** Longest a management commit waits for the notification API to see the new version; 0: answer at once. */
+  readonly commitVisibilityTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +140,7 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
       workspaceSecret: read('HERALD_BOOTSTRAP_WORKSPACE_SECRET'),
     },
     outboundAllow,
+    commitVisibilityTimeoutMs: integer('HERALD_COMMIT_VISIBILITY_TIMEOUT_MS', 10_000, 0, 120_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
