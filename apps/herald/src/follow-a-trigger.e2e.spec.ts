@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { expectEventually, fetchJson, heraldEnv } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
 import { heraldModes } from './testing/herald-modes';
@@ -9,6 +11,7 @@ interface RunMessage {
   readonly status: string;
   readonly failure_reason: string;
   readonly attempts: number;
+  readonly next_attempt_at: string | null;
   readonly triggered_at: string | null;
 }
 
@@ -64,6 +67,7 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
         HERALD_BOOTSTRAP_SERVICE_TOKEN: serviceToken,
         HERALD_BOOTSTRAP_API_KEY: apiKey,
         HERALD_LOG_LEVEL: 'error',
+        HERALD_OUTBOUND_ALLOW: '127.0.0.0/8',
       }),
     );
     ok(await management('POST', 'v2/staging/template/hello/', { name: 'Hello', enabled_channels: ['email', 'inbox'] }));
@@ -209,6 +213,35 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
       const [run] = await runsOf(messageId);
       expect(run).toMatchObject({ status: 'failed', reason: expect.stringContaining('Wait for it'), messages: [] });
     });
+  });
+
+  it('shows a delivery that is being retried: its attempts, the next try and why the last one failed', async () => {
+    // An SMTP server that refuses connections: a failure that may pass, so the dispatcher retries.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    ok(await management('PUT', 'v1/staging/vendor/email/smtp/', { priority: 1, credentials: { host: '127.0.0.1', port, secure: false, username: 'u', password: 'p', from: 'hello@example.com' } }));
+    let messageId = '';
+    await expectEventually(async () => {
+      const response = await api('POST', 'trigger/', { workflow: 'hello', recipients: [{ distinct_id: 'cy', $email: ['cy@example.com'] }], data: { name: 'Cy' } });
+      expect(response.status).toBe(202);
+      messageId = (response.body as { message_id: string }).message_id;
+    });
+    await expectEventually(
+      async () => {
+        const [run] = await runsOf(messageId);
+        expect(run.messages.find((message) => message.channel === 'email')).toMatchObject({
+          status: 'triggered',
+          attempts: 1,
+          next_attempt_at: expect.any(String),
+          failure_reason: expect.stringContaining('smtp'),
+        });
+      },
+      { timeoutMs: 30_000 },
+    );
+    const log = await api('GET', `v1/message/?message_id=${messageId}&channel=email`);
+    expect((log.body as { results: unknown[] }).results).toEqual([expect.objectContaining({ status: 'triggered', attempts: 1, next_attempt_at: expect.any(String) })]);
   });
 
   it('refuses an unknown run status filter, listing the valid ones', async () => {

@@ -180,10 +180,22 @@ const TIMESTAMPS_OF: Partial<Record<DeliveryOutcome['status'], readonly string[]
 };
 
 async function recordOutcome(tx: EntityManager, outcome: DeliveryOutcome): Promise<void> {
+  if (outcome.status === 'retrying') {
+    // Still `triggered` as the reference knows it, with the attempts so far, the next try and why the last one failed.
+    // Only while nothing final is recorded: a late report never hides the outcome.
+    await tx.query(
+      `UPDATE engine.messages SET updated_at = $2, attempts = greatest(coalesce(attempts, 0), $3), next_attempt_at = $4, failure_reason = $5
+        WHERE delivery_id = $1 AND status = 'triggered' AND coalesce(attempts, 0) <= $3`,
+      [outcome.delivery_id, outcome.at, outcome.attempts ?? 1, outcome.next_attempt_at ?? null, outcome.error?.message ?? null],
+    );
+    return;
+  }
+  // A success clears the error of an earlier attempt; engagement keeps what the delivery recorded.
+  const failureReason = outcome.status === 'seen' || outcome.status === 'clicked' ? 'coalesce($5, failure_reason)' : '$5';
   const timestamps = (TIMESTAMPS_OF[outcome.status] ?? []).map((column) => `, ${column} = coalesce(${column}, $3)`).join('');
   await tx.query(
     `UPDATE engine.messages
-        SET status = $2, updated_at = $3, vendor = coalesce($4, vendor), failure_reason = coalesce($5, failure_reason),
+        SET status = $2, updated_at = $3, vendor = coalesce($4, vendor), failure_reason = ${failureReason},
             attempts = coalesce($6, attempts), next_attempt_at = NULL ${timestamps}
       WHERE delivery_id = $1`,
     [outcome.delivery_id, outcome.status, outcome.at, outcome.vendor ?? null, outcome.error?.message ?? null, outcome.attempts ?? null],
