@@ -113,9 +113,10 @@ describe.each(databaseTargets())('management API: preference categories ($kind)'
     await expectEventually(() => expect(t.definitions.filter((d) => d.kind === 'category').map((d) => d.version)).toEqual([1, 2, 3]));
   });
 
-  it('requires a commit message to commit, and a draft to commit', async () => {
+  it('requires a commit message to commit (in the query or the body), and a draft to commit', async () => {
     expect((await t.call('POST', `${path}?commit=true`, document)).status).toBe(400);
     expect((await t.call('PATCH', `${path}commit/`)).status).toBe(400);
+    expect(await t.call('PATCH', `${path}commit/`, { commit_message: 7 })).toMatchObject({ status: 400, body: { detail: 'commit_message: must be a string' } });
     await t.call('PATCH', `${path}commit/?commit_message=flush`);
     expect(await t.call('PATCH', `${path}commit/?commit_message=again`)).toMatchObject({ status: 409, body: { error_code: 'conflict' } });
   });
