@@ -54,6 +54,7 @@ export class Dispatcher {
     const { command } = delivery;
     const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data);
     if (!rendered.ok) return this.fail(delivery, rendered.reason, false);
+    if (rendered.missingVariables.length > 0) this.logger.warn('template variables missing from the data: they render empty', { delivery_id: delivery.deliveryId, missing: rendered.missingVariables.join(', ') });
     const routes = await this.routesOf(delivery);
     if (routes.length === 0) return this.fail(delivery, `no vendor is configured for the ${command.channel} channel`, false);
     if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) {
