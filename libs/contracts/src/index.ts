@@ -5,6 +5,7 @@ export * from './errors';
 export * from './messages/envelope-factory';
 export * from './messages/credentials-changed.v1';
 export * from './messages/definition-changed.v1';
+export * from './messages/definition-applied.v1';
 export * from './messages/trigger-payload';
 export * from './ids';
 export * from './messages/recipient-keys';

@@ -94,6 +94,13 @@ export const TOPICS = {
     consumers: ['workflow-engine', 'ingest-api', 'channel-dispatchers', 'preference-service'],
     purpose: 'Workflows, templates, categories and vendors changed (feeds read models)',
   }),
+  definitionApplied: topic({
+    name: 'notify.definition.applied.v1',
+    key: 'workspace',
+    producers: ['ingest-api', 'workflow-engine'],
+    consumers: ['management-api (a group per instance)'],
+    purpose: 'A read model holds a definition version: a commit answers once the notification API sees it',
+  }),
   credentialsChanged: topic({
     name: 'notify.credentials.changed.v1',
     key: 'workspace',

@@ -10,7 +10,11 @@ import { PayloadChecks } from './message-fields';
 export const DELIVERY_OUTCOME_TYPE = 'delivery.outcome';
 export const DELIVERY_OUTCOME_VERSION = 1;
 
-export const DELIVERY_STATUSES = ['sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked'] as const;
+/**
+ * `retrying` is not final: an attempt failed with a reason that may pass, and the
+ * dispatcher tries again at `next_attempt_at` (one per failed attempt, numbered by `attempts`).
+ */
+export const DELIVERY_STATUSES = ['sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked', 'retrying'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface DeliveryOutcome {
@@ -26,6 +30,8 @@ export interface DeliveryOutcome {
   /** For delivery_failure: why, and whether retrying could help. */
   readonly error?: { readonly message: string; readonly retryable: boolean };
   readonly attempts?: number;
+  /** For retrying: when the next attempt is due. */
+  readonly next_attempt_at?: string;
   readonly at: string;
 }
 

@@ -6,6 +6,7 @@ import { DeliveryLedger } from './dispatch/delivery-ledger';
 import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
 import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
+import { RetryReports } from './dispatch/retry-reports';
 import { RetryPoller } from './dispatch/retry-poller';
 import { InboxAuthGuard } from './http/inbox-auth.guard';
 import { InboxController } from './http/inbox.controller';
@@ -53,6 +54,7 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
         InboxAuthGuard,
         DeliveryLedger,
         AttachmentLoader,
+        RetryReports,
         Dispatcher,
         DeliveryConsumers,
         RetryPoller,

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { HERALD_CONFIG, HeraldConfig, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account';
 import { SECRETS_KEY } from './accounts/secrets-key';
@@ -7,6 +8,7 @@ import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
+import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
@@ -37,6 +39,8 @@ export class ManagementApiModule {
         ServiceTokenGuard,
         WorkspaceScope,
         ManagementOutboxRelay,
+        CommitVisibility,
+        { provide: APP_INTERCEPTOR, useClass: CommitVisibilityInterceptor },
         PreferenceCategoryStore,
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,

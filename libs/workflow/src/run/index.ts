@@ -42,7 +42,7 @@ export {
   compactAccumulatorState,
   createAccumulatorDecider,
 } from './accumulator';
-export { NodePath, pathLabel, pathKey } from './node-path';
+export { NodePath, nodeAt, pathLabel, pathKey } from './node-path';
 export { rateLimitAllows, MAX_OVERRIDE_RECIPIENTS } from './gates';
 export { HTTP_TIMEOUT_MS } from './http';
 export { DEFAULT_LOCALE } from './variant-selection';

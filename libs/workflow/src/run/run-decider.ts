@@ -248,7 +248,13 @@ function httpResponded(step: Step, run: LiveRun, input: HttpRespondedInput): rea
 function deliveryOutcome(state: RunState, input: DeliveryOutcomeInput): readonly RunEvent[] {
   if (state.status === 'new') return [];
   const recorded = state.deliveries[input.outcome.delivery_id];
-  if (recorded === undefined || recorded.includes(input.outcome.status)) return [];
+  if (recorded === undefined) return [];
+  // A delivery retries several times: each failed attempt once (a redelivered report of the same attempt is not new).
+  if (input.outcome.status === 'retrying') {
+    const retriesRecorded = recorded.filter((status) => status === 'retrying').length;
+    return retriesRecorded < (input.outcome.attempts ?? 1) ? [{ type: 'delivery.outcome_recorded.v1', outcome: input.outcome }] : [];
+  }
+  if (recorded.includes(input.outcome.status)) return [];
   return [{ type: 'delivery.outcome_recorded.v1', outcome: input.outcome }];
 }
 

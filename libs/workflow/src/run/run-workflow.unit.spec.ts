@@ -195,6 +195,14 @@ describe('workflow-level rules', () => {
       expect(when(completed, outcome('someone-else'))).toEqual([]);
     });
 
+    it('given a delivery being retried, then each failed attempt is recorded once, a redelivered report of it not again', () => {
+      const retrying = (attempts: number) => outcome(deliveryId, { status: 'retrying', attempts, error: { message: 'smtp: 421', retryable: true } });
+      expect(when(completed, retrying(1))).toHaveLength(1);
+      const afterFirst = [...completed, [retrying(1), at(1)]] as const;
+      expect(when(afterFirst, retrying(1), at(2))).toEqual([]);
+      expect(when(afterFirst, retrying(2), at(2))).toEqual([{ type: 'delivery.outcome_recorded.v1', outcome: (retrying(2) as { outcome: unknown }).outcome }]);
+    });
+
     it('given a later status, then it is recorded too and folded into the state', () => {
       const { state } = given([...completed, [outcome(deliveryId), at(1)], [outcome(deliveryId, { status: 'seen' }), at(2)]]);
       expect(state.status === 'completed' && state.deliveries[deliveryId]).toEqual(['delivered', 'seen']);

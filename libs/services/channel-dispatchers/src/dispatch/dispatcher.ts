@@ -13,6 +13,7 @@ import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, 
 import { DISPATCH_OPTIONS, DispatchOptions, retryDelayMs } from './dispatch-options';
 import { ClaimedDelivery, DeliveryLedger, FinalState } from './delivery-ledger';
 import { OutcomeFields, outcomeMessage } from './outcome-message';
+import { RetryReports } from './retry-reports';
 
 export const VENDOR_REGISTRY = Symbol('VENDOR_REGISTRY');
 
@@ -41,6 +42,7 @@ export class Dispatcher {
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    private readonly retryReports: RetryReports,
   ) {}
 
   /**
@@ -52,6 +54,7 @@ export class Dispatcher {
     const { command } = delivery;
     const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data);
     if (!rendered.ok) return this.fail(delivery, rendered.reason, false);
+    if (rendered.missingVariables.length > 0) this.logger.warn('template variables missing from the data: they render empty', { delivery_id: delivery.deliveryId, missing: rendered.missingVariables.join(', ') });
     const routes = await this.routesOf(delivery);
     if (routes.length === 0) return this.fail(delivery, `no vendor is configured for the ${command.channel} channel`, false);
     if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) {
@@ -81,6 +84,7 @@ export class Dispatcher {
     const canRetry = failures.some((failure) => failure.retryable);
     if (canRetry && delivery.attempts < this.options.maxAttempts) {
       const delayMs = retryDelayMs(this.options, delivery.attempts, Math.random());
+      await this.retryReports.scheduled(delivery, delayMs, reason);
       this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: delayMs, reason });
       return this.ledger.scheduleRetry(delivery.deliveryId, delayMs, reason);
     }

@@ -2,7 +2,7 @@ import { DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, DeliveryOutcome, Deliv
 import { OutboxMessage } from '@herald/event-store';
 
 /** What an outcome says beyond the command it reports on. */
-export type OutcomeFields = Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error' | 'attempts'>;
+export type OutcomeFields = Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error' | 'attempts' | 'next_attempt_at'>;
 
 /**
  * A `delivery.outcome` for the outbox, keyed like its command (`workspace:recipient`).

@@ -12,7 +12,10 @@ import {
 } from './rendered-content';
 import { TemplateEngine, TemplateError } from './template-engine';
 
-export type RenderResult = { readonly ok: true; readonly content: RenderedContent } | { readonly ok: false; readonly reason: string };
+/** `missingVariables`: `field: path` of each placeholder the data had no value for (it rendered empty). */
+export type RenderResult =
+  | { readonly ok: true; readonly content: RenderedContent; readonly missingVariables: readonly string[] }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * Renders a template variant's content for its channel. Pure apart from the template
@@ -22,7 +25,8 @@ export type RenderResult = { readonly ok: true; readonly content: RenderedConten
  */
 export function renderContent(engine: TemplateEngine, channel: Channel, content: JsonRecord, data: JsonRecord): RenderResult {
   try {
-    return { ok: true, content: renderFor(new FieldRenderer(engine, content, data), channel) };
+    const fields = new FieldRenderer(engine, content, data);
+    return { ok: true, content: renderFor(fields, channel), missingVariables: fields.missing };
   } catch (error) {
     if (error instanceof TemplateError) return { ok: false, reason: error.message };
     throw error;
@@ -135,6 +139,8 @@ function renderInbox(fields: FieldRenderer): InboxContent {
 
 /** Reads and renders the fields of one variant's content, naming the field in every error. */
 class FieldRenderer {
+  readonly missing: string[] = [];
+
   constructor(
     private readonly engine: TemplateEngine,
     private readonly content: JsonRecord,
@@ -149,7 +155,9 @@ class FieldRenderer {
     const source = this.content[name];
     if (source === undefined || source === null) return undefined;
     if (typeof source !== 'string') throw new TemplateError(name, 'must be a string');
-    return this.engine.render(name, source, this.data, html);
+    const rendered = this.engine.render(name, source, this.data, html);
+    for (const path of this.engine.missingVariables(source, this.data)) this.missing.push(`${name}: ${path}`);
+    return rendered;
   }
 
   required(name: string): string {

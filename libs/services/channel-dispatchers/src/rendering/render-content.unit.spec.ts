@@ -20,7 +20,7 @@ describe('renderContent', () => {
       text: '{{$actor.name}} invited {{$recipient.first_name}}',
       reply_to: 'support@acme.test',
     }, data);
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       ok: true,
       content: {
         channel: 'email',
@@ -52,7 +52,7 @@ describe('renderContent', () => {
   });
 
   it('renders whatsapp templates with parameters', () => {
-    expect(renderContent(engine, 'whatsapp', { template: 'order_update', language: 'en_US', parameters: ['{{plan}}', '{{$actor.name}}'] }, data)).toEqual({
+    expect(renderContent(engine, 'whatsapp', { template: 'order_update', language: 'en_US', parameters: ['{{plan}}', '{{$actor.name}}'] }, data)).toMatchObject({
       ok: true,
       content: { channel: 'whatsapp', kind: 'template', name: 'order_update', language: 'en_US', parameters: ['pro', 'Bob'] },
     });
@@ -71,7 +71,7 @@ describe('renderContent', () => {
   });
 
   it('renders push with a flat string data map and deep link', () => {
-    expect(renderContent(engine, 'iospush', { title: 'T {{plan}}', body: 'B', deep_link: 'app://x/{{$recipient.distinct_id}}', data: { plan: '{{plan}}', n: 2 } }, data)).toEqual({
+    expect(renderContent(engine, 'iospush', { title: 'T {{plan}}', body: 'B', deep_link: 'app://x/{{$recipient.distinct_id}}', data: { plan: '{{plan}}', n: 2 } }, data)).toMatchObject({
       ok: true,
       content: { channel: 'iospush', title: 'T pro', body: 'B', deepLink: 'app://x/u1', data: { plan: 'pro', n: '2' } },
     });
@@ -81,27 +81,37 @@ describe('renderContent', () => {
     const asJson = renderContent(engine, 'slack', { text: 'Hi {{name}}', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*{{plan}}*' } }] }, data);
     const asString = renderContent(engine, 'slack', { text: 'Hi', blocks: '[{"type":"section","text":{"type":"mrkdwn","text":"*{{plan}}*"}}]' }, data);
     const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: '*pro*' } }];
-    expect(asJson).toEqual({ ok: true, content: { channel: 'slack', text: 'Hi Ada <admin>', blocks } });
-    expect(asString).toEqual({ ok: true, content: { channel: 'slack', text: 'Hi', blocks } });
+    expect(asJson).toMatchObject({ ok: true, content: { channel: 'slack', text: 'Hi Ada <admin>', blocks } });
+    expect(asString).toMatchObject({ ok: true, content: { channel: 'slack', text: 'Hi', blocks } });
     expect(renderContent(engine, 'slack', { blocks: '{{plan}}' }, data)).toEqual({ ok: false, reason: 'template error in blocks: did not render to valid JSON' });
   });
 
   it('renders ms teams cards, webpush and inbox', () => {
-    expect(renderContent(engine, 'ms_teams', { text: 't', card: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: '{{plan}}' }] } }, data)).toEqual({
+    expect(renderContent(engine, 'ms_teams', { text: 't', card: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: '{{plan}}' }] } }, data)).toMatchObject({
       ok: true,
       content: { channel: 'ms_teams', text: 't', card: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'pro' }] } },
     });
-    expect(renderContent(engine, 'webpush', { title: 'W', body: '{{plan}}', url: 'https://x.test/{{plan}}' }, data)).toEqual({
+    expect(renderContent(engine, 'webpush', { title: 'W', body: '{{plan}}', url: 'https://x.test/{{plan}}' }, data)).toMatchObject({
       ok: true,
       content: { channel: 'webpush', title: 'W', body: 'pro', url: 'https://x.test/pro' },
     });
-    expect(renderContent(engine, 'inbox', { title: 'Hello {{$recipient.first_name}}', body: '{{plan}}', avatar: 'https://a.test/a.png', action_url: '/x' }, data)).toEqual({
+    expect(renderContent(engine, 'inbox', { title: 'Hello {{$recipient.first_name}}', body: '{{plan}}', avatar: 'https://a.test/a.png', action_url: '/x' }, data)).toMatchObject({
       ok: true,
       content: { channel: 'inbox', title: 'Hello Ada', body: 'pro', avatar: 'https://a.test/a.png', actionUrl: '/x' },
     });
   });
 
+  it('reports the placeholders the data has no value for, by field, and renders them empty', () => {
+    const result = renderContent(engine, 'email', { subject: 'Hi {{name}}, {{nickname}}', text: 'Plan {{plan}}: {{$recipient.last_name}} {{#each $batched_events}}{{gone}}{{/each}}' }, data);
+    expect(result).toEqual({
+      ok: true,
+      content: { channel: 'email', subject: 'Hi Ada <admin>, ', text: 'Plan pro:  ' },
+      missingVariables: ['text: $recipient.last_name', 'subject: nickname'],
+    });
+    expect(renderContent(engine, 'sms', { text: 'Hi {{name}} {{$actor.name}}' }, data)).toEqual({ ok: true, content: { channel: 'sms', text: 'Hi Ada <admin> Bob' }, missingVariables: [] });
+  });
+
   it('does not expose prototype properties to templates', () => {
-    expect(renderContent(engine, 'sms', { text: '[{{constructor.name}}]' }, data)).toEqual({ ok: true, content: { channel: 'sms', text: '[]' } });
+    expect(renderContent(engine, 'sms', { text: '[{{constructor.name}}]' }, data)).toMatchObject({ ok: true, content: { channel: 'sms', text: '[]' } });
   });
 });

@@ -22,6 +22,7 @@ const CACHE_CAPACITY = 2_000;
 export class TemplateEngine {
   private readonly handlebars = Handlebars.create();
   private readonly compiled = new Map<string, HandlebarsTemplateDelegate>();
+  private readonly placeholders = new Map<string, readonly (readonly string[])[]>();
 
   /**
    * Renders one string. `escape` is true only for HTML (email html); every other field
@@ -45,6 +46,22 @@ export class TemplateEngine {
     return value;
   }
 
+  /**
+   * The plain placeholders of a template (`{{name}}`, `{{$recipient.name}}`, outside any
+   * block) that the data has no value for: Handlebars renders them as nothing, so a
+   * message would read "Hi , your plan is ." with no sign of why. Blocks are skipped (their
+   * context is another object), and so are helpers.
+   */
+  missingVariables(source: string, data: JsonRecord): string[] {
+    let paths = this.placeholders.get(source);
+    if (paths === undefined) {
+      paths = topLevelPaths(this.handlebars.parse(source)).filter((parts) => this.handlebars.helpers[parts[0]] === undefined);
+      if (this.placeholders.size >= CACHE_CAPACITY) this.placeholders.delete(this.placeholders.keys().next().value as string);
+      this.placeholders.set(source, paths);
+    }
+    return paths.filter((parts) => valueAt(data, parts) === undefined).map((parts) => parts.join('.'));
+  }
+
   private template(source: string, escape: boolean): HandlebarsTemplateDelegate {
     const cacheKey = `${escape ? 'h' : 't'}:${source}`;
     const cached = this.compiled.get(cacheKey);
@@ -56,4 +73,35 @@ export class TemplateEngine {
     this.compiled.set(cacheKey, template);
     return template;
   }
+}
+
+interface PlaceholderNode {
+  readonly type: string;
+  readonly path?: { readonly type: string; readonly parts: readonly string[]; readonly data?: boolean; readonly depth?: number };
+  readonly params?: readonly unknown[];
+  readonly hash?: unknown;
+}
+
+/** The paths of the program's own `{{path}}` statements (no params, no `@data`, no `../`). */
+function topLevelPaths(program: { readonly body: readonly PlaceholderNode[] }): string[][] {
+  return program.body.flatMap((node) =>
+    node.type === 'MustacheStatement' &&
+    node.path?.type === 'PathExpression' &&
+    !node.path.data &&
+    (node.path.depth ?? 0) === 0 &&
+    node.path.parts.length > 0 &&
+    (node.params?.length ?? 0) === 0 &&
+    node.hash === undefined
+      ? [[...node.path.parts]]
+      : [],
+  );
+}
+
+function valueAt(data: unknown, parts: readonly string[]): unknown {
+  let value = data;
+  for (const part of parts) {
+    if (typeof value !== 'object' || value === null || !Object.prototype.hasOwnProperty.call(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
 }

@@ -149,7 +149,8 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
       publishEnvelope(deliveryTopic(command.channel).name, `${workspaceId}:${command.recipient.distinct_id ?? ''}`, `cmd-${command.delivery_id}`, DELIVERY_REQUESTED_TYPE, command),
     outcomeOf: (deliveryId) =>
       expectEventually(() => {
-        const found = outcomes.filter((outcome) => outcome.envelope.payload.delivery_id === deliveryId);
+        // The final outcome: `retrying` reports of failed attempts come before it.
+        const found = outcomes.filter((outcome) => outcome.envelope.payload.delivery_id === deliveryId && outcome.envelope.payload.status !== 'retrying');
         expect(found).toHaveLength(1);
         return found[0];
       }),

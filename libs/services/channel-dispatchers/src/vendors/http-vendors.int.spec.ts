@@ -89,11 +89,11 @@ describe('email vendors', () => {
     expect(await send(new ResendVendor(http), email, 'ada@example.com', unreachable)).toMatchObject({ ok: false, retryable: true, reason: expect.stringContaining('unreachable') });
   });
 
-  it('a vendor on an address the outbound rule refuses fails permanently without being called', async () => {
+  it('a vendor on an address the outbound rule refuses is not called, and the failure is retried (it is configuration)', async () => {
     const guarded = new GuardedHttp([]);
     try {
       const result = await send(new ResendVendor(guarded), email, 'ada@example.com', config('email', 'resend', { api_key: 're_key' }, { from: 'a@b.test' }));
-      expect(result).toMatchObject({ ok: false, retryable: false, reason: expect.stringContaining('loopback') });
+      expect(result).toMatchObject({ ok: false, retryable: true, reason: expect.stringContaining('loopback') });
       expect(result).not.toMatchObject({ reason: expect.stringContaining('re_key') });
       expect(server.requests).toHaveLength(0);
     } finally {

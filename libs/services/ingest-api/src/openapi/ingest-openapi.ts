@@ -78,7 +78,7 @@ export const ingestOpenApi = {
         responses: {
           '202': json(
             { type: 'object', required: ['message_id', 'status'], properties: { message_id: { type: 'string', format: 'uuid' }, status: { const: 'success' } } },
-            'Accepted: one run per recipient will start. A repeat of an $idempotency_key within 24 hours answers the first message_id.',
+            'Accepted: one run per recipient will start. A repeat of an $idempotency_key within 24 hours answers the first message_id. The message_id follows the trigger: GET /v1/workflow_run/?message_id= lists its runs and their messages, GET /v1/message/?message_id= its messages.',
           ),
           '207': json(bulkResponse, 'Bulk: a result per record, in order'),
           ...errorResponses(400, 401, 404, 409, 413, 503),

@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
+import { CLOCK, Clock, ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 
 export interface LiveWorkflow {
   readonly slug: string;
@@ -31,6 +32,8 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
     @InjectDataSource('ingest') private readonly db: DataSource,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -51,9 +54,10 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
       workspaceId,
       slug,
     ])) as LiveWorkflow[];
-    const workflow = row ?? null;
-    this.cache.set(cacheKey, workflow);
-    return workflow;
+    // Only found workflows are cached: an unknown one may be committed any moment, and
+    // another replica (which applied the commit) cannot clear this replica's cache.
+    if (row) this.cache.set(cacheKey, row);
+    return row ?? null;
   }
 
   private async apply(change: DefinitionChanged): Promise<void> {
@@ -75,5 +79,8 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
     }
     this.cache.clear();
     this.logger.info('workflow read model updated', { workspace_id: change.workspace_id, workflow: change.id, change: change.change, version: change.version });
+    // Management's commit waits for this before it answers, so a trigger right after a commit is not a 404.
+    const applied = { service: 'ingest-api', workspace_id: change.workspace_id, kind: change.kind, id: change.id, version: change.version };
+    await this.bus.publish(TOPICS.definitionApplied.name, [definitionAppliedMessage(applied, this.clock.now())]);
   }
 }

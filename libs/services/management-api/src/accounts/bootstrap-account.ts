@@ -15,6 +15,7 @@ import {
 } from '@herald/runtime';
 import { writeOutbox } from '@herald/event-store';
 import { maskedKey } from '../api-keys/api-keys.controller';
+import { seedDefaultCategories } from '../preference-categories/default-categories';
 import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { SECRETS_KEY } from './secrets-key';
 
@@ -101,11 +102,39 @@ export class BootstrapAccount implements OnApplicationBootstrap {
       return credentials;
     });
 
+    await this.seedDefaultCategories();
     if (!created) {
       this.logger.info('account already bootstrapped');
+      this.warnIgnoredBootstrapVariables();
       return;
     }
     this.logger.info('bootstrapped the first account', { workspace: created.workspace });
+    this.printCredentials(created);
+  }
+
+  /** Every workspace without categories (the new one, and those from before defaults existed) gets the defaults. */
+  private async seedDefaultCategories(): Promise<void> {
+    const seeded = await this.db.transaction((tx) => seedDefaultCategories(tx, 'all', this.clock.now()));
+    if (seeded > 0) this.logger.info('default notification categories created', { workspaces: seeded, categories: 'system, transactional, promotional' });
+  }
+
+  /** HERALD_BOOTSTRAP_* only apply to the first start: say so, rather than leave a set variable silently ignored. */
+  private warnIgnoredBootstrapVariables(): void {
+    const wanted = this.config.bootstrap;
+    const ignored = [
+      wanted.serviceToken !== undefined && 'HERALD_BOOTSTRAP_SERVICE_TOKEN',
+      wanted.workspace !== 'staging' && 'HERALD_BOOTSTRAP_WORKSPACE',
+      wanted.apiKey !== undefined && 'HERALD_BOOTSTRAP_API_KEY',
+      wanted.workspaceKey !== undefined && 'HERALD_BOOTSTRAP_WORKSPACE_KEY',
+      wanted.workspaceSecret !== undefined && 'HERALD_BOOTSTRAP_WORKSPACE_SECRET',
+    ].filter((name): name is string => typeof name === 'string');
+    if (ignored.length === 0) return;
+    this.logger.warn('HERALD_BOOTSTRAP_* variables ignored: the account was created on an earlier start; to get a new service token run `npm run herald -- service-token create`', {
+      ignored: ignored.join(', '),
+    });
+  }
+
+  private printCredentials(created: { serviceToken: string; workspace: string; apiKey: string; workspaceKey: string; workspaceSecret: string }): void {
     this.output.write(
       [
         '',
@@ -122,6 +151,6 @@ export class BootstrapAccount implements OnApplicationBootstrap {
   }
 }
 
-function hint(credential: string): string {
+export function hint(credential: string): string {
   return `${credential.slice(0, 6)}…${credential.slice(-4)}`;
 }

@@ -10,6 +10,7 @@ import {
   envelopeOf,
 } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables } from '@herald/event-store';
+import { recordAnnounced } from './announced-changes';
 
 /** management's outbox table, as the event store names it. */
 export const MANAGEMENT_OUTBOX = eventStoreTables('management').outbox;
@@ -21,6 +22,7 @@ export function credentialsChangedMessage(change: CredentialsChanged, now: Date)
 
 /** The outbox row announcing that a workflow, template, category set or vendor changed. */
 export function definitionChangedMessage(change: DefinitionChanged, now: Date): OutboxMessage {
+  recordAnnounced(change);
   return outboxMessage(TOPICS.definitionChanged.name, DEFINITION_CHANGED_TYPE, DEFINITION_CHANGED_VERSION, change.workspace_id, change, now);
 }
 

@@ -5,7 +5,54 @@
  * it (`testing/openapi-response-check.ts`), so an undocumented status or field
  * fails a test.
  */
+import { NODE_TYPES } from '@herald/workflow';
+import { CONTENT_RULES } from '../templates/variant-content';
+import { VENDOR_CATALOGUE } from '../vendors/vendor-catalogue';
+
 type Schema = Record<string, unknown>;
+
+/** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
+const vendorCredentials: Schema = {
+  type: 'object',
+  description: "The vendor's credential fields (the path names the vendor; docs/reference.md has an example of each); replaces the stored set when given",
+  anyOf: VENDOR_CATALOGUE.map((spec) => ({
+    title: `${spec.channel}/${spec.vendor}`,
+    type: 'object',
+    additionalProperties: false,
+    required: Object.entries(spec.credentials).filter(([, field]) => !field.optional).map(([name]) => name),
+    properties: Object.fromEntries(Object.entries(spec.credentials).map(([name, field]) => [name, { type: field.type }])),
+  })),
+};
+
+/** One schema per channel (its name as the title), from the rules a variant's content is checked against. */
+const variantContent: Schema = {
+  type: 'object',
+  description: "The channel's content; every string may hold Handlebars placeholders (docs/reference.md has an example of each)",
+  anyOf: Object.entries(CONTENT_RULES).map(([channel, rules]) => ({
+    title: channel,
+    type: 'object',
+    required: Object.entries(rules.fields).filter(([, rule]) => rule.kind === 'string' && rule.required === true).map(([name]) => name),
+    properties: Object.fromEntries(
+      Object.entries(rules.fields).map(([name, rule]) => [
+        name,
+        rule.kind === 'string'
+          ? { type: 'string', maxLength: rule.max }
+          : rule.kind === 'string_list'
+            ? { type: 'array', items: { type: 'string' }, maxItems: rule.maxItems }
+            : rule.kind === 'object_list'
+              ? { type: 'array', items: { type: 'object' }, maxItems: rule.maxItems }
+              : { type: 'object' },
+      ]),
+    ),
+  })),
+};
+
+/** A node of a workflow tree: its type decides the other fields (docs/reference.md lists them, with an example of each). */
+const workflowNode: Schema = {
+  type: 'object',
+  required: ['name', 'node_type'],
+  properties: { name: { type: 'string' }, description: { anyOf: [{ type: 'string' }, { type: 'null' }] }, node_type: { type: 'string', enum: [...NODE_TYPES] } },
+};
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
@@ -263,7 +310,7 @@ export const managementOpenApi = {
           is_enabled: { type: 'boolean', default: true },
           priority: { type: 'integer', minimum: 1, maximum: 100, description: 'Required when the vendor is first configured' },
           base_url: nullable({ type: 'string', format: 'uri' }),
-          credentials: { type: 'object', description: "The vendor's credential fields; replaces the stored set when given" },
+          credentials: vendorCredentials,
           settings: { type: 'object', description: 'Non-secret options' },
         },
       },
@@ -307,7 +354,7 @@ export const managementOpenApi = {
       },
       WorkflowBody: {
         type: 'object',
-        description: 'WorkflowCreateUpdate of the reference; the tree holds the nodes of interface 2.3 and the send nodes.',
+        description: 'WorkflowCreateUpdate of the reference. `category` must be a live category of the workspace (system, transactional and promotional to start with); the tree holds the nodes, run in order.',
         properties: {
           name: { type: 'string' },
           description: nullable({ type: 'string' }),
@@ -318,7 +365,7 @@ export const managementOpenApi = {
           trigger_events: { type: 'array', items: { type: 'string' } },
           ratelimit: nullable({ type: 'object' }),
           conditions: nullable({ type: 'array' }),
-          tree: { type: 'object', properties: { nodes: { type: 'array', items: { type: 'object' } } } },
+          tree: { type: 'object', properties: { nodes: { type: 'array', items: workflowNode } } },
         },
       },
       WorkflowVersion: {
@@ -401,6 +448,7 @@ export const managementOpenApi = {
       },
       TemplateCommitBody: {
         type: 'object',
+        description: 'The body of every PATCH .../commit/ (templates, workflows, categories)',
         properties: { commit_message: { type: 'string', maxLength: 1000, description: 'The query parameter wins' } },
       },
       VariantCondition: {
@@ -462,7 +510,7 @@ export const managementOpenApi = {
           locale: { type: 'string', pattern: '^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$' },
           tenant_id: nullable({ type: 'string', minLength: 1, maxLength: 255 }),
           conditions: { type: 'array', maxItems: 20, items: ref('VariantCondition') },
-          content: { type: 'object' },
+          content: variantContent,
           seq_no: { type: 'integer', minimum: 1, maximum: 10000, description: 'Left out: keeps its place, or takes the next free one' },
           needs_vendor_approval: { type: 'boolean', description: 'sms only may opt out; whatsapp always needs it; other channels never' },
         },
@@ -631,7 +679,8 @@ export const managementOpenApi = {
     '/v1/{workspace}/preference_category/commit/': {
       patch: {
         summary: 'Commit the draft of the preference categories',
-        parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Required')],
+        parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Required, here or in the body')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
         responses: { 200: json(ref('PreferenceCategories'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -663,7 +712,8 @@ export const managementOpenApi = {
     '/v1/{workspace}/workflow/{slug}/commit/': {
       patch: {
         summary: 'Commit the draft of a workflow',
-        parameters: [workspaceParam, pathParam('slug', 'Workflow slug'), query('commit_message', { type: 'string' }, 'Commit message')],
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug'), query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
         responses: { 202: json(ref('Workflow'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf } from '../http/query-params';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryVersionView, PreferenceCategoryStore } from './preference-category-store';
@@ -44,10 +45,17 @@ export class PreferenceCategoriesController {
     return this.store.commit(workspace, (commitMessage as string).trim());
   }
 
+  /** The message comes from the query or the body (`{"commit_message": "..."}`), as for templates and workflows. */
   @Patch('commit')
-  async commit(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Query('commit_message') commitMessage?: string): Promise<CategoryVersionView> {
-    if (!commitMessage?.trim()) throw HeraldError.validation([{ path: 'commit_message', message: 'is required' }]);
+  async commit(
+    @Req() request: ManagementRequest,
+    @Param('workspace') slug: string,
+    @Body() body: unknown,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<CategoryVersionView> {
+    const message = commitMessageOf(commitMessage, body);
+    if (message === undefined) throw HeraldError.validation([{ path: 'commit_message', message: 'is required (in the query or the body)' }]);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return this.store.commit(workspace, commitMessage.trim());
+    return this.store.commit(workspace, message);
   }
 }

@@ -36,21 +36,27 @@ describe.each(databaseTargets())('management API: preference categories ($kind)'
     await t?.close();
   });
 
-  it('starts with an empty draft and no live version', async () => {
-    expect(await t.call('GET', `${path}?mode=draft`)).toMatchObject({
+  it('starts with the default categories live (one per root, named like it), announced once', async () => {
+    expect(await t.call('GET', `${path}?mode=live`)).toMatchObject({
       status: 200,
       body: {
         root_categories: [
-          { root_category: 'system', sections: [] },
-          { root_category: 'transactional', sections: [] },
-          { root_category: 'promotional', sections: [] },
+          { root_category: 'system', sections: [{ categories: [{ category: 'system', default_preference: 'cant_unsubscribe' }] }] },
+          { root_category: 'transactional', sections: [{ categories: [{ category: 'transactional', default_preference: 'opt_in' }] }] },
+          { root_category: 'promotional', sections: [{ categories: [{ category: 'promotional', default_preference: 'opt_in' }] }] },
         ],
-        version_no: 0,
-        status: 'draft',
+        version_no: 1,
+        status: 'active',
+        commit_message: 'default categories',
         validation_result: { is_valid: true, errors: [] },
       },
     });
-    expect((await t.call('GET', `${path}?mode=live`)).status).toBe(404);
+    await expectEventually(() => expect(t.definitions.filter((d) => d.kind === 'category')).toHaveLength(1));
+    expect(t.definitions.find((d) => d.kind === 'category')).toMatchObject({ change: 'committed', id: 'categories', version: 1, workspace_slug: 'staging' });
+  });
+
+  it('takes an empty draft as valid', async () => {
+    expect((await t.call('POST', path, {})).body).toMatchObject({ status: 'draft', version_no: 2, validation_result: { is_valid: true, errors: [] } });
   });
 
   it('saves an invalid draft with its validation result, and refuses to commit it', async () => {
@@ -70,15 +76,15 @@ describe.each(databaseTargets())('management API: preference categories ($kind)'
     const commit = await t.call('PATCH', `${path}commit/?commit_message=try`);
     expect(commit.status).toBe(400);
     expect((commit.body as { detail: string }).detail).toContain('root_categories[0].sections[0].categories[0].category');
-    expect((await t.call('GET', `${path}?mode=live`)).status).toBe(404);
+    expect((await t.call('GET', `${path}?mode=live`)).body).toMatchObject({ version_no: 1, commit_message: 'default categories' });
   });
 
   it('replaces the draft, commits it, and announces the live document once', async () => {
     const saved = await t.call('POST', path, document);
-    expect(saved.body).toMatchObject({ status: 'draft', version_no: 1, validation_result: { is_valid: true } });
+    expect(saved.body).toMatchObject({ status: 'draft', version_no: 2, validation_result: { is_valid: true } });
 
     const committed = await t.call('PATCH', `${path}commit/?commit_message=first%20categories`);
-    expect(committed).toMatchObject({ status: 200, body: { status: 'active', version_no: 1, commit_message: 'first categories' } });
+    expect(committed).toMatchObject({ status: 200, body: { status: 'active', version_no: 2, commit_message: 'first categories' } });
     const live = await t.call('GET', `${path}?mode=live`);
     expect(live.body).toMatchObject({
       status: 'active',
@@ -88,28 +94,29 @@ describe.each(databaseTargets())('management API: preference categories ($kind)'
         { root_category: 'promotional', sections: [{ categories: [{ category: 'newsletter' }] }] },
       ],
     });
-    await expectEventually(() => expect(t.definitions.filter((d) => d.kind === 'category')).toHaveLength(1));
-    expect(t.definitions[0]).toMatchObject({ kind: 'category', change: 'committed', id: 'categories', version: 1, workspace_slug: 'staging' });
+    await expectEventually(() => expect(t.definitions.filter((d) => d.kind === 'category').map((d) => d.version)).toEqual([1, 2]));
   });
 
   it('commits in one call with commit=true, keeping the previous version as history', async () => {
     const next = structuredClone(document);
     next.root_categories[1].sections[0].categories[0].name = 'Weekly newsletter';
     const response = await t.call('POST', `${path}?commit=true&commit_message=rename`, next);
-    expect(response.body).toMatchObject({ status: 'active', version_no: 2, commit_message: 'rename' });
+    expect(response.body).toMatchObject({ status: 'active', version_no: 3, commit_message: 'rename' });
     const versions = await t.sql<{ version_no: number; status: string }>(
       `SELECT version_no, status FROM management.preference_category_versions ORDER BY version_no`,
     );
     expect(versions).toEqual([
       { version_no: 1, status: 'archived' },
-      { version_no: 2, status: 'active' },
+      { version_no: 2, status: 'archived' },
+      { version_no: 3, status: 'active' },
     ]);
-    await expectEventually(() => expect(t.definitions.filter((d) => d.kind === 'category').map((d) => d.version)).toEqual([1, 2]));
+    await expectEventually(() => expect(t.definitions.filter((d) => d.kind === 'category').map((d) => d.version)).toEqual([1, 2, 3]));
   });
 
-  it('requires a commit message to commit, and a draft to commit', async () => {
+  it('requires a commit message to commit (in the query or the body), and a draft to commit', async () => {
     expect((await t.call('POST', `${path}?commit=true`, document)).status).toBe(400);
     expect((await t.call('PATCH', `${path}commit/`)).status).toBe(400);
+    expect(await t.call('PATCH', `${path}commit/`, { commit_message: 7 })).toMatchObject({ status: 400, body: { detail: 'commit_message: must be a string' } });
     await t.call('PATCH', `${path}commit/?commit_message=flush`);
     expect(await t.call('PATCH', `${path}commit/?commit_message=again`)).toMatchObject({ status: 409, body: { error_code: 'conflict' } });
   });
@@ -120,7 +127,7 @@ describe.each(databaseTargets())('management API: preference categories ($kind)'
     expect((await t.call('GET', path, undefined, 'nope')).status).toBe(401);
   });
 
-  it("keeps accounts apart: the other account's staging has no categories", async () => {
+  it("keeps accounts apart: the other account's staging has none of these categories", async () => {
     expect((await t.call('GET', `${path}?mode=live`, undefined, t.otherToken)).status).toBe(404);
     expect((await t.call('GET', path, undefined, t.otherToken)).body).toMatchObject({ version_no: 0 });
   });

@@ -17,6 +17,8 @@ export interface CategoryValidation {
 }
 
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** What GET answers around the document: a client may send it back as it got it. */
+const VIEW_FIELDS = new Set(['$schema', 'version_no', 'status', 'validation_result', 'commit_message', 'committed_at']);
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 type Json = Record<string, unknown>;
@@ -29,12 +31,16 @@ type Json = Record<string, unknown>;
 export function validateCategoryDocument(input: unknown): CategoryValidation {
   const errors: string[] = [];
   const fail = (path: string, message: string): void => void errors.push(`${path}: ${message}`);
-  if (!isObject(input) || !Array.isArray(input.root_categories)) {
+  if (!isObject(input)) return { document: { root_categories: [] }, errors: ['(body): must be a JSON object'] };
+  // An empty draft is valid: `{}` (or only the fields GET answers besides the roots) is a document without categories yet.
+  const isEmptyDraft = input.root_categories === undefined && Object.keys(input).every((key) => VIEW_FIELDS.has(key));
+  const rootList = isEmptyDraft ? [] : input.root_categories;
+  if (!Array.isArray(rootList)) {
     return { document: { root_categories: [] }, errors: ['root_categories: must be an array'] };
   }
   const seenRoots = new Set<string>();
   const seenCategories = new Map<string, string>();
-  const roots = input.root_categories.map((root: unknown, r): Json | undefined => {
+  const roots = rootList.map((root: unknown, r): Json | undefined => {
     const path = `root_categories[${r}]`;
     if (!isObject(root)) {
       fail(path, 'must be an object');

@@ -95,6 +95,18 @@ describe('validateCategoryDocument', () => {
     expect(result.document).toBe(doc);
   });
 
+  it('accepts an empty draft: no roots yet, or only the fields GET answers', () => {
+    for (const empty of [{}, { $schema: 'https://schema.suprsend.com/preference_category/v1/schema.json', version_no: 0, status: 'draft' }]) {
+      const result = validateCategoryDocument(empty);
+      expect(result.errors).toEqual([]);
+      expect(result.document.root_categories.map((root) => [root.root_category, root.sections])).toEqual([
+        ['system', []],
+        ['transactional', []],
+        ['promotional', []],
+      ]);
+    }
+  });
+
   it('rejects a body without root_categories', () => {
     expect(validateCategoryDocument({ sections: [] }).errors).toEqual(['root_categories: must be an array']);
   });

@@ -53,7 +53,7 @@ export async function startManagementTestApp(target: DatabaseTarget): Promise<Ma
     databaseUrl = database.url;
     dispose = () => database.drop();
   }
-  const app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token } });
+  const app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token, HERALD_COMMIT_VISIBILITY_TIMEOUT_MS: '0' } });
 
   const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
     const client = new Client({ connectionString: databaseUrl });

@@ -83,7 +83,8 @@ export class WorkflowStore {
 
   /** Creates the workflow or replaces its draft; the draft records its validation result either way. */
   async saveDraft(workspace: ScopedWorkspace, slug: string, document: WorkflowDocument, isEnabled?: boolean): Promise<WorkflowVersionRow> {
-    const { validation_result } = await this.validate(workspace, document);
+    const { validation_result, categories } = await this.validate(workspace, document);
+    refuseUnknownCategory(document, categories);
     return this.db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO management.workflows (workspace_id, slug, is_enabled) VALUES ($1, $2, coalesce($3, true))
@@ -199,7 +200,7 @@ export class WorkflowStore {
     ]);
   }
 
-  private async validate(workspace: ScopedWorkspace, document: WorkflowDocument): Promise<WorkflowValidation> {
+  private async validate(workspace: ScopedWorkspace, document: WorkflowDocument): Promise<WorkflowValidation & { categories: Set<string> }> {
     const [categories, templates] = await Promise.all([
       this.categories.liveCategorySlugs(workspace.id),
       this.templates.templateSlugs(workspace.id),
@@ -210,7 +211,7 @@ export class WorkflowStore {
       categoryExists: (slug) => categories.has(slug),
       templateExists: (slug) => templates.has(slug),
     };
-    return validateWorkflow(document, context);
+    return { ...validateWorkflow(document, context), categories };
   }
 
   /** Saves and commits of one workflow take turns. */
@@ -248,4 +249,23 @@ export class WorkflowStore {
     return `(v.status = 'draft' OR (v.status = 'active' AND NOT EXISTS (
       SELECT 1 FROM management.workflow_versions d WHERE d.workspace_id = v.workspace_id AND d.slug = v.slug AND d.status = 'draft')))`;
   }
+}
+
+/**
+ * A draft may be incomplete, but one naming a category the workspace does not have is
+ * refused at once (not only at commit), with the slugs it could name.
+ */
+function refuseUnknownCategory(document: WorkflowDocument, categories: ReadonlySet<string>): void {
+  const category = (document as { category?: unknown }).category;
+  if (typeof category !== 'string' || category === '' || categories.has(category)) return;
+  const valid = [...categories].sort();
+  throw HeraldError.validation([
+    {
+      path: 'category',
+      message:
+        valid.length > 0
+          ? `no notification category with slug "${category}": must be one of ${valid.join(', ')} (or add it: POST /v1/{workspace}/preference_category/)`
+          : `no notification category with slug "${category}": this workspace has no live categories yet (add them: POST /v1/{workspace}/preference_category/?commit=true)`,
+    },
+  ]);
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGua
 import { HeraldError } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
+import { commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { WorkflowStore } from './workflow-store';
@@ -103,10 +104,12 @@ export class WorkflowsController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
+    @Body() body: unknown,
     @Query('commit_message') commitMessage?: string,
   ): Promise<Record<string, unknown>> {
+    const message = commitMessageOf(commitMessage, body) ?? null;
     const workspace = await this.workspace(request, workspaceSlug);
-    return workflowView(await this.store.commit(workspace, slugOf(slug), commitMessage?.trim() || null));
+    return workflowView(await this.store.commit(workspace, slugOf(slug), message));
   }
 
   @Patch(':slug/enable')

@@ -145,14 +145,12 @@ describe.each(databaseTargets())('management API: workflows ($kind)', (target) =
     const nodes = (broken.tree as { nodes: Array<Record<string, unknown>> }).nodes;
     nodes[0].duration = 'soon';
     ((nodes[4].branches as Array<{ nodes: Array<Record<string, unknown>> }>)[0].nodes[0]).template = 'no-such-template';
-    broken.category = 'no-such-category';
     const saved = await t.call('POST', `${W}/order-updates/`, broken);
     expect(saved.status).toBe(201);
     const result = (saved.body as { validation_result: { is_valid: boolean; errors: string[] } }).validation_result;
     expect(result.is_valid).toBe(false);
     expect(result.errors).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^category: /),
         expect.stringMatching(/^tree\.nodes\[0\]\.duration: /),
         expect.stringMatching(/^tree\.nodes\[4\]\.branches\[0\]\.nodes\[0\]\.template: /),
       ]),
@@ -162,6 +160,14 @@ describe.each(databaseTargets())('management API: workflows ($kind)', (target) =
     expect(commit.status).toBe(400);
     expect((commit.body as { detail: string }).detail).toContain('tree.nodes[0].duration');
     expect((await t.call('GET', `${W}/order-updates/?mode=live`)).body).toMatchObject({ version_no: 1, status: 'active' });
+  });
+
+  it('refuses at save a workflow naming a category the workspace does not have, listing the valid slugs', async () => {
+    const unknown = { ...richWorkflow(), category: 'no-such-category' };
+    const saved = await t.call('POST', `${W}/unknown-category/`, unknown);
+    expect(saved.status).toBe(400);
+    expect((saved.body as { detail: string }).detail).toMatch(/^category: no notification category with slug "no-such-category": must be one of .*order-updates/);
+    expect((await t.call('GET', `${W}/unknown-category/?mode=draft`)).status).toBe(404);
   });
 
   it('saves and commits in one call with commit=true, keeping the history', async () => {

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
+import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
+import { seedDefaultCategories } from '../preference-categories/default-categories';
 import { CreateWorkspaceDto, slugOf } from './create-workspace.dto';
 
 export interface WorkspaceView {
@@ -22,7 +24,10 @@ export interface WorkspaceView {
 @Controller('v1/workspace')
 @UseGuards(ServiceTokenGuard)
 export class WorkspacesController {
-  constructor(@InjectDataSource('management') private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource('management') private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   @Get()
   list(@Req() request: ManagementRequest, @Query('limit') limit?: string, @Query('offset') offset?: string): Promise<OffsetList<WorkspaceView>> {
@@ -36,12 +41,17 @@ export class WorkspacesController {
     const accountId = accountOf(request);
     const slug = body.slug ?? slugOf(body.name);
     if (!slug) throw HeraldError.validation([{ path: 'name', message: 'must contain a letter or a digit' }]);
-    const inserted = (await this.db.query(
-      `INSERT INTO management.workspaces (id, account_id, slug, name, description, mode)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account_id, slug) DO NOTHING RETURNING id`,
-      [randomUUID(), accountId, slug, body.name, body.description ?? '', body.mode ?? 'sandbox'],
-    )) as unknown[];
-    if (inserted.length === 0) throw new HeraldError('conflict', `workspace '${slug}' already exists`);
+    const workspaceId = randomUUID();
+    await this.db.transaction(async (tx) => {
+      const inserted = (await tx.query(
+        `INSERT INTO management.workspaces (id, account_id, slug, name, description, mode)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account_id, slug) DO NOTHING RETURNING id`,
+        [workspaceId, accountId, slug, body.name, body.description ?? '', body.mode ?? 'sandbox'],
+      )) as unknown[];
+      if (inserted.length === 0) throw new HeraldError('conflict', `workspace '${slug}' already exists`);
+      // A new workspace can name a category in its first workflow at once.
+      await seedDefaultCategories(tx, [workspaceId], this.clock.now());
+    });
     return this.page(accountId, { limit: 20, offset: 0 });
   }
 

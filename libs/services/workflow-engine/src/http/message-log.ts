@@ -18,6 +18,8 @@ const DERIVED_STATUS: Record<string, readonly string[]> = {
   // `status: delivery_failure` from a row can filter by what it read.
   sent_by_vendor: ['sent_by_vendor'],
   delivery_failure: ['delivery_failure'],
+  // Herald's own: a channel a send node skipped (no identity, preference, ...), with why in failure_reason.
+  not_sent: ['not_sent'],
 };
 
 interface MessageRow {
@@ -46,6 +48,8 @@ interface MessageRow {
   readonly delivered_at: Date | null;
   readonly seen_at: Date | null;
   readonly clicked_at: Date | null;
+  readonly attempts: number | null;
+  readonly next_attempt_at: Date | null;
 }
 
 /**
@@ -85,13 +89,15 @@ export class MessageLog {
       ['workflow_slug', 'workflow_slug'],
       ['execution_id', 'run_id'],
       ['idempotency_key', 'idempotency_key'],
-      ['message_id', 'delivery_id'],
       ['tenant_id', 'tenant_id'],
       ['object_type', 'object_type'],
       ['object_id', 'object_id'],
     ] as const) {
       if (query[param] !== undefined) add(`${column} = ?`, String(query[param]));
     }
+    // A row's own id (the reference's message_id), or the id POST /trigger/ answered: both
+    // are UUIDs that never collide, so one filter follows a trigger to all its messages.
+    if (query.message_id !== undefined) add('(delivery_id = ? OR message_id = ?)', String(query.message_id));
     for (const [param, op] of [
       ['created_at_gte', '>='],
       ['created_at_lte', '<='],
@@ -165,6 +171,9 @@ function messageView(row: MessageRow): { message_id: string; created_at: string 
     seen_at: iso(row.seen_at),
     clicked_at: iso(row.clicked_at),
     status: row.status,
+    trigger_message_id: row.message_id,
+    attempts: row.attempts ?? 0,
+    next_attempt_at: iso(row.next_attempt_at),
     channel: row.channel,
     idempotency_key: row.idempotency_key ?? '',
     failure_reason: row.failure_reason ?? '',

@@ -31,6 +31,10 @@ export function parseCancelFilters(body: unknown): CancelFilters {
   return filters;
 }
 
+const DEFAULT_RUN_LIMIT = 100;
+const MAX_RUN_LIMIT = 1000;
+const RUN_STATUSES: readonly string[] = ['running', 'completed', 'failed', 'discarded', 'cancelled'];
+
 export interface RunRow {
   readonly run_id: string;
   readonly stream_id: string;
@@ -55,6 +59,53 @@ export class RunQueries {
     if (filters.workflow_slug !== undefined) add('workflow_slug = ?', filters.workflow_slug);
     if (filters.recipients?.length) add('distinct_id = ANY(?::text[])', [...filters.recipients]);
     return (await this.db.query(`SELECT run_id, stream_id, status FROM engine.runs WHERE ${where.join(' AND ')} ORDER BY started_at LIMIT 1000`, params)) as RunRow[];
+  }
+
+  /**
+   * Runs matching every given filter, newest first, each with its message-log rows: what
+   * became of each recipient of a trigger (`message_id`, as POST /trigger/ answered it).
+   */
+  async followRuns(workspace: AuthenticatedWorkspace, query: Record<string, unknown>): Promise<{ count: number; runs: Array<Record<string, unknown>> }> {
+    const errors: FieldError[] = [];
+    const limit = query.limit === undefined ? DEFAULT_RUN_LIMIT : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUN_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_RUN_LIMIT}` });
+    const where = ['workspace_id = $1'];
+    const params: unknown[] = [workspace.id];
+    for (const [param, column] of [
+      ['message_id', 'message_id'],
+      ['idempotency_key', 'idempotency_key'],
+      ['workflow_slug', 'workflow_slug'],
+      ['recipient_id', 'distinct_id'],
+      ['status', 'status'],
+    ] as const) {
+      const value = query[param];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || value === '') {
+        errors.push({ path: param, message: 'must be one non-empty value' });
+        continue;
+      }
+      if (param === 'status' && !RUN_STATUSES.includes(value)) {
+        errors.push({ path: param, message: `unknown status ${value}: must be one of ${RUN_STATUSES.join(', ')}` });
+        continue;
+      }
+      params.push(value);
+      where.push(`${column} = $${params.length}`);
+    }
+    if (errors.length > 0) throw HeraldError.validation(errors);
+    const filter = where.join(' AND ');
+    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM engine.runs WHERE ${filter}`, params)) as Array<{ count: number }>;
+    const runs = (await this.db.query(`SELECT * FROM engine.runs WHERE ${filter} ORDER BY started_at DESC, run_id LIMIT ${limit}`, params)) as Array<Record<string, unknown>>;
+    const messages = runs.length === 0 ? [] : ((await this.db.query(
+      `SELECT * FROM engine.messages WHERE run_id = ANY($1::text[]) ORDER BY created_at, delivery_id`,
+      [runs.map((run) => run.run_id)],
+    )) as Array<Record<string, unknown>>);
+    return { count, runs: runs.map((run) => ({ ...run, messages: messages.filter((message) => message.run_id === run.run_id) })) };
+  }
+
+  /** How many runs a trigger's message_id started: to tell a client that mistook it for a run's id where to look. */
+  async runsOfTrigger(workspace: AuthenticatedWorkspace, messageId: string): Promise<number> {
+    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM engine.runs WHERE workspace_id = $1 AND message_id = $2`, [workspace.id, messageId])) as Array<{ count: number }>;
+    return count;
   }
 
   async run(workspace: AuthenticatedWorkspace, runId: string): Promise<Record<string, unknown> | undefined> {

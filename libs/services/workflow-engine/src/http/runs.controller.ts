@@ -38,21 +38,32 @@ export class RunsController {
     return { execution_ids: cancelled };
   }
 
+  /**
+   * Following a trigger: its runs (`message_id` as POST /trigger/ answered, or the
+   * `idempotency_key`), newest first, each with what became of it (`status`, and `reason`
+   * when it ended without sending) and its messages (sent, retrying, failed, not sent).
+   */
+  @Get('v1/workflow_run')
+  async runsOf(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
+    const { count, runs } = await this.queries.followRuns(workspace, query);
+    return { meta: { count, limit: runs.length }, results: runs.map((run) => ({ ...runSummary(run), messages: (run.messages as Array<Record<string, unknown>>).map(runMessage) })) };
+  }
+
   /** A run and its log: every input and decision, in order, as recorded. */
   @Get('v1/workflow_run/:execution_id')
   async run(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Param('execution_id') runId: string): Promise<Record<string, unknown>> {
     const run = await this.queries.run(workspace, runId);
-    if (!run) throw HeraldError.notFound(`workflow run '${runId}' not found`);
+    if (!run) {
+      // The id POST /trigger/ answers is the trigger's, not a run's: say where its runs are.
+      const runsOfTrigger = await this.queries.runsOfTrigger(workspace, runId);
+      if (runsOfTrigger > 0) {
+        throw HeraldError.notFound(`'${runId}' is a trigger's message_id, not a run's execution_id: GET /v1/workflow_run/?message_id=${runId} lists its ${runsOfTrigger} run(s)`);
+      }
+      throw HeraldError.notFound(`workflow run '${runId}' not found (a trigger's message_id: GET /v1/workflow_run/?message_id=${runId}; its runs appear once the engine has started them)`);
+    }
     const events = await this.store.readStream(run.stream_id as string);
     return {
-      execution_id: run.run_id,
-      message_id: run.message_id,
-      status: run.status,
-      workflow: { slug: run.workflow_slug, version: run.workflow_version },
-      recipient: run.recipient_type === 'object' ? { $type: 'object', object_type: run.object_type, id: run.object_id } : { $type: 'user', distinct_id: run.distinct_id },
-      tenant_id: run.tenant_id,
-      started_at: new Date(run.started_at as string).toISOString(),
-      updated_at: new Date(run.updated_at as string).toISOString(),
+      ...runSummary(run),
       steps: events.map((event) => ({ position: event.position, type: event.type, recorded_at: event.recordedAt.toISOString(), ...stepDetail(event.data) })),
     };
   }
@@ -68,6 +79,41 @@ export class RunsController {
   bulkUpdate(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Body() body: unknown): Promise<unknown> {
     return this.messageUpdates.apply(workspace, body);
   }
+}
+
+function runSummary(run: Record<string, unknown>): Record<string, unknown> {
+  return {
+    execution_id: run.run_id,
+    message_id: run.message_id,
+    status: run.status,
+    reason: run.outcome_reason ?? null,
+    workflow: { slug: run.workflow_slug, version: run.workflow_version },
+    recipient: run.recipient_type === 'object' ? { $type: 'object', object_type: run.object_type, id: run.object_id } : { $type: 'user', distinct_id: run.distinct_id },
+    tenant_id: run.tenant_id,
+    idempotency_key: run.idempotency_key ?? null,
+    started_at: new Date(run.started_at as string).toISOString(),
+    updated_at: new Date(run.updated_at as string).toISOString(),
+  };
+}
+
+const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+
+/** A run's message, in short: enough to tell sent, retrying, failed and not sent apart, and why. */
+function runMessage(row: Record<string, unknown>): Record<string, unknown> {
+  return {
+    message_id: row.delivery_id,
+    node: row.node_name,
+    channel: row.channel,
+    template: row.template_slug,
+    status: row.status,
+    failure_reason: row.failure_reason ?? '',
+    attempts: row.attempts ?? 0,
+    next_attempt_at: isoOrNull(row.next_attempt_at),
+    vendor: row.vendor ?? null,
+    created_at: isoOrNull(row.created_at),
+    triggered_at: isoOrNull(row.triggered_at),
+    delivered_at: isoOrNull(row.delivered_at),
+  };
 }
 
 /** An event as a log line: its fields, without the definition the run started with (it is in the workflow's version). */

@@ -11,6 +11,9 @@ const json = (schema: Schema, description: string): Schema => ({ description, co
 const nullableTime: Schema = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] };
 const query = (name: string, schema: Schema, description: string): Schema => ({ in: 'query', name, required: false, schema, description });
 const strings: Schema = { type: 'array', items: { type: 'string' } };
+const RUN_STATUSES = ['running', 'completed', 'failed', 'discarded', 'cancelled'];
+/** `not_sent`: a channel the send node skipped, with why in failure_reason. */
+const MESSAGE_STATUSES = ['triggered', 'sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked', 'not_sent'];
 
 export const engineOpenApi = {
   security: PUBLIC_API_SHARED.security,
@@ -37,6 +40,40 @@ export const engineOpenApi = {
         },
       },
     },
+    '/v1/workflow_run/': {
+      get: {
+        operationId: 'listWorkflowRuns',
+        summary: 'Follow a trigger: its runs, one per recipient, each with its outcome and messages',
+        description:
+          'Filter by the `message_id` POST /trigger/ answered (or the `$idempotency_key`) to see what became of every recipient: ' +
+          '`status` and, for a run that ended without sending, `reason` (conditions not met, rate limited, a node that failed); ' +
+          'per message, `status` (`not_sent` with the skip reason: no channel identity, preference, no variant), `failure_reason`, ' +
+          '`attempts` and `next_attempt_at` while the dispatcher retries. A run appears once the engine has started it.',
+        parameters: [
+          query('message_id', { type: 'string' }, "The trigger's message_id, as POST /trigger/ answered it"),
+          query('idempotency_key', { type: 'string' }, "The trigger's $idempotency_key"),
+          query('workflow_slug', { type: 'string' }, 'Workflow'),
+          query('recipient_id', { type: 'string' }, "Recipient's distinct_id"),
+          query('status', { type: 'string', enum: RUN_STATUSES }, 'Run status'),
+          query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Most runs returned, newest first'),
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['meta', 'results'],
+              properties: {
+                meta: { type: 'object', required: ['count', 'limit'], properties: { count: { type: 'integer' }, limit: { type: 'integer' } } },
+                results: { type: 'array', items: { allOf: [ref('RunSummary'), { type: 'object', required: ['messages'], properties: { messages: { type: 'array', items: ref('RunMessage') } } }] } },
+              },
+            },
+            'The matching runs, newest first (count: all that match)',
+          ),
+          '400': json(ref('ErrorResponse'), 'Invalid filter: every failing parameter in `detail`'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
     '/v1/workflow_run/{execution_id}/': {
       get: {
         operationId: 'getWorkflowRun',
@@ -45,24 +82,15 @@ export const engineOpenApi = {
         responses: {
           '200': json(
             {
-              type: 'object',
-              required: ['execution_id', 'status', 'workflow', 'recipient', 'steps'],
-              properties: {
-                execution_id: { type: 'string' },
-                message_id: { type: 'string' },
-                status: { type: 'string', enum: ['running', 'completed', 'failed', 'discarded', 'cancelled'] },
-                workflow: { type: 'object', properties: { slug: { type: 'string' }, version: { type: 'integer' } } },
-                recipient: { type: 'object' },
-                tenant_id: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-                started_at: { type: 'string', format: 'date-time' },
-                updated_at: { type: 'string', format: 'date-time' },
-                steps: { type: 'array', items: { type: 'object', required: ['position', 'type', 'recorded_at'] } },
-              },
+              allOf: [
+                ref('RunSummary'),
+                { type: 'object', required: ['steps'], properties: { steps: { type: 'array', items: { type: 'object', required: ['position', 'type', 'recorded_at'] } } } },
+              ],
             },
             'The run',
           ),
           '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
-          '404': json(ref('ErrorResponse'), 'No such run in this workspace'),
+          '404': json(ref('ErrorResponse'), "No such run in this workspace (for a trigger's message_id, the detail says where its runs are)"),
         },
       },
     },
@@ -74,7 +102,7 @@ export const engineOpenApi = {
           query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, 'Page size'),
           query('after', { type: 'string' }, 'Cursor of the next (older) page; wins over before'),
           query('before', { type: 'string' }, 'Cursor of the previous (newer) page'),
-          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked', 'sent_by_vendor', 'delivery_failure'] } }, 'Statuses, ORed: a derived status of the reference, or a stored status as a row shows it'), style: 'form', explode: true },
+          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked', 'sent_by_vendor', 'delivery_failure', 'not_sent'] } }, 'Statuses, ORed: a derived status of the reference, or a stored status as a row shows it'), style: 'form', explode: true },
           query('channel', { type: 'string' }, 'Channel'),
           { ...query('recipient_id[]', strings, 'Recipient distinct_ids, ORed'), style: 'form', explode: true },
           { ...query('category[]', strings, 'Categories, ORed'), style: 'form', explode: true },
@@ -83,7 +111,7 @@ export const engineOpenApi = {
           query('workflow_slug', { type: 'string' }, 'Workflow'),
           query('execution_id', { type: 'string' }, 'Run'),
           query('idempotency_key', { type: 'string' }, 'The trigger\'s $idempotency_key'),
-          query('message_id', { type: 'string' }, 'The message'),
+          query('message_id', { type: 'string' }, "A message's own id, or the trigger's message_id as POST /trigger/ answered it (all of its messages)"),
           query('tenant_id', { type: 'string' }, 'Tenant'),
         ],
         responses: {
@@ -166,6 +194,40 @@ export const engineOpenApi = {
     securitySchemes: PUBLIC_API_SHARED.securitySchemes,
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
+      RunSummary: {
+        type: 'object',
+        required: ['execution_id', 'message_id', 'status', 'reason', 'workflow', 'recipient'],
+        properties: {
+          execution_id: { type: 'string' },
+          message_id: { type: 'string', description: "The trigger's message_id" },
+          status: { type: 'string', enum: RUN_STATUSES },
+          reason: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Why the run ended without finishing its tree: failed, discarded (conditions_not_met, rate_limited) or cancelled' },
+          workflow: { type: 'object', properties: { slug: { type: 'string' }, version: { type: 'integer' } } },
+          recipient: { type: 'object' },
+          tenant_id: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          idempotency_key: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          started_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+      },
+      RunMessage: {
+        type: 'object',
+        required: ['message_id', 'channel', 'status', 'failure_reason', 'attempts'],
+        properties: {
+          message_id: { type: 'string' },
+          node: { type: 'string' },
+          channel: { type: 'string' },
+          template: { type: 'string' },
+          status: { type: 'string', enum: MESSAGE_STATUSES },
+          failure_reason: { type: 'string', description: 'Why it failed, or (not_sent) why the channel was skipped' },
+          attempts: { type: 'integer' },
+          next_attempt_at: nullableTime,
+          vendor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          created_at: nullableTime,
+          triggered_at: nullableTime,
+          delivered_at: nullableTime,
+        },
+      },
       Message: {
         type: 'object',
         required: ['message_id', 'created_at', 'updated_at', 'status', 'channel', 'recipient', 'execution_id', 'workflow'],
@@ -177,7 +239,10 @@ export const engineOpenApi = {
           delivered_at: nullableTime,
           seen_at: nullableTime,
           clicked_at: nullableTime,
-          status: { type: 'string', enum: ['triggered', 'sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked'] },
+          status: { type: 'string', enum: MESSAGE_STATUSES },
+          trigger_message_id: { type: 'string', description: "The message_id POST /trigger/ answered" },
+          attempts: { type: 'integer', description: 'Delivery attempts so far (0 before the first outcome)' },
+          next_attempt_at: { ...nullableTime, description: 'While the dispatcher retries: when it tries again' },
           channel: { type: 'string' },
           idempotency_key: { type: 'string' },
           failure_reason: { type: 'string' },

@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
+import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 
 /** A workflow as management announces it: the live version and its definition. */
 export interface AnnouncedWorkflow {
@@ -27,6 +28,8 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
     @InjectDataSource('engine') private readonly db: DataSource,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -115,5 +118,9 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
       }
     });
     this.logger.info('definition read model updated', { workspace_id: change.workspace_id, kind: change.kind, id: change.id, change: change.change, version: change.version });
+    // Management's commit waits for this before it answers (read-your-writes); a failed
+    // publish fails the handler, and the redelivered change is applied (idempotently) and acknowledged again.
+    const applied = { service: 'workflow-engine', workspace_id: change.workspace_id, kind: change.kind, id: change.id, version: change.version };
+    await this.bus.publish(TOPICS.definitionApplied.name, [definitionAppliedMessage(applied, this.clock.now())]);
   }
 }

@@ -1,13 +1,15 @@
 import { EntityManager } from 'typeorm';
-import { DeliveryOutcome } from '@herald/contracts';
-import { LiveRun, RunEvent, RunState } from '@herald/workflow';
+import { DeliveryOutcome, deterministicUuid } from '@herald/contracts';
+import { DeliverySkipped, LiveRun, RunEvent, RunState, nodeAt, pathKey } from '@herald/workflow';
 import { parseRunStreamId, runKey } from './run-stream';
 
 /**
  * The read-model updates of one step, run in the append's transaction: the run index
  * (`engine.runs`), the message log (`engine.messages`), the admissions the rate limit
  * counts and the wait-until index (`engine.waits`, removed when the wait ends or the
- * run is cancelled at it). Everything is an upsert keyed by ids from the events, so a
+ * run is cancelled at it). A channel a send node skipped is a `not_sent` row of the
+ * message log, and a run that ends without sending keeps why, so a client following its
+ * trigger sees every recipient's outcome without reading the run log. Everything is an upsert keyed by ids from the events, so a
  * projection replayed from the log gives the same rows.
  */
 export function runProjection(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): ((tx: EntityManager) => Promise<void>) | undefined {
@@ -31,8 +33,23 @@ export function runProjection(events: readonly RunEvent[], after: RunState, stre
         case 'delivery.requested.v1':
           await insertMessage(tx, workspaceId, run, event.delivery, at);
           break;
+        case 'delivery.skipped.v1':
+          await insertSkipped(tx, workspaceId, runId, run, event, at);
+          break;
         case 'delivery.outcome_recorded.v1':
           await recordOutcome(tx, event.outcome);
+          break;
+        case 'run.failed.v1':
+          await setOutcomeReason(tx, runId, event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason);
+          break;
+        case 'run.discarded.v1':
+          await setOutcomeReason(tx, runId, `${event.reason}: ${event.detail}`);
+          break;
+        case 'run.cancelled.v1':
+          await setOutcomeReason(tx, runId, event.reason);
+          break;
+        case 'digest.skipped.v1':
+          await setOutcomeReason(tx, runId, `digest_skipped: ${event.count} trigger(s), fewer than trigger_min_count ${event.trigger_min_count}`);
           break;
         case 'wait.started.v1':
           await tx.query(
@@ -106,6 +123,47 @@ async function insertMessage(tx: EntityManager, workspaceId: string, run: LiveRu
   );
 }
 
+/**
+ * A channel the send node did not send on, as a message-log row that says why
+ * (`failure_reason`: the skip reason and its detail). Its id derives from the run, the
+ * node and the channel, so a replayed projection writes the same row.
+ */
+async function insertSkipped(tx: EntityManager, workspaceId: string, runId: string, run: LiveRun, skip: DeliverySkipped, at: string): Promise<void> {
+  const { started } = run;
+  const node = nodeAt(started.definition.tree, skip.path);
+  const template = node && 'template' in node && typeof node.template === 'string' ? node.template : '';
+  await tx.query(
+    `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
+                                  recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
+                                  template_slug, channel_identity, status, failure_reason, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '{}', 'not_sent', $17, $18, $18) ON CONFLICT DO NOTHING`,
+    [
+      deterministicUuid('delivery-skipped', runId, pathKey(skip.path), skip.channel),
+      workspaceId,
+      runId,
+      started.message_id,
+      started.workflow.slug,
+      started.workflow.version,
+      node?.name ?? '',
+      skip.channel,
+      started.recipient.kind,
+      started.recipient.kind === 'user' ? started.recipient.distinct_id : null,
+      started.recipient.kind === 'object' ? started.recipient.object_type : null,
+      started.recipient.kind === 'object' ? started.recipient.id : null,
+      run.tenant_id ?? null,
+      started.definition.category ?? null,
+      started.idempotency_key ?? null,
+      template,
+      `${skip.reason}: ${skip.detail}`,
+      at,
+    ],
+  );
+}
+
+async function setOutcomeReason(tx: EntityManager, runId: string, reason: string): Promise<void> {
+  await tx.query(`UPDATE engine.runs SET outcome_reason = $2 WHERE run_id = $1`, [runId, reason]);
+}
+
 /** The reference strips credential keys from `channel_identity`. */
 function withoutCredentials(identity: unknown): unknown {
   if (typeof identity !== 'object' || identity === null) return identity;
@@ -113,20 +171,33 @@ function withoutCredentials(identity: unknown): unknown {
   return rest;
 }
 
-const TIMESTAMP_OF: Partial<Record<DeliveryOutcome['status'], string>> = {
-  sent_by_vendor: 'triggered_at',
-  delivered: 'delivered_at',
-  seen: 'seen_at',
-  clicked: 'clicked_at',
+/** The timestamps an outcome sets (once). Delivered implies triggered: the inbox reports `delivered` alone. */
+const TIMESTAMPS_OF: Partial<Record<DeliveryOutcome['status'], readonly string[]>> = {
+  sent_by_vendor: ['triggered_at'],
+  delivered: ['triggered_at', 'delivered_at'],
+  seen: ['seen_at'],
+  clicked: ['clicked_at'],
 };
 
 async function recordOutcome(tx: EntityManager, outcome: DeliveryOutcome): Promise<void> {
-  const column = TIMESTAMP_OF[outcome.status];
+  if (outcome.status === 'retrying') {
+    // Still `triggered` as the reference knows it, with the attempts so far, the next try and why the last one failed.
+    // Only while nothing final is recorded: a late report never hides the outcome.
+    await tx.query(
+      `UPDATE engine.messages SET updated_at = $2, attempts = greatest(coalesce(attempts, 0), $3), next_attempt_at = $4, failure_reason = $5
+        WHERE delivery_id = $1 AND status = 'triggered' AND coalesce(attempts, 0) <= $3`,
+      [outcome.delivery_id, outcome.at, outcome.attempts ?? 1, outcome.next_attempt_at ?? null, outcome.error?.message ?? null],
+    );
+    return;
+  }
+  // A success clears the error of an earlier attempt; engagement keeps what the delivery recorded.
+  const failureReason = outcome.status === 'seen' || outcome.status === 'clicked' ? 'coalesce($5, failure_reason)' : '$5';
+  const timestamps = (TIMESTAMPS_OF[outcome.status] ?? []).map((column) => `, ${column} = coalesce(${column}, $3)`).join('');
   await tx.query(
     `UPDATE engine.messages
-        SET status = $2, updated_at = $3, vendor = coalesce($4, vendor), failure_reason = coalesce($5, failure_reason)
-            ${column ? `, ${column} = coalesce(${column}, $3)` : ''}
+        SET status = $2, updated_at = $3, vendor = coalesce($4, vendor), failure_reason = ${failureReason},
+            attempts = coalesce($6, attempts), next_attempt_at = NULL ${timestamps}
       WHERE delivery_id = $1`,
-    [outcome.delivery_id, outcome.status, outcome.at, outcome.vendor ?? null, outcome.error?.message ?? null],
+    [outcome.delivery_id, outcome.status, outcome.at, outcome.vendor ?? null, outcome.error?.message ?? null, outcome.attempts ?? null],
   );
 }

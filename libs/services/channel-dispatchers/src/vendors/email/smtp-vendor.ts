@@ -80,7 +80,8 @@ export class SmtpVendor implements ChannelVendor {
 }
 
 function smtpFailure(error: unknown): SendResult {
-  if (error instanceof BlockedAddressError) return permanent(`smtp: ${error.message}`);
+  // Configuration, not the message: retried, so it goes out once HERALD_OUTBOUND_ALLOW is fixed.
+  if (error instanceof BlockedAddressError) return retryable(`smtp: ${error.message}`);
   const details = error as { code?: string; responseCode?: number; response?: string; message?: string };
   // Only the server's reply or the error code: nodemailer messages never carry the password, but keep it short anyway.
   const reason = `smtp: ${details.response ?? details.message ?? String(error)}`.slice(0, 300);

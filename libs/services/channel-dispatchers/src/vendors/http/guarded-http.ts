@@ -42,12 +42,13 @@ export class GuardedHttp implements HttpPort {
 }
 
 /**
- * Only a network failure or a timeout may pass. A refused address, an invalid request,
- * a redirect and an oversized 2xx answer (the vendor accepted the message; sending it
- * again would duplicate it) do not.
+ * A network failure or a timeout may pass, and so may a refused address: that is
+ * configuration (HERALD_OUTBOUND_ALLOW), and a delivery retried after the setting is
+ * fixed goes out instead of being lost. An invalid request, a redirect and an oversized
+ * 2xx answer (the vendor accepted the message; sending it again would duplicate it) do not.
  */
 function isTransient(failure: OutboundFailure): boolean {
-  return failure.kind === 'network' || failure.kind === 'timeout';
+  return failure.kind === 'network' || failure.kind === 'timeout' || failure.kind === 'blocked_address';
 }
 
 function responseOf(response: OutboundResponse): HttpResponse {

@@ -19,8 +19,9 @@ export function failureOf(vendor: string, response: HttpResponse): SendResult {
 }
 
 /**
- * Calls the vendor. A request that got no answer (reset, timed out) is retryable; one
- * the outbound guard refused (a private address not allowed) is permanent.
+ * Calls the vendor. A request that got no answer (reset, timed out) is retryable, and so
+ * is one the outbound guard refused (a private address not allowed): fixing
+ * HERALD_OUTBOUND_ALLOW while the delivery is retried lets it go out.
  */
 export async function callVendor(http: HttpPort, vendor: string, request: HttpRequest): Promise<HttpResponse | SendResult> {
   try {
@@ -30,11 +31,11 @@ export async function callVendor(http: HttpPort, vendor: string, request: HttpRe
   }
 }
 
-/** No answer from the vendor: permanent when the address rule refused it, else retryable. */
+/** No answer from the vendor: retryable (a refused address too: see callVendor), unless the request itself can never work. */
 export function unreachable(vendor: string, error: unknown): SendResult {
   const reason = `${vendor} unreachable: ${error instanceof Error ? error.message : String(error)}`;
-  const refused = error instanceof BlockedAddressError || (error instanceof HttpRequestError && !error.retryable);
-  return refused ? permanent(reason) : retryable(reason);
+  if (error instanceof BlockedAddressError) return retryable(reason);
+  return error instanceof HttpRequestError && !error.retryable ? permanent(reason) : retryable(reason);
 }
 
 export function isResponse(value: HttpResponse | SendResult): value is HttpResponse {

@@ -34,7 +34,7 @@ export class AddressGuard {
   }
 }
 
-/** The host resolves only to addresses the rule refuses: never retried. */
+/** The host resolves only to addresses the rule refuses: retried (HERALD_OUTBOUND_ALLOW may be fixed meanwhile). */
 export class BlockedAddressError extends Error {
   constructor(host: string, address: string, category: string) {
     super(`${host} resolves to ${address} (${category}), which is not allowed; HERALD_OUTBOUND_ALLOW can allow it`);

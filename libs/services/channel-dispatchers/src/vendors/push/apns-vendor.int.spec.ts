@@ -77,7 +77,7 @@ describe('ApnsVendor', () => {
     const guarded = new ApnsVendor(new AddressGuard([]));
     try {
       const result = await guarded.send({ deliveryId: 'd-1', workspaceId: 'w', content, identity: DEVICE, config: config(), idempotencyKey: 'k' });
-      expect(result).toMatchObject({ ok: false, retryable: false, reason: expect.stringContaining('(loopback), which is not allowed') });
+      expect(result).toMatchObject({ ok: false, retryable: true, reason: expect.stringContaining('(loopback), which is not allowed') });
       expect(apns.sessions).toBe(0);
     } finally {
       guarded.close();

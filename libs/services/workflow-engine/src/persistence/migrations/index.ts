@@ -6,6 +6,7 @@ import { CreateAdmissions1763900100000 } from './1763900100000-create-admissions
 import { CreateRunProjections1763900200000 } from './1763900200000-create-run-projections';
 import { CreateAudienceReadModel1763900400000 } from './1763900400000-create-audience-read-model';
 import { CreateWaits1763900500000 } from './1763900500000-create-waits';
+import { FollowTriggers1763900600000 } from './1763900600000-follow-triggers';
 
 /** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
 export const ENGINE_MIGRATIONS: MigrationClass[] = [
@@ -16,4 +17,5 @@ export const ENGINE_MIGRATIONS: MigrationClass[] = [
   workspaceCredentialsMigration('engine', 1763900300000),
   CreateAudienceReadModel1763900400000,
   CreateWaits1763900500000,
+  FollowTriggers1763900600000,
 ];
