@@ -1,10 +1,12 @@
 import { DynamicModule, Inject, Module, OnModuleDestroy } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { AttachmentLoader } from './attachments/attachment-loader';
+import { ClaimLeases } from './dispatch/claim-leases';
 import { DeliveryConsumers } from './dispatch/delivery-consumers';
 import { DeliveryLedger } from './dispatch/delivery-ledger';
 import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
 import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
+import { DispatchOwner } from './dispatch/dispatch-owner';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
 import { RetryPoller } from './dispatch/retry-poller';
 import { InboxAuthGuard } from './http/inbox-auth.guard';
@@ -51,7 +53,9 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
         VendorReadModel,
         ApiKeyReadModel,
         InboxAuthGuard,
+        DispatchOwner,
         DeliveryLedger,
+        ClaimLeases,
         AttachmentLoader,
         Dispatcher,
         DeliveryConsumers,
