@@ -74,13 +74,15 @@ export class DeliveryLedger {
   /**
    * A redelivered command whose claim is still `sending` elsewhere: takes the claim over
    * at once when its lease ran out or its owner is gone (a restarted dispatcher resumes
-   * the claims of its previous run without waiting for the sweep).
+   * the claims of its previous run without waiting for the sweep). A claim without an
+   * owner predates leases, and its process may still run it (a rolling upgrade): only
+   * its lease decides.
    */
   async takeOver(deliveryId: string): Promise<TakeOver> {
     const [taken] = (await this.db.query(
       `UPDATE dispatch.deliveries SET owner = $2, lease_expires_at = ${leaseEnd('$3')}, claimed_at = now(), updated_at = now()
         WHERE delivery_id = $1 AND status = 'sending' AND owner IS DISTINCT FROM $2
-          AND (lease_expires_at <= now() OR owner IS NULL OR NOT ${ownerIsAliveSql('owner')})
+          AND (lease_expires_at <= now() OR (owner IS NOT NULL AND NOT ${ownerIsAliveSql('owner')}))
         ${RETURNING}`,
       [deliveryId, this.owner.id, this.options.leaseMs],
     )) as [DeliveryRow[], number];

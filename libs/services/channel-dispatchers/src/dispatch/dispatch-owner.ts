@@ -46,13 +46,23 @@ export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * Takes the lock again if its connection was lost (the driver drops a failed
+   * Checks the lock's connection (one cheap query, with each lease renewal) and takes
+   * the lock again if the connection was lost (the driver drops a failed
    * connection, and the session's lock goes with it). Until then this owner looks gone,
    * and a redelivered command may resolve its claims; its own late record is then
    * refused (every ledger write checks the owner), so nothing is reported twice.
    */
   async ensureLock(): Promise<void> {
-    if (this.lock && !this.lock.isReleased) return;
+    const lock = this.lock;
+    if (lock && !lock.isReleased) {
+      try {
+        await lock.query('SELECT 1');
+        return;
+      } catch {
+        await lock.release();
+      }
+    }
+    this.lock = undefined;
     this.logger.warn('dispatch owner lost its lock connection; taking it again', { owner: this.id });
     await this.holdLock();
   }
