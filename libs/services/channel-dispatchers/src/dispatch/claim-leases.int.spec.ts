@@ -106,6 +106,37 @@ describe.each(runModeTargets())('delivery claim leases ($name)', ({ database, bu
     expect(twilio.requests.length).toBe(before);
   });
 
+  it('keeps renewing the leases of a swept batch while its claims wait their turn behind a slow vendor call', async () => {
+    const resend = await RecordingServer.start({ status: 200, body: { id: 're-1' } });
+    try {
+      await dispatch.announceVendor('email', 'resend', { baseUrl: resend.url, credentials: { api_key: 're_key' }, settings: { from: 'noreply@acme.test' } });
+      // Two claims of a dead owner, swept in one batch and attempted one after the other, each vendor call three leases long.
+      resend.respond({ status: 200, body: { id: 're-slow-1' }, delayMs: 3 * LEASE_MS }, { status: 200, body: { id: 're-slow-2' }, delayMs: 3 * LEASE_MS });
+      const batch = ['first@example.com', 'second@example.com'].map((address) => deliveryCommand('email', { subject: 'slow', text: 'x' }, [address]));
+      // In one statement, so that one sweep finds both.
+      await dispatch.sql(
+        `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at, owner, lease_expires_at)
+         SELECT c->>'delivery_id', $1, 'email', $2, c, 'sending', 1, now(), 'crashed-host/3/0000dead', now() - interval '1 second' FROM jsonb_array_elements($3::jsonb) c`,
+        [dispatch.workspaceId, `${dispatch.workspaceId}:user-1`, JSON.stringify(batch)],
+      );
+      await resend.received(1);
+      const waiting = batch.find((command) => !resend.requests[0].body.includes(command.destination.identities[0] as string)) as Command;
+      const swept = await claimOf(waiting.delivery_id);
+      expect(swept).toMatchObject({ status: 'sending', owner: expect.not.stringContaining('crashed-host') });
+      // Still waiting behind the slow call, a lease later than the one it was swept with: renewed, so no other replica takes it.
+      await expectEventually(async () => {
+        const renewed = await claimOf(waiting.delivery_id);
+        expect(renewed).toMatchObject({ status: 'sending', owner: swept.owner });
+        expect(resend.requests).toHaveLength(1);
+        expect((renewed.lease_expires_at as Date).getTime()).toBeGreaterThan((swept.lease_expires_at as Date).getTime() + LEASE_MS / 2);
+      });
+      for (const command of batch) expect((await dispatch.outcomeOf(command.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'email/resend' });
+      expect(resend.requests).toHaveLength(2);
+    } finally {
+      await resend.close();
+    }
+  });
+
   it('sweeps the claim of a dead owner whose command does not come back, within seconds of its lease running out', async () => {
     const command = inboxCommand('swept-user', 'swept');
     // As a dispatcher leaves it when it dies just after renewing: the lease still runs two seconds.

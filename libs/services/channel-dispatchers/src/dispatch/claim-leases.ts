@@ -12,7 +12,7 @@ import { DeliveryLedger } from './delivery-ledger';
  */
 @Injectable()
 export class ClaimLeases implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  /** Delivery ids in flight here, with how many attempts hold each (a claim is held once, but be safe). */
+  /** Delivery ids claimed here and not yet recorded, with how many holders each has (a batch, then its attempt). */
   private readonly held = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private renewing?: Promise<void>;
@@ -26,14 +26,25 @@ export class ClaimLeases implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   /** Keeps the claim's lease renewed while `work` runs. */
-  async hold<T>(deliveryId: string, work: () => Promise<T>): Promise<T> {
-    this.held.set(deliveryId, (this.held.get(deliveryId) ?? 0) + 1);
+  hold<T>(deliveryId: string, work: () => Promise<T>): Promise<T> {
+    return this.holdAll([deliveryId], work);
+  }
+
+  /**
+   * Keeps the leases of a batch of claims renewed while `work` attempts them one after
+   * the other: a claim waiting for its turn must not run out and be taken over by
+   * another replica, which would then call the vendor too.
+   */
+  async holdAll<T>(deliveryIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    for (const id of deliveryIds) this.held.set(id, (this.held.get(id) ?? 0) + 1);
     try {
       return await work();
     } finally {
-      const left = (this.held.get(deliveryId) ?? 1) - 1;
-      if (left > 0) this.held.set(deliveryId, left);
-      else this.held.delete(deliveryId);
+      for (const id of deliveryIds) {
+        const left = (this.held.get(id) ?? 1) - 1;
+        if (left > 0) this.held.set(id, left);
+        else this.held.delete(id);
+      }
     }
   }
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
-import { DeliveryLedger } from './delivery-ledger';
+import { ClaimLeases } from './claim-leases';
+import { ClaimedDelivery, DeliveryLedger } from './delivery-ledger';
 import { Dispatcher } from './dispatcher';
 
 const BATCH = 20;
@@ -24,6 +25,7 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly dispatcher: Dispatcher,
+    private readonly leases: ClaimLeases,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
@@ -50,10 +52,14 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
     let attempted = 0;
     for (let more = true; more && !this.stopped; ) {
       const due = await this.ledger.claimDue(BATCH);
-      for (const delivery of due) await this.dispatcher.attempt(delivery);
+      await this.leases.holdAll(idsOf(due), async () => {
+        for (const delivery of due) await this.dispatcher.attempt(delivery);
+      });
       const expired = await this.ledger.claimExpired(BATCH);
       if (expired.length > 0) this.logger.info('resolving delivery claims whose lease ran out', { count: expired.length });
-      for (const delivery of expired) await this.dispatcher.attempt(delivery, true);
+      await this.leases.holdAll(idsOf(expired), async () => {
+        for (const delivery of expired) await this.dispatcher.attempt(delivery, true);
+      });
       attempted += due.length + expired.length;
       // A full batch: more may be waiting (after a crash, every claim of the dead owner).
       more = due.length === BATCH || expired.length === BATCH;
@@ -76,3 +82,5 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
     }, delayMs);
   }
 }
+
+const idsOf = (deliveries: readonly ClaimedDelivery[]): string[] => deliveries.map((delivery) => delivery.deliveryId);
