@@ -153,14 +153,20 @@ distributed('channel-dispatchers and workflow-engine killed under a steady strea
 
   /** Claims each dispatcher kill left `sending` (read while no dispatcher runs). */
   const claimsLeftByKills: number[] = [];
+  const claimsInFlight = async (): Promise<number> => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM dispatch.deliveries WHERE status = 'sending'`))[0].n;
 
-  /** Kills the process of `slot` once per uptime, that long after it is ready, and restarts it at once. */
+  /**
+   * Kills the process of `slot` once per uptime, that long after it is ready, and restarts
+   * it at once. A dispatcher is killed at the first moment after its uptime that it holds a
+   * claim (within 2 s), so that the kills leave claims behind.
+   */
   const killRepeatedly = async (slot: Slot, uptimes: readonly number[]): Promise<number[]> => {
     const restarts: number[] = [];
     for (const uptime of uptimes) {
       await sleep(uptime);
+      for (const deadline = Date.now() + 2_000; slot === dispatcher && Date.now() < deadline && (await claimsInFlight()) === 0; ) await sleep(10);
       await kill(slot);
-      if (slot === dispatcher) claimsLeftByKills.push((await sql<{ n: number }>(`SELECT count(*)::int AS n FROM dispatch.deliveries WHERE status = 'sending'`))[0].n);
+      if (slot === dispatcher) claimsLeftByKills.push(await claimsInFlight());
       restarts.push(await start(slot));
     }
     return restarts;
@@ -386,5 +392,7 @@ distributed('channel-dispatchers and workflow-engine killed under a steady strea
       ].join('\n  '),
     );
     expect([tooLate.length, tooLate.slice(0, 10)]).toEqual([0, []]);
+    // The kills did leave claims behind: the resumption was exercised.
+    expect(claimsLeftByKills.reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
   }, 420_000);
 });
