@@ -32,7 +32,7 @@ export function ownerIsAliveSql(ownerSql: string): string {
  */
 @Injectable()
 export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
-  readonly id = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  private ownerId = newOwnerId();
   private lock?: QueryRunner;
 
   constructor(
@@ -40,9 +40,21 @@ export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
-  /** Before any consumer or poller starts, so no claim of this owner exists without its lock. */
+  /** This process's owner id, as its claims record it. */
+  get id(): string {
+    return this.ownerId;
+  }
+
+  /**
+   * Before any consumer or poller starts, so no claim of this owner exists without its
+   * lock. The lock is keyed by a 32-bit hash of the id: should a live owner's id hash
+   * alike, this process takes another id.
+   */
   async onModuleInit(): Promise<void> {
-    await this.holdLock();
+    for (let tries = 1; !(await this.tryLock()); tries += 1) {
+      if (tries === 5) throw new Error('the dispatch owner lock is taken under every id tried');
+      this.ownerId = newOwnerId();
+    }
   }
 
   /**
@@ -64,7 +76,7 @@ export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
     }
     this.lock = undefined;
     this.logger.warn('dispatch owner lost its lock connection; taking it again', { owner: this.id });
-    await this.holdLock();
+    if (!(await this.tryLock())) this.logger.warn('dispatch owner could not take its lock again; trying with the next renewal', { owner: this.id });
   }
 
   /** After the consumers and the poller stopped (their in-flight attempts are done). */
@@ -81,14 +93,23 @@ export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
-  private async holdLock(): Promise<void> {
+  private async tryLock(): Promise<boolean> {
     const runner = this.db.createQueryRunner();
     try {
-      await runner.query(`SELECT pg_advisory_lock(hashtext('${OWNER_LOCK_SPACE}'), hashtext($1))`, [this.id]);
+      const [row] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext('${OWNER_LOCK_SPACE}'), hashtext($1)) AS locked`, [this.id])) as Array<{ locked: boolean }>;
+      if (row?.locked) {
+        this.lock = runner;
+        return true;
+      }
     } catch (error) {
       await runner.release();
       throw error;
     }
-    this.lock = runner;
+    await runner.release();
+    return false;
   }
+}
+
+function newOwnerId(): string {
+  return `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 }
