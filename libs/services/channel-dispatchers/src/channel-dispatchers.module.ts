@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Module, OnModuleDestroy } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { AttachmentLoader } from './attachments/attachment-loader';
 import { ClaimLeases } from './dispatch/claim-leases';
@@ -23,7 +23,7 @@ import { VendorRegistry } from './vendors/vendor-registry';
 
 /** Delivery commands to vendors: rendering, retries, fallback, delivery status, the inbox. */
 @Module({})
-export class ChannelDispatchersModule implements OnModuleDestroy {
+export class ChannelDispatchersModule implements OnApplicationShutdown {
   constructor(@Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry) {}
 
   static register(options: Partial<DispatchOptions> = {}): DynamicModule {
@@ -65,7 +65,12 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
     };
   }
 
-  onModuleDestroy(): void {
+  /**
+   * After every module is destroyed: the consumers (in the global platform module) stop
+   * last and wait for their in-flight attempts, whose vendor calls must not be cut off
+   * (a call that reached the vendor, reported failed, would be retried: sent twice).
+   */
+  onApplicationShutdown(): void {
     this.registry.close();
   }
 }

@@ -149,4 +149,17 @@ describe.each(runModeTargets())('delivery claim leases ($name)', ({ database, bu
     expect(resolvedAt - leaseEnd.getTime()).toBeLessThan(5_000);
     expect(await inboxOf('swept-user')).toHaveLength(1);
   });
+
+  // Last: it stops the service.
+  it('finishes a vendor call in flight when the service stops, before the vendor clients close', async () => {
+    const command = deliveryCommand('sms', { text: 'in flight at shutdown' }, ['+4915112345678']);
+    const before = twilio.requests.length;
+    twilio.respond({ status: 201, body: { sid: 'SM-shutdown' }, delayMs: 500 });
+    await dispatch.publishCommand(command);
+    await twilio.received(before + 1);
+    await dispatch.stop();
+    // Recorded as sent by the attempt itself: not failed, not scheduled for a retry that would send it again.
+    expect(await claimOf(command.delivery_id)).toMatchObject({ status: 'sent' });
+    expect(twilio.requests.length).toBe(before + 1);
+  });
 });

@@ -39,6 +39,8 @@ export interface DispatchTestApp {
   sql(text: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   /** The test database's URL, for a connection of the test's own (a session that holds a lock). */
   readonly databaseUrl: string;
+  /** Shuts the service down as SIGTERM does, keeping the database and the bus for the test to read. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
   });
 
   const versions = new Map<string, number>();
+  let stopped: Promise<void> | undefined;
   const publishEnvelope = (topic: string, key: string, messageId: string, type: string, payload: unknown) =>
     bus.publish(topic, [{ key, value: JSON.stringify(envelopeOf(type, 1, messageId, workspaceId, new Date(), payload)), headers: { 'message-id': messageId } }]);
 
@@ -158,8 +161,13 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
     call,
     sql: (text, params = []) => queryDatabase(databaseUrl, text, params),
     databaseUrl,
+    stop: async () => {
+      stopped ??= app.close();
+      await stopped;
+    },
     close: async () => {
-      await app.close();
+      stopped ??= app.close();
+      await stopped;
       await bus.close();
       await dispose();
     },
