@@ -27,6 +27,7 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
+import { describeSpread, killSeed, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
@@ -91,30 +92,6 @@ const mailTemplate = {
   ],
 };
 
-/** mulberry32: the kill schedule and the delays come from a printed seed, so a failing schedule can be replayed (HERALD_KILL_SEED). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function describeSpread(values: readonly number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `min ${sorted[0]} ms, median ${percentile(sorted, 50)} ms, p95 ${percentile(sorted, 95)} ms, max ${sorted[sorted.length - 1]} ms`;
-}
-
 /**
  * workflow-engine killed with SIGKILL again and again, on the real broker and Postgres,
  * while runs sit on durable timers and webhook calls: trigger → delay (per run, from
@@ -134,7 +111,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
   const namespace = uniqueName('engkill');
   const workspace = randomUUID();
   const secretsKey = randomBytes(32).toString('base64');
-  const seed = Number(process.env.HERALD_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const seed = killSeed();
   const random = seededRandom(seed);
   const runs = new Map<string, RunRecord>();
   const hooks: HookCall[] = [];

@@ -1,10 +1,12 @@
-import { DynamicModule, Inject, Module, OnModuleDestroy } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { AttachmentLoader } from './attachments/attachment-loader';
+import { ClaimLeases } from './dispatch/claim-leases';
 import { DeliveryConsumers } from './dispatch/delivery-consumers';
 import { DeliveryLedger } from './dispatch/delivery-ledger';
 import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
 import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
+import { DispatchOwner } from './dispatch/dispatch-owner';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
 import { RetryReports } from './dispatch/retry-reports';
 import { RetryPoller } from './dispatch/retry-poller';
@@ -22,7 +24,7 @@ import { VendorRegistry } from './vendors/vendor-registry';
 
 /** Delivery commands to vendors: rendering, retries, fallback, delivery status, the inbox. */
 @Module({})
-export class ChannelDispatchersModule implements OnModuleDestroy {
+export class ChannelDispatchersModule implements OnApplicationShutdown {
   constructor(@Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry) {}
 
   static register(options: Partial<DispatchOptions> = {}): DynamicModule {
@@ -52,7 +54,9 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
         VendorReadModel,
         ApiKeyReadModel,
         InboxAuthGuard,
+        DispatchOwner,
         DeliveryLedger,
+        ClaimLeases,
         AttachmentLoader,
         RetryReports,
         Dispatcher,
@@ -63,7 +67,12 @@ export class ChannelDispatchersModule implements OnModuleDestroy {
     };
   }
 
-  onModuleDestroy(): void {
+  /**
+   * After every module is destroyed: the consumers (in the global platform module) stop
+   * last and wait for their in-flight attempts, whose vendor calls must not be cut off
+   * (a call that reached the vendor, reported failed, would be retried: sent twice).
+   */
+  onApplicationShutdown(): void {
     this.registry.close();
   }
 }

@@ -4,6 +4,7 @@ import { IncomingMessage } from '@herald/bus';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DeliveryLedger } from './delivery-ledger';
 import { Dispatcher } from './dispatcher';
+import { RetryPoller } from './retry-poller';
 
 /**
  * One consumer group per channel (`herald.dispatch.<channel>`), so each channel scales
@@ -16,6 +17,7 @@ export class DeliveryConsumers implements OnApplicationBootstrap {
     private readonly consumers: ConsumerRegistry,
     private readonly ledger: DeliveryLedger,
     private readonly dispatcher: Dispatcher,
+    private readonly poller: RetryPoller,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
@@ -35,11 +37,17 @@ export class DeliveryConsumers implements OnApplicationBootstrap {
       throw HeraldError.validation([{ path: 'payload.channel', message: `must be ${channel} on ${message.topic}` }]);
     }
     const claimed = await this.ledger.claim(command, envelope.workspace_id, message.key);
-    if (claimed === null) {
-      // Already claimed: sent, failed, scheduled for retry, or in flight elsewhere. Never sent twice.
-      this.logger.info('delivery command already claimed; acknowledged without sending', { delivery_id: command.delivery_id });
-      return;
+    if (claimed !== null) return this.dispatcher.attempt(claimed);
+    // Claimed before. Still in flight under a lease that ran out or an owner that is gone
+    // (this is the redelivery of a command a dispatcher died on): resolve it now.
+    const found = await this.ledger.takeOver(command.delivery_id);
+    if (found.kind === 'taken') {
+      this.logger.info('delivery claim of a dead dispatcher resumed on redelivery', { delivery_id: command.delivery_id });
+      return this.dispatcher.attempt(found.delivery, true);
     }
-    await this.dispatcher.attempt(claimed);
+    // Sent, failed, scheduled for retry, or in flight under a live owner. Never sent twice;
+    // should that owner die, the sweep resolves the claim once its lease runs out.
+    if (found.kind === 'held') this.poller.wakeIn(found.leaseLeftMs + 50);
+    this.logger.info('delivery command already claimed; acknowledged without sending', { delivery_id: command.delivery_id });
   }
 }

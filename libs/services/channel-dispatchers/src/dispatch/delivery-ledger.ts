@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryRequested } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables, writeOutbox } from '@herald/event-store';
+import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
+import { DispatchOwner, ownerIsAliveSql } from './dispatch-owner';
 
 export const DISPATCH_OUTBOX = eventStoreTables('dispatch').outbox;
 
@@ -30,82 +32,144 @@ interface DeliveryRow {
 export type FinalState = { readonly status: 'sent' | 'failed'; readonly vendor?: string; readonly vendorMessageId?: string; readonly error?: string };
 
 const RETURNING = 'RETURNING delivery_id, workspace_id, message_key, command, attempts, sent_identities';
+/** SQL: the end of a lease that starts now and lasts the milliseconds of parameter `param`. */
+const leaseEnd = (param: string): string => `now() + make_interval(secs => ${param}::double precision / 1000)`;
+
+/** What a redelivered command found when its claim is still `sending` under another owner. */
+export type TakeOver =
+  | { readonly kind: 'taken'; readonly delivery: ClaimedDelivery }
+  /** Held by a live owner whose lease runs for this long yet: not ours to resolve now. */
+  | { readonly kind: 'held'; readonly leaseLeftMs: number }
+  /** Not in flight (sent, failed, scheduled for retry), or in flight here. */
+  | { readonly kind: 'settled' };
 
 /**
  * `dispatch.deliveries`: one row per delivery_id, inserted before any vendor is
  * called. The insert is the claim that makes sending at most once: a redelivered
- * command finds the row and sends nothing. Attempts after the first (retries, and
- * claims abandoned by a dead attempt) are claimed by the retry poller with
- * `FOR UPDATE SKIP LOCKED`, so two replicas never run the same attempt.
+ * command finds the row and sends nothing. A claim is a lease: it names its owner (a
+ * dispatcher process, see DispatchOwner) and runs out at `lease_expires_at` unless the
+ * owner renews it. Attempts after the first (retries, and claims whose owner died) are
+ * claimed with `FOR UPDATE SKIP LOCKED`, so two replicas never run the same attempt, and
+ * every write of an attempt's progress checks that its owner still holds the claim.
  */
 @Injectable()
 export class DeliveryLedger {
-  constructor(@InjectDataSource('dispatch') private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly owner: DispatchOwner,
+    @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
+  ) {}
 
   /** Claims a new delivery; null when the delivery_id was claimed before (a redelivery). */
   async claim(command: DeliveryRequested, workspaceId: string, messageKey: string): Promise<ClaimedDelivery | null> {
     const rows = (await this.db.query(
-      `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, 'sending', 1, now())
+      `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at, owner, lease_expires_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, 'sending', 1, now(), $6, ${leaseEnd('$7')})
        ON CONFLICT (delivery_id) DO NOTHING ${RETURNING}`,
-      [command.delivery_id, workspaceId, command.channel, messageKey, JSON.stringify(command)],
+      [command.delivery_id, workspaceId, command.channel, messageKey, JSON.stringify(command), this.owner.id, this.options.leaseMs],
     )) as DeliveryRow[];
     return rows[0] ? claimedOf(rows[0]) : null;
   }
 
-  /** Claims retries that are due, counting the attempt. */
-  async claimDue(limit: number): Promise<ClaimedDelivery[]> {
-    return this.claimWhere(`status = 'retry_scheduled' AND next_attempt_at <= now()`, 'attempts + 1', [limit]);
+  /**
+   * A redelivered command whose claim is still `sending` elsewhere: takes the claim over
+   * at once when its lease ran out or its owner is gone (a restarted dispatcher resumes
+   * the claims of its previous run without waiting for the sweep). A claim without an
+   * owner predates leases, and its process may still run it (a rolling upgrade): only
+   * its lease decides.
+   */
+  async takeOver(deliveryId: string): Promise<TakeOver> {
+    const [taken] = (await this.db.query(
+      `UPDATE dispatch.deliveries SET owner = $2, lease_expires_at = ${leaseEnd('$3')}, claimed_at = now(), updated_at = now()
+        WHERE delivery_id = $1 AND status = 'sending' AND owner IS DISTINCT FROM $2
+          AND (lease_expires_at <= now() OR (owner IS NOT NULL AND NOT ${ownerIsAliveSql('owner')}))
+        ${RETURNING}`,
+      [deliveryId, this.owner.id, this.options.leaseMs],
+    )) as [DeliveryRow[], number];
+    if (taken[0]) return { kind: 'taken', delivery: claimedOf(taken[0]) };
+    const [held] = (await this.db.query(
+      `SELECT greatest(0, extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS lease_left_ms FROM dispatch.deliveries
+        WHERE delivery_id = $1 AND status = 'sending' AND owner IS DISTINCT FROM $2`,
+      [deliveryId, this.owner.id],
+    )) as Array<{ lease_left_ms: number }>;
+    return held ? { kind: 'held', leaseLeftMs: Number(held.lease_left_ms) } : { kind: 'settled' };
   }
 
-  /** Claims deliveries whose attempt died between its claim and its result (see the Dispatcher). */
-  async claimAbandoned(abandonedAfterMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    return this.claimWhere(`status = 'sending' AND claimed_at < now() - make_interval(secs => $2::double precision / 1000)`, 'attempts', [
-      limit,
-      abandonedAfterMs,
-    ]);
+  /** Claims retries that are due, counting the attempt. */
+  async claimDue(limit: number): Promise<ClaimedDelivery[]> {
+    return this.claimWhere(`status = 'retry_scheduled' AND next_attempt_at <= now()`, 'next_attempt_at', 'attempts + 1', limit);
+  }
+
+  /**
+   * Claims deliveries whose lease ran out: their owner died between its claim and its
+   * record, and their command will not come back (it was committed, or the command's
+   * partition moved on). Indexed on the lease, oldest first.
+   */
+  async claimExpired(limit: number): Promise<ClaimedDelivery[]> {
+    return this.claimWhere(`status = 'sending' AND lease_expires_at <= now()`, 'lease_expires_at', 'attempts', limit);
+  }
+
+  /**
+   * Renews the leases of all of this owner's claims in flight, in one statement.
+   * Resolves with how many it renewed (fewer than asked: some were taken over).
+   */
+  async renewLeases(deliveryIds: readonly string[]): Promise<number> {
+    if (deliveryIds.length === 0) return 0;
+    const [renewed] = (await this.db.query(
+      `UPDATE dispatch.deliveries SET lease_expires_at = ${leaseEnd('$3')}
+        WHERE delivery_id = ANY($1::text[]) AND owner = $2 AND status = 'sending' RETURNING delivery_id`,
+      [deliveryIds, this.owner.id, this.options.leaseMs],
+    )) as [unknown[], number];
+    return renewed.length;
   }
 
   /**
    * Narrows what a lost attempt leaves in doubt to the identity in flight, and renews
-   * the claim, so the abandonment lease only has to outlast one identity's vendor calls.
+   * the lease. False when this owner no longer holds the claim.
    */
-  async markIdentitySent(deliveryId: string, index: number): Promise<void> {
-    await this.db.query(
-      `UPDATE dispatch.deliveries SET sent_identities = sent_identities || $2::jsonb, claimed_at = now(), updated_at = now() WHERE delivery_id = $1`,
-      [
-        deliveryId,
-        JSON.stringify([index]),
-      ],
-    );
+  async markIdentitySent(deliveryId: string, index: number): Promise<boolean> {
+    const [rows] = (await this.db.query(
+      `UPDATE dispatch.deliveries SET sent_identities = sent_identities || $2::jsonb, claimed_at = now(), lease_expires_at = ${leaseEnd('$4')}, updated_at = now()
+        WHERE delivery_id = $1 AND owner = $3 AND status = 'sending' RETURNING delivery_id`,
+      [deliveryId, JSON.stringify([index]), this.owner.id, this.options.leaseMs],
+    )) as [unknown[], number];
+    return rows.length > 0;
   }
 
-  async scheduleRetry(deliveryId: string, delayMs: number, error: string): Promise<void> {
-    await this.db.query(
+  /** False when this owner no longer holds the claim (nothing changed). */
+  async scheduleRetry(deliveryId: string, delayMs: number, error: string): Promise<boolean> {
+    const [rows] = (await this.db.query(
       `UPDATE dispatch.deliveries SET status = 'retry_scheduled', next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
-              last_error = $3, updated_at = now() WHERE delivery_id = $1`,
-      [deliveryId, delayMs, error],
-    );
+              lease_expires_at = NULL, last_error = $3, updated_at = now()
+        WHERE delivery_id = $1 AND owner = $4 AND status = 'sending' RETURNING delivery_id`,
+      [deliveryId, delayMs, error, this.owner.id],
+    )) as [unknown[], number];
+    return rows.length > 0;
   }
 
-  /** Records the final state and the outcome to publish, in one transaction. */
-  async finish(deliveryId: string, state: FinalState, outcome: OutboxMessage): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query(
-        `UPDATE dispatch.deliveries SET status = $2, vendor = $3, vendor_message_id = $4, last_error = $5, next_attempt_at = NULL, updated_at = now()
-          WHERE delivery_id = $1`,
-        [deliveryId, state.status, state.vendor ?? null, state.vendorMessageId ?? null, state.error ?? null],
-      );
+  /**
+   * Records the final state and the outcome to publish, in one transaction. False (and
+   * no outcome) when this owner no longer holds the claim: whoever took it over reports.
+   */
+  async finish(deliveryId: string, state: FinalState, outcome: OutboxMessage): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [rows] = (await tx.query(
+        `UPDATE dispatch.deliveries SET status = $2, vendor = $3, vendor_message_id = $4, last_error = $5, next_attempt_at = NULL, lease_expires_at = NULL, updated_at = now()
+          WHERE delivery_id = $1 AND owner = $6 AND status = 'sending' RETURNING delivery_id`,
+        [deliveryId, state.status, state.vendor ?? null, state.vendorMessageId ?? null, state.error ?? null, this.owner.id],
+      )) as [unknown[], number];
+      if (rows.length === 0) return false;
       await writeOutbox(tx, DISPATCH_OUTBOX, [outcome]);
+      return true;
     });
   }
 
-  private async claimWhere(condition: string, attempts: string, params: unknown[]): Promise<ClaimedDelivery[]> {
+  private async claimWhere(condition: string, order: string, attempts: string, limit: number): Promise<ClaimedDelivery[]> {
     const result = (await this.db.query(
-      `UPDATE dispatch.deliveries SET status = 'sending', claimed_at = now(), attempts = ${attempts}, updated_at = now()
-        WHERE delivery_id IN (SELECT delivery_id FROM dispatch.deliveries WHERE ${condition} ORDER BY claimed_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+      `UPDATE dispatch.deliveries SET status = 'sending', claimed_at = now(), attempts = ${attempts}, owner = $2, lease_expires_at = ${leaseEnd('$3')}, updated_at = now()
+        WHERE delivery_id IN (SELECT delivery_id FROM dispatch.deliveries WHERE ${condition} ORDER BY ${order} LIMIT $1 FOR UPDATE SKIP LOCKED)
         ${RETURNING}`,
-      params,
+      [limit, this.owner.id, this.options.leaseMs],
     )) as [DeliveryRow[], number];
     return result[0].map(claimedOf);
   }

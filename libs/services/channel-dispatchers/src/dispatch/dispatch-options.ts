@@ -5,10 +5,15 @@ export interface DispatchOptions {
   readonly maxRetryDelayMs: number;
   /** Attempts (each over all vendors by priority) before a retryable failure becomes final. */
   readonly maxAttempts: number;
-  /** How often the retry poller looks for due retries and abandoned claims. */
+  /** How often the retry poller looks for due retries and claims whose lease ran out. */
   readonly pollIntervalMs: number;
-  /** A claim still `sending` after this long belongs to an attempt that died. */
-  readonly abandonedAfterMs: number;
+  /**
+   * A claim is a lease of this length, renewed by its live owner: one that runs out
+   * belongs to an attempt that died. Bounds how long a crash delays a delivery.
+   */
+  readonly leaseMs: number;
+  /** How often a dispatcher renews the leases of all its claims (one statement); well under `leaseMs`. */
+  readonly leaseRenewIntervalMs: number;
 }
 
 export const DEFAULT_DISPATCH_OPTIONS: DispatchOptions = {
@@ -16,7 +21,10 @@ export const DEFAULT_DISPATCH_OPTIONS: DispatchOptions = {
   maxRetryDelayMs: 10 * 60_000,
   maxAttempts: 6,
   pollIntervalMs: 1_000,
-  abandonedAfterMs: 5 * 60_000,
+  // Four renewals per lease: a renewal may fail or stall a few seconds (a busy database,
+  // a GC pause) before a live owner's claim could be taken over.
+  leaseMs: 10_000,
+  leaseRenewIntervalMs: 2_500,
 };
 
 export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');

@@ -175,8 +175,8 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
   it('resolves a claim abandoned between vendor call and record: fails it unless the vendor dedupes (the inbox redoes it)', async () => {
     const abandon = (command: ReturnType<typeof deliveryCommand>) =>
       dispatch.sql(
-        `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at)
-         VALUES ($1, $2, $3, $4, $5::jsonb, 'sending', 1, now() - interval '1 hour')`,
+        `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at, lease_expires_at)
+         VALUES ($1, $2, $3, $4, $5::jsonb, 'sending', 1, now() - interval '1 hour', now() - interval '1 hour')`,
         [command.delivery_id, dispatch.workspaceId, command.channel, `${dispatch.workspaceId}:user-1`, JSON.stringify(command)],
       );
     const sms = deliveryCommand('sms', { text: 'in doubt' }, ['+4915112345678']);

@@ -11,6 +11,7 @@ import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
 import { DISPATCH_OPTIONS, DispatchOptions, retryDelayMs } from './dispatch-options';
+import { ClaimLeases } from './claim-leases';
 import { ClaimedDelivery, DeliveryLedger, FinalState } from './delivery-ledger';
 import { OutcomeFields, outcomeMessage } from './outcome-message';
 import { RetryReports } from './retry-reports';
@@ -36,6 +37,7 @@ export class Dispatcher {
 
   constructor(
     private readonly ledger: DeliveryLedger,
+    private readonly leases: ClaimLeases,
     private readonly vendorModel: VendorReadModel,
     private readonly attachments: AttachmentLoader,
     @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
@@ -46,11 +48,15 @@ export class Dispatcher {
   ) {}
 
   /**
-   * `abandoned`: the previous attempt's claim was found still open, so it may have
-   * reached a vendor without recording it. Repeating it could send twice; it is
+   * `abandoned`: the previous attempt's claim was found still open, its lease run out or
+   * its owner gone, so it may have reached a vendor without recording it. Repeating it could send twice; it is
    * repeated only when every vendor of the route dedupes by the idempotency key.
    */
-  async attempt(delivery: ClaimedDelivery, abandoned = false): Promise<void> {
+  attempt(delivery: ClaimedDelivery, abandoned = false): Promise<void> {
+    return this.leases.hold(delivery.deliveryId, () => this.attemptHeld(delivery, abandoned));
+  }
+
+  private async attemptHeld(delivery: ClaimedDelivery, abandoned: boolean): Promise<void> {
     const { command } = delivery;
     const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data);
     if (!rendered.ok) return this.fail(delivery, rendered.reason, false);
@@ -72,7 +78,7 @@ export class Dispatcher {
       if (sent.has(index)) continue;
       const result = await this.sendToIdentity(delivery, content.content, routes, identity, index);
       if (result.ok) {
-        await this.ledger.markIdentitySent(delivery.deliveryId, index);
+        if (!(await this.ledger.markIdentitySent(delivery.deliveryId, index))) return this.lostClaim(delivery);
         sent.add(index);
         lastSent = result;
       } else {
@@ -86,7 +92,8 @@ export class Dispatcher {
       const delayMs = retryDelayMs(this.options, delivery.attempts, Math.random());
       await this.retryReports.scheduled(delivery, delayMs, reason);
       this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: delayMs, reason });
-      return this.ledger.scheduleRetry(delivery.deliveryId, delayMs, reason);
+      if (!(await this.ledger.scheduleRetry(delivery.deliveryId, delayMs, reason))) this.lostClaim(delivery);
+      return;
     }
     // Some identities got it: the message reached the recipient, so report it sent.
     if (sent.size > 0) return this.succeed(delivery, lastSent, reason);
@@ -148,16 +155,24 @@ export class Dispatcher {
     // Storing in the inbox is delivery itself; a vendor's acceptance is only "sent by vendor".
     const status: DeliveryStatus = delivery.command.channel === 'inbox' ? 'delivered' : 'sent_by_vendor';
     const state: FinalState = { status: 'sent', vendor, vendorMessageId, error: partialFailure };
-    return this.ledger.finish(delivery.deliveryId, state, this.outcome(delivery, { status, vendor, vendor_message_id: vendorMessageId }));
+    return this.record(delivery, state, this.outcome(delivery, { status, vendor, vendor_message_id: vendorMessageId }));
   }
 
   private fail(delivery: ClaimedDelivery, reason: string, wasRetryable: boolean): Promise<void> {
     this.logger.warn('delivery failed', { delivery_id: delivery.deliveryId, attempts: delivery.attempts, reason });
-    return this.ledger.finish(
-      delivery.deliveryId,
-      { status: 'failed', error: reason },
-      this.outcome(delivery, { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable } }),
-    );
+    return this.record(delivery, { status: 'failed', error: reason }, this.outcome(delivery, { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable } }));
+  }
+
+  private async record(delivery: ClaimedDelivery, state: FinalState, outcome: OutboxMessage): Promise<void> {
+    if (!(await this.ledger.finish(delivery.deliveryId, state, outcome))) this.lostClaim(delivery);
+  }
+
+  /**
+   * This process's lease ran out while it worked (a stall longer than the lease) and
+   * another dispatcher took the claim over: that one records and reports the delivery.
+   */
+  private lostClaim(delivery: ClaimedDelivery): void {
+    this.logger.warn('delivery claim taken over by another dispatcher; this attempt records nothing', { delivery_id: delivery.deliveryId, attempt: delivery.attempts });
   }
 
   /** The one final outcome of a delivery; its id derives from the delivery alone, so a republish is deduped. */

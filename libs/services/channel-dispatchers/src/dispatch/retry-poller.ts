@@ -1,25 +1,31 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
-import { DeliveryLedger } from './delivery-ledger';
+import { ClaimLeases } from './claim-leases';
+import { ClaimedDelivery, DeliveryLedger } from './delivery-ledger';
 import { Dispatcher } from './dispatcher';
 
 const BATCH = 20;
 
 /**
- * Runs scheduled retries when they are due, and resolves claims whose attempt died
- * (a crash between claim and record). Polling the ledger keeps retries off the Kafka
- * partitions; SKIP LOCKED lets every replica poll without doing an attempt twice.
+ * Runs scheduled retries when they are due, and resolves claims whose lease ran out (an
+ * owner that died between claim and record, whose command will not come back). Polling
+ * the ledger keeps retries off the Kafka partitions; both reads are indexed and SKIP
+ * LOCKED lets every replica poll without doing an attempt twice. Besides its interval it
+ * is woken when a lease it was told about runs out.
  */
 @Injectable()
 export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
+  /** When the pending timer fires (epoch ms). */
+  private timerAt = 0;
   private running?: Promise<void>;
   private stopped = false;
 
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly dispatcher: Dispatcher,
+    private readonly leases: ClaimLeases,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
@@ -34,22 +40,47 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
     await this.running;
   }
 
-  /** One round: due retries and abandoned claims. Resolves with how many deliveries it attempted. */
-  async pollOnce(): Promise<number> {
-    const due = await this.ledger.claimDue(BATCH);
-    for (const delivery of due) await this.dispatcher.attempt(delivery);
-    const abandoned = await this.ledger.claimAbandoned(this.options.abandonedAfterMs, BATCH);
-    for (const delivery of abandoned) await this.dispatcher.attempt(delivery, true);
-    return due.length + abandoned.length;
+  /** Polls as soon as `ms` have passed (a lease seen held that runs out then), if that is before the next round. */
+  wakeIn(ms: number): void {
+    if (this.stopped || this.running || Date.now() + ms >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.schedule(ms);
   }
 
-  private schedule(): void {
+  /** One round: due retries and expired claims. Resolves with how many deliveries it attempted. */
+  async pollOnce(): Promise<number> {
+    let attempted = 0;
+    for (let more = true; more && !this.stopped; ) {
+      const due = await this.ledger.claimDue(BATCH);
+      await this.leases.holdAll(idsOf(due), async () => {
+        for (const delivery of due) await this.dispatcher.attempt(delivery);
+      });
+      const expired = await this.ledger.claimExpired(BATCH);
+      if (expired.length > 0) this.logger.info('resolving delivery claims whose lease ran out', { count: expired.length });
+      await this.leases.holdAll(idsOf(expired), async () => {
+        for (const delivery of expired) await this.dispatcher.attempt(delivery, true);
+      });
+      attempted += due.length + expired.length;
+      // A full batch: more may be waiting (after a crash, every claim of the dead owner).
+      more = due.length === BATCH || expired.length === BATCH;
+    }
+    return attempted;
+  }
+
+  private schedule(delayMs = this.options.pollIntervalMs): void {
     if (this.stopped) return;
+    this.timerAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
+      this.timerAt = Number.POSITIVE_INFINITY;
       this.running = this.pollOnce()
         .then(() => undefined)
         .catch((error: unknown) => this.logger.warn('retry poll failed', { error: error instanceof Error ? error.message : String(error) }))
-        .finally(() => this.schedule());
-    }, this.options.pollIntervalMs);
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
+    }, delayMs);
   }
 }
+
+const idsOf = (deliveries: readonly ClaimedDelivery[]): string[] => deliveries.map((delivery) => delivery.deliveryId);

@@ -37,6 +37,10 @@ export interface DispatchTestApp {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   /** A query on the test database, to stage states no message can reach (a claim abandoned by a crash). */
   sql(text: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
+  /** The test database's URL, for a connection of the test's own (a session that holds a lock). */
+  readonly databaseUrl: string;
+  /** Shuts the service down as SIGTERM does, keeping the database and the bus for the test to read. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,19 +53,19 @@ export interface VendorAnnouncement {
 }
 
 /** Retries fast enough for a test. */
-const TEST_OPTIONS: Partial<DispatchOptions> = { initialRetryDelayMs: 100, maxRetryDelayMs: 400, maxAttempts: 3, pollIntervalMs: 50, abandonedAfterMs: 60_000 };
+const TEST_OPTIONS: Partial<DispatchOptions> = { initialRetryDelayMs: 100, maxRetryDelayMs: 400, maxAttempts: 3, pollIntervalMs: 50, leaseMs: 60_000 };
 
 /**
  * channel-dispatchers on a fresh database and bus of the target, fed with an API key and
  * vendors through the messages management-api publishes, with a reader of the outcomes.
  */
-export async function startDispatchTestApp(database: DatabaseTarget, busTarget: BusTarget): Promise<DispatchTestApp> {
+export async function startDispatchTestApp(database: DatabaseTarget, busTarget: BusTarget, options: Partial<DispatchOptions> = {}): Promise<DispatchTestApp> {
   const secretsKey = randomBytes(32);
   const box = new SecretBox(secretsKey);
   const { url: databaseUrl, dispose } = await openTargetDatabase(database);
   const bus = openTargetBus(busTarget, 'dispatch-test');
   await ensureHeraldTopics(bus, 3);
-  const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register(TEST_OPTIONS) };
+  const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register({ ...TEST_OPTIONS, ...options }) };
   // The vendors of these tests are local servers, which the outbound address rule refuses unless allowed.
   const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
   const workspaceId = randomUUID();
@@ -77,6 +81,7 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
   });
 
   const versions = new Map<string, number>();
+  let stopped: Promise<void> | undefined;
   const publishEnvelope = (topic: string, key: string, messageId: string, type: string, payload: unknown) =>
     bus.publish(topic, [{ key, value: JSON.stringify(envelopeOf(type, 1, messageId, workspaceId, new Date(), payload)), headers: { 'message-id': messageId } }]);
 
@@ -156,8 +161,14 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
       }),
     call,
     sql: (text, params = []) => queryDatabase(databaseUrl, text, params),
+    databaseUrl,
+    stop: async () => {
+      stopped ??= app.close();
+      await stopped;
+    },
     close: async () => {
-      await app.close();
+      stopped ??= app.close();
+      await stopped;
       await bus.close();
       await dispose();
     },

@@ -12,6 +12,8 @@ export interface ScriptedResponse {
   readonly status: number;
   readonly body?: unknown;
   readonly headers?: Record<string, string>;
+  /** Answers this long after the request arrived (it is recorded at once): a slow vendor. */
+  readonly delayMs?: number;
 }
 
 /**
@@ -65,9 +67,8 @@ export class RecordingServer {
         this.requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
         const answer = this.script.shift() ?? this.fallback;
         const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
-        response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        response.end(body);
         for (const waiter of this.waiters) waiter();
+        setTimeout(() => response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body), answer.delayMs ?? 0);
       });
     });
     this.server.keepAliveTimeout = 1;
