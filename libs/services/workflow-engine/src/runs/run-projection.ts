@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { DeliveryOutcome, deterministicUuid } from '@herald/contracts';
-import { DeliverySkipped, LiveRun, RunEvent, RunState, nodeAt, pathKey } from '@herald/workflow';
+import { DeliverySkipped, LiveRun, RunEvent, RunState, SkipReason, nodeAt, pathKey } from '@herald/workflow';
 import { parseRunStreamId, runKey } from './run-stream';
 
 /**
@@ -12,6 +12,15 @@ import { parseRunStreamId, runKey } from './run-stream';
  * trigger sees every recipient's outcome without reading the run log. Everything is an upsert keyed by ids from the events, so a
  * projection replayed from the log gives the same rows.
  */
+/**
+ * Skips that are the trigger's or the workflow's own choice, not a notification that
+ * failed to reach its recipient: the trigger's `$channels` left the channel out, or smart
+ * routing already reached the recipient on another one. They stay in the run's log; as
+ * message rows they would bury the skips a user needs to see (no identity, an opt-out, a
+ * missing variant) under one row per channel of every all-channel send.
+ */
+const SKIPS_BY_DESIGN: ReadonlySet<SkipReason> = new Set<SkipReason>(['not_in_recipient_channels', 'not_routed']);
+
 export function runProjection(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): ((tx: EntityManager) => Promise<void>) | undefined {
   if (after.status === 'new') return undefined;
   const run = after;
@@ -34,7 +43,7 @@ export function runProjection(events: readonly RunEvent[], after: RunState, stre
           await insertMessage(tx, workspaceId, run, event.delivery, at);
           break;
         case 'delivery.skipped.v1':
-          await insertSkipped(tx, workspaceId, runId, run, event, at);
+          if (!SKIPS_BY_DESIGN.has(event.reason)) await insertSkipped(tx, workspaceId, runId, run, event, at);
           break;
         case 'delivery.outcome_recorded.v1':
           await recordOutcome(tx, event.outcome);
