@@ -6,6 +6,8 @@ import { BusJournal, GroupOffset, JournalRecord, JournalState, JournalTopic } fr
  */
 export class ProbeJournal implements BusJournal {
   appendCalls = 0;
+  /** Prune rounds that have finished: a test waits for some to pass instead of sleeping. */
+  prunesDone = 0;
   private crashed = false;
   private held?: Promise<void>;
 
@@ -51,7 +53,11 @@ export class ProbeJournal implements BusJournal {
   }
 
   prune(cutoff: Date): Promise<number> {
-    return this.call(() => this.inner.prune(cutoff));
+    return this.call(async () => {
+      const pruned = await this.inner.prune(cutoff);
+      this.prunesDone += 1;
+      return pruned;
+    });
   }
 
   close(): Promise<void> {
