@@ -1,5 +1,5 @@
 import { Decider } from '@herald/workflow';
-import { databaseTargets, uniqueName } from '@herald/testing';
+import { databaseTargets, expectEventually, uniqueName } from '@herald/testing';
 import { StreamCompactor } from './compaction/stream-compactor';
 import { EventStore } from './event-store';
 import { NewEvent } from './event-store.types';
@@ -209,10 +209,9 @@ describe.each(databaseTargets())('stream snapshots and compaction ($kind)', (tar
     const logs: Array<[string, string, Record<string, unknown> | undefined]> = [];
     const compactor = new StreamCompactor(store, (level, message, fields) => logs.push([level, message, fields]), { intervalMs: 20, batchSize: 4 });
     compactor.start();
-    for (let waited = 0; (await positions(streamId)).length > 1 && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    await expectEventually(async () => expect(await positions(streamId)).toEqual([7]));
     await compactor.stop();
 
-    expect(await positions(streamId)).toEqual([7]);
     expect(logs).toEqual([['info', expect.stringContaining('compacted'), { deleted: 6 }]]);
   });
 
@@ -225,9 +224,8 @@ describe.each(databaseTargets())('stream snapshots and compaction ($kind)', (tar
       retry: { initialDelayMs: 5, maxDelayMs: 5 },
     });
     compactor.start();
-    for (let waited = 0; (failing.compact as jest.Mock).mock.calls.length < 3 && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    await expectEventually(() => expect((failing.compact as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3));
     await compactor.stop();
     expect(logs).toEqual([expect.stringMatching(/^warn: stream compaction failed/)]);
-    expect((failing.compact as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3);
   });
 });
