@@ -209,10 +209,9 @@ describe.each(databaseTargets())('stream snapshots and compaction ($kind)', (tar
     const logs: Array<[string, string, Record<string, unknown> | undefined]> = [];
     const compactor = new StreamCompactor(store, (level, message, fields) => logs.push([level, message, fields]), { intervalMs: 20, batchSize: 4 });
     compactor.start();
-    await expectEventually(async () => expect(await positions(streamId)).toHaveLength(1));
+    await expectEventually(async () => expect(await positions(streamId)).toEqual([7]));
     await compactor.stop();
 
-    expect(await positions(streamId)).toEqual([7]);
     expect(logs).toEqual([['info', expect.stringContaining('compacted'), { deleted: 6 }]]);
   });
 
@@ -228,6 +227,5 @@ describe.each(databaseTargets())('stream snapshots and compaction ($kind)', (tar
     await expectEventually(() => expect((failing.compact as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3));
     await compactor.stop();
     expect(logs).toEqual([expect.stringMatching(/^warn: stream compaction failed/)]);
-    expect((failing.compact as jest.Mock).mock.calls.length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -147,9 +147,8 @@ export class Durability {
     try {
       await opened;
       await this.appending;
-      await this.offsetWrite?.catch(() => undefined);
-      await this.commitOffsets().catch((error: unknown) => this.report(error, 'commit-offsets'));
       await this.pruning;
+      await this.flushOffsets().catch((error: unknown) => this.report(error, 'commit-offsets'));
     } catch {
       // The journal never loaded: nothing was accepted, nothing to write.
     } finally {
@@ -205,14 +204,29 @@ export class Durability {
     }
   }
 
+  /**
+   * The journal prunes by the offsets it holds, so every offset that moved in memory
+   * is written first: a group whose offset was still waiting for its periodic write
+   * (a group that just joined has none in the journal at all) would otherwise lose the
+   * records it has not consumed yet. The cutoff is taken once they are written.
+   */
   private prune(): void {
-    this.pruning ??= this.journal
-      .prune(new Date(Date.now() - this.settings.retentionMs))
+    this.pruning ??= this.flushOffsets()
+      .then(
+        () => this.journal.prune(new Date(Date.now() - this.settings.retentionMs)),
+        (error: unknown) => this.report(error, 'commit-offsets'),
+      )
       .then(
         () => undefined,
         (error: unknown) => this.report(error, 'prune'),
       )
       .finally(() => (this.pruning = undefined));
+  }
+
+  /** Writes every offset that moved before this call: waits for a write in flight, which may predate some of them, then writes. */
+  private async flushOffsets(): Promise<void> {
+    await this.offsetWrite?.catch(() => undefined);
+    await this.commitOffsets();
   }
 
   private report(error: unknown, operation: JournalOperation): void {

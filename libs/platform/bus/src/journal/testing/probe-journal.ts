@@ -1,16 +1,15 @@
 import { BusJournal, GroupOffset, JournalRecord, JournalState, JournalTopic } from '../bus-journal.port';
 
 /**
- * A journal that counts appends and finished prune rounds, can hold appends back, and can "crash": from then on
+ * A journal that counts appends, can hold them back, and can "crash": from then on
  * no call settles and the database connections are gone, as when the process dies.
  */
 export class ProbeJournal implements BusJournal {
   appendCalls = 0;
-  /** Prune rounds finished: a test waits for rounds instead of sleeping through them. */
+  /** Prune rounds that have finished: a test waits for some to pass instead of sleeping. */
   prunesDone = 0;
   private crashed = false;
   private held?: Promise<void>;
-  private prunesHeld?: Promise<void>;
 
   constructor(private readonly inner: BusJournal) {}
 
@@ -20,16 +19,6 @@ export class ProbeJournal implements BusJournal {
     this.held = new Promise((resolve) => (release = resolve));
     return () => {
       this.held = undefined;
-      release();
-    };
-  }
-
-  /** Prune rounds wait until the returned function is called. */
-  holdPrunes(): () => void {
-    let release = (): void => undefined;
-    this.prunesHeld = new Promise((resolve) => (release = resolve));
-    return () => {
-      this.prunesHeld = undefined;
       release();
     };
   }
@@ -65,7 +54,6 @@ export class ProbeJournal implements BusJournal {
 
   prune(cutoff: Date): Promise<number> {
     return this.call(async () => {
-      await this.prunesHeld;
       const pruned = await this.inner.prune(cutoff);
       this.prunesDone += 1;
       return pruned;
