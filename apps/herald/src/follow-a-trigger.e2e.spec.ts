@@ -209,10 +209,18 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
       expect(response.status).toBe(202);
       messageId = (response.body as { message_id: string }).message_id;
     });
+    // The run shows why, and the message log shows the recipient: not sent, naming the failed node.
+    const notSent = expect.objectContaining({ channel: 'inbox', status: 'not_sent', failure_reason: expect.stringMatching(/^run_failed: Wait for it \(nodes\[0\]\): /) });
     await expectEventually(async () => {
       const [run] = await runsOf(messageId);
-      expect(run).toMatchObject({ status: 'failed', reason: expect.stringContaining('Wait for it'), messages: [] });
+      expect(run).toMatchObject({ status: 'failed', reason: expect.stringContaining('Wait for it'), messages: [notSent] });
     });
+    const log = await api('GET', `v1/message/?message_id=${messageId}`);
+    expect(log.status).toBe(200);
+    expect((log.body as { results: unknown[] }).results).toEqual([
+      expect.objectContaining({ status: 'not_sent', trigger_message_id: messageId, recipient: { $type: 'user', distinct_id: 'ada' }, template: { slug: 'hello' } }),
+    ]);
+    expect((log.body as { results: unknown[] }).results).toEqual([notSent]);
   });
 
   it('shows a delivery that is being retried: its attempts, the next try and why the last one failed', async () => {
