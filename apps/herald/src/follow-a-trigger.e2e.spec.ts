@@ -252,6 +252,42 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     expect((log.body as { results: unknown[] }).results).toEqual([expect.objectContaining({ status: 'triggered', attempts: 1, next_attempt_at: expect.any(String) })]);
   });
 
+  it('fails a delivery of a strict template whose data lacks a variable, naming it, instead of sending "Hi , ..."', async () => {
+    const refused = await management('POST', 'v2/staging/template/strict-hello/', { name: 'Strict hello', strict: 'yes' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('strict');
+    ok(await management('POST', 'v2/staging/template/strict-hello/', { name: 'Strict hello', enabled_channels: ['inbox'], strict: true }));
+    ok(await management('POST', 'v2/staging/template/strict-hello/channel/inbox/variant/default/', { locale: 'en', content: { body: 'Hi {{name}}, welcome to {{plan}}' } }));
+    const committed = await management('PATCH', 'v2/staging/template/strict-hello/commit/?commit_message=t');
+    expect(committed).toMatchObject({ status: 200, body: { strict: true } });
+    ok(
+      await management('POST', 'v1/staging/workflow/strict-hello/?commit=true&commit_message=first', {
+        name: 'Strict hello',
+        category: 'transactional',
+        trigger_type: 'api',
+        tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'strict-hello' }] },
+      }),
+    );
+    const inboxMessageOf = async (data: Record<string, string>): Promise<RunMessage | undefined> => {
+      const response = await api('POST', 'trigger/', { workflow: 'strict-hello', recipients: ['ada'], data });
+      expect(response.status).toBe(202);
+      const messageId = (response.body as { message_id: string }).message_id;
+      let message: RunMessage | undefined;
+      await expectEventually(async () => {
+        [message] = (await runsOf(messageId))[0]?.messages ?? [];
+        expect(message?.status).toMatch(/^(delivered|delivery_failure)$/);
+      });
+      return message;
+    };
+    expect(await inboxMessageOf({ name: 'Ada' })).toMatchObject({
+      status: 'delivery_failure',
+      attempts: 1,
+      next_attempt_at: null,
+      failure_reason: 'strict template: the data has no value for body: plan',
+    });
+    expect(await inboxMessageOf({ name: 'Ada', plan: 'Pro' })).toMatchObject({ status: 'delivered', failure_reason: '' });
+  });
+
   it('refuses an unknown run status filter, listing the valid ones', async () => {
     const response = await api('GET', 'v1/workflow_run/?status=done');
     expect(response.status).toBe(400);
