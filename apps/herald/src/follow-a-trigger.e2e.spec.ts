@@ -209,10 +209,18 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
       expect(response.status).toBe(202);
       messageId = (response.body as { message_id: string }).message_id;
     });
+    // The run shows why, and the message log shows the recipient: not sent, naming the failed node.
+    const notSent = expect.objectContaining({ channel: 'inbox', status: 'not_sent', failure_reason: expect.stringMatching(/^run_failed: Wait for it \(nodes\[0\]\): /) });
     await expectEventually(async () => {
       const [run] = await runsOf(messageId);
-      expect(run).toMatchObject({ status: 'failed', reason: expect.stringContaining('Wait for it'), messages: [] });
+      expect(run).toMatchObject({ status: 'failed', reason: expect.stringContaining('Wait for it'), messages: [notSent] });
     });
+    const log = await api('GET', `v1/message/?message_id=${messageId}`);
+    expect(log.status).toBe(200);
+    expect((log.body as { results: unknown[] }).results).toEqual([
+      expect.objectContaining({ status: 'not_sent', trigger_message_id: messageId, recipient: { $type: 'user', distinct_id: 'ada' }, template: { slug: 'hello' } }),
+    ]);
+    expect((log.body as { results: unknown[] }).results).toEqual([notSent]);
   });
 
   it('shows a delivery that is being retried: its attempts, the next try and why the last one failed', async () => {
@@ -242,6 +250,42 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     );
     const log = await api('GET', `v1/message/?message_id=${messageId}&channel=email`);
     expect((log.body as { results: unknown[] }).results).toEqual([expect.objectContaining({ status: 'triggered', attempts: 1, next_attempt_at: expect.any(String) })]);
+  });
+
+  it('fails a delivery of a strict template whose data lacks a variable, naming it, instead of sending "Hi , ..."', async () => {
+    const refused = await management('POST', 'v2/staging/template/strict-hello/', { name: 'Strict hello', strict: 'yes' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('strict');
+    ok(await management('POST', 'v2/staging/template/strict-hello/', { name: 'Strict hello', enabled_channels: ['inbox'], strict: true }));
+    ok(await management('POST', 'v2/staging/template/strict-hello/channel/inbox/variant/default/', { locale: 'en', content: { body: 'Hi {{name}}, welcome to {{plan}}' } }));
+    const committed = await management('PATCH', 'v2/staging/template/strict-hello/commit/?commit_message=t');
+    expect(committed).toMatchObject({ status: 200, body: { strict: true } });
+    ok(
+      await management('POST', 'v1/staging/workflow/strict-hello/?commit=true&commit_message=first', {
+        name: 'Strict hello',
+        category: 'transactional',
+        trigger_type: 'api',
+        tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'strict-hello' }] },
+      }),
+    );
+    const inboxMessageOf = async (data: Record<string, string>): Promise<RunMessage | undefined> => {
+      const response = await api('POST', 'trigger/', { workflow: 'strict-hello', recipients: ['ada'], data });
+      expect(response.status).toBe(202);
+      const messageId = (response.body as { message_id: string }).message_id;
+      let message: RunMessage | undefined;
+      await expectEventually(async () => {
+        [message] = (await runsOf(messageId))[0]?.messages ?? [];
+        expect(message?.status).toMatch(/^(delivered|delivery_failure)$/);
+      });
+      return message;
+    };
+    expect(await inboxMessageOf({ name: 'Ada' })).toMatchObject({
+      status: 'delivery_failure',
+      attempts: 1,
+      next_attempt_at: null,
+      failure_reason: 'strict template: the data has no value for body: plan',
+    });
+    expect(await inboxMessageOf({ name: 'Ada', plan: 'Pro' })).toMatchObject({ status: 'delivered', failure_reason: '' });
   });
 
   it('refuses an unknown run status filter, listing the valid ones', async () => {

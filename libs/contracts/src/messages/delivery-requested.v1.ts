@@ -47,6 +47,8 @@ export interface DeliveryRequested {
     readonly locale?: string;
     /** The variant's channel content (subject, html, text, title, body, blocks, ...), uncompiled Handlebars. */
     readonly content: JsonRecord;
+    /** The template's strict rendering: a variable the content uses and render_data lacks fails the delivery (not retried). */
+    readonly strict?: boolean;
   };
   /** What the content renders with: the run's data plus `$recipient`, `$actor`, `$tenant`, `$batched_events`, `$batched_events_count`. */
   readonly render_data: JsonRecord;

@@ -44,6 +44,8 @@ export type PreferenceSnapshot = JsonRecord;
 export interface TemplateEntry {
   readonly slug: string;
   readonly variants: readonly TemplateVariant[];
+  /** Strict rendering: carried to each delivery, where a missing variable fails it. */
+  readonly strict?: boolean;
 }
 
 /** A live template variant (interface 2.5), with its content. */

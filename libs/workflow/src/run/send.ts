@@ -145,6 +145,7 @@ function considerChannel(step: SendStep, channel: Channel): Result<SendEvent> {
       ...(chosen.tenant_id === undefined || chosen.tenant_id === null ? {} : { tenant_id: chosen.tenant_id }),
       locale: chosen.locale,
       content: chosen.content,
+      ...(context.templates[slug]?.strict === true ? { strict: true } : {}),
     },
     render_data: step.scope.data,
     ...(run.tenant_id === undefined ? {} : { tenant_id: run.tenant_id }),

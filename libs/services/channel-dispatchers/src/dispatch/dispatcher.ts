@@ -58,7 +58,8 @@ export class Dispatcher {
 
   private async attemptHeld(delivery: ClaimedDelivery, abandoned: boolean): Promise<void> {
     const { command } = delivery;
-    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data);
+    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true });
+    // Not retried: the same data renders the same way (a strict template's missing variables included).
     if (!rendered.ok) return this.fail(delivery, rendered.reason, false);
     if (rendered.missingVariables.length > 0) this.logger.warn('template variables missing from the data: they render empty', { delivery_id: delivery.deliveryId, missing: rendered.missingVariables.join(', ') });
     const routes = await this.routesOf(delivery);

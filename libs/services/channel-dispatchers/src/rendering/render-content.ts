@@ -21,12 +21,16 @@ export type RenderResult =
  * Renders a template variant's content for its channel. Pure apart from the template
  * cache: a template that does not compile or render, or content missing what the
  * channel needs, is a result with the reason, never a throw, so the dispatcher fails
- * that one message and moves on.
+ * that one message and moves on. `strict` (the template's setting): a placeholder the
+ * data has no value for is such a reason too, naming each `field: path`, instead of
+ * rendering empty.
  */
-export function renderContent(engine: TemplateEngine, channel: Channel, content: JsonRecord, data: JsonRecord): RenderResult {
+export function renderContent(engine: TemplateEngine, channel: Channel, content: JsonRecord, data: JsonRecord, { strict = false }: { strict?: boolean } = {}): RenderResult {
   try {
     const fields = new FieldRenderer(engine, content, data);
-    return { ok: true, content: renderFor(fields, channel), missingVariables: fields.missing };
+    const rendered = renderFor(fields, channel);
+    if (strict && fields.missing.length > 0) return { ok: false, reason: `strict template: the data has no value for ${fields.missing.join(', ')}` };
+    return { ok: true, content: rendered, missingVariables: fields.missing };
   } catch (error) {
     if (error instanceof TemplateError) return { ok: false, reason: error.message };
     throw error;

@@ -111,6 +111,16 @@ describe('renderContent', () => {
     expect(renderContent(engine, 'sms', { text: 'Hi {{name}} {{$actor.name}}' }, data)).toEqual({ ok: true, content: { channel: 'sms', text: 'Hi Ada <admin> Bob' }, missingVariables: [] });
   });
 
+  it('refuses, for a strict template, content using a variable the data has no value for, naming each field and path', () => {
+    expect(renderContent(engine, 'email', { subject: 'Hi {{name}}, {{nickname}}', text: 'Plan {{plan}}: {{$recipient.last_name}}' }, data, { strict: true })).toEqual({
+      ok: false,
+      reason: 'strict template: the data has no value for text: $recipient.last_name, subject: nickname',
+    });
+    // Everything present: a strict template renders as any other.
+    expect(renderContent(engine, 'sms', { text: 'Hi {{name}} {{$actor.name}}' }, data, { strict: true })).toEqual({ ok: true, content: { channel: 'sms', text: 'Hi Ada <admin> Bob' }, missingVariables: [] });
+    expect(renderContent(engine, 'sms', { text: 'Hi {{nickname}}' }, data, { strict: false })).toMatchObject({ ok: true, missingVariables: ['text: nickname'] });
+  });
+
   it('does not expose prototype properties to templates', () => {
     expect(renderContent(engine, 'sms', { text: '[{{constructor.name}}]' }, data)).toMatchObject({ ok: true, content: { channel: 'sms', text: '[]' } });
   });

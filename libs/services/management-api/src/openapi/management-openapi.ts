@@ -393,6 +393,7 @@ export const managementOpenApi = {
           'description',
           'tags',
           'enabled_channels',
+          'strict',
           'status',
           'version_no',
           'hash',
@@ -412,6 +413,7 @@ export const managementOpenApi = {
           description: nullable({ type: 'string' }),
           tags: strings,
           enabled_channels: { type: 'array', items: channelName },
+          strict: { type: 'boolean', description: "Strict rendering in the mode's version: a delivery whose content uses a variable missing from the data fails (delivery_failure, not retried)" },
           status: { type: 'string', enum: ['draft', 'active'], description: 'active once committed' },
           version_no: nullable({ type: 'integer', minimum: 1 }),
           hash: nullable({ ...sha256, description: "Of the mode's metadata and variants" }),
@@ -444,6 +446,12 @@ export const managementOpenApi = {
           description: nullable({ type: 'string', maxLength: 2000 }),
           tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 64 } },
           enabled_channels: { type: 'array', uniqueItems: true, items: channelName },
+          strict: {
+            type: 'boolean',
+            default: false,
+            description:
+              'A delivery whose content uses a variable missing from the data fails with delivery_failure, its failure_reason naming each missing `field: path`, and is not retried (instead of rendering it empty). Takes effect when committed',
+          },
         },
       },
       TemplateCommitBody: {

@@ -8,11 +8,11 @@ type VariantDefinition = Pick<VariantRow, 'channel' | 'id' | 'tenant_id' | 'loca
 
 type ApprovalFields = VariantApproval & { readonly vendor_approvals: VendorApproval[] };
 
-/** The template hash: its metadata and every variant's definition, independent of order. */
+/** The template hash: its metadata and every variant's definition, independent of order (`strict` only when set, so hashes from before the setting hold). */
 export function templateHash(meta: TemplateMeta, variants: readonly VariantDefinition[]): string {
   const definitions = [...variants].sort((a, b) => variantKey(a).localeCompare(variantKey(b))).map(definitionOf);
   return sha256Of({
-    meta: { name: meta.name, description: meta.description, tags: meta.tags, enabled_channels: meta.enabled_channels },
+    meta: { name: meta.name, description: meta.description, tags: meta.tags, enabled_channels: meta.enabled_channels, ...(meta.strict ? { strict: true } : {}) },
     variants: definitions,
   });
 }

@@ -11,6 +11,8 @@ export interface TemplateMeta {
   readonly description: string | null;
   readonly tags: string[];
   readonly enabled_channels: Channel[];
+  /** A delivery whose content uses a variable missing from the data fails instead of rendering it empty. Absent in live snapshots older than the setting: false. */
+  readonly strict?: boolean;
 }
 
 export interface TemplateRow extends TemplateMeta {
@@ -29,7 +31,7 @@ export interface TemplateRow extends TemplateMeta {
   readonly updated_at: Date;
 }
 
-export const TEMPLATE_COLUMNS = `id, workspace_id, slug, name, description, tags, enabled_channels, hash, live, live_hash,
+export const TEMPLATE_COLUMNS = `id, workspace_id, slug, name, description, tags, enabled_channels, strict, hash, live, live_hash,
   version_no, commit_message, active_at, revision, created_at, updated_at`;
 
 export type VariantAction = 'Added' | 'Updated' | 'Unchanged';

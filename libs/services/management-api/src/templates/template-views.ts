@@ -68,6 +68,7 @@ export function templateView(row: TemplateRow, mode: Mode, counts: ReadonlyMap<C
     description: meta.description,
     tags: meta.tags,
     enabled_channels: meta.enabled_channels,
+    strict: meta.strict ?? false,
     status: row.version_no === null ? 'draft' : 'active',
     version_no: row.version_no,
     hash: mode === 'live' ? row.live_hash : row.hash,

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { CHANNELS, Channel } from '@herald/contracts';
 
 /** Template slugs, as the workflow send nodes reference them: 1 to 120 of a-z, 0-9, - and _. */
@@ -30,6 +30,11 @@ export class UpsertTemplateDto {
   @ArrayUnique()
   @IsIn(CHANNELS, { each: true, message: `each value must be one of ${CHANNELS.join(', ')}` })
   enabled_channels?: Channel[];
+
+  /** Strict rendering: a variable the content uses and the data lacks fails the delivery (not retried) instead of rendering empty. */
+  @IsOptional()
+  @IsBoolean()
+  strict?: boolean;
 }
 
 /** Body of the commit; the reference passes `commit_message` in the query, which wins. */

@@ -93,12 +93,13 @@ export class TemplatesController {
         description: body.description !== undefined ? body.description : current.description,
         tags: body.tags ?? current.tags,
         enabled_channels: body.enabled_channels ?? current.enabled_channels,
+        strict: body.strict ?? current.strict ?? false,
       };
       const [updated] = returningRows<TemplateRow>(
         await tx.query(
-          `UPDATE management.templates SET name = $2, description = $3, tags = $4::jsonb, enabled_channels = $5::jsonb
+          `UPDATE management.templates SET name = $2, description = $3, tags = $4::jsonb, enabled_channels = $5::jsonb, strict = $6
             WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
-          [current.id, meta.name, meta.description, JSON.stringify(meta.tags), JSON.stringify(meta.enabled_channels)],
+          [current.id, meta.name, meta.description, JSON.stringify(meta.tags), JSON.stringify(meta.enabled_channels), meta.strict],
         ),
       );
       return this.view(tx, await this.store.refreshDraft(tx, updated), 'draft');
@@ -151,6 +152,7 @@ export class TemplatesController {
       description: template.description,
       tags: template.tags,
       enabled_channels: template.enabled_channels,
+      strict: template.strict ?? false,
     };
     const [committed] = returningRows<TemplateRow>(
       await tx.query(

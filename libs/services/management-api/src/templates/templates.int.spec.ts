@@ -120,6 +120,7 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
           description: 'Sent when an order is placed',
           tags: ['transactional'],
           enabled_channels: ['email', 'sms'],
+          strict: false,
           status: 'draft',
           version_no: null,
           hash: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -142,6 +143,16 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       const cleared = await call('POST', `${T}/order-confirmed/`, { name: 'Order confirmed', description: null });
       expect(cleared.body).toMatchObject({ description: null, enabled_channels: ['email', 'sms'] });
       expect((await call('GET', `${T}/order-confirmed/`)).body).toMatchObject({ name: 'Order confirmed', description: null, status: 'draft' });
+    });
+
+    it('sets strict rendering, keeps it when an update leaves it out, and counts it in the hash', async () => {
+      const lenient = await call('POST', `${T}/order-confirmed/`, { name: 'Order confirmed' });
+      const strict = await call('POST', `${T}/order-confirmed/`, { name: 'Order confirmed', strict: true });
+      expect(strict.body).toMatchObject({ strict: true });
+      expect((strict.body as { hash: string }).hash).not.toBe((lenient.body as { hash: string }).hash);
+      expect((await call('POST', `${T}/order-confirmed/`, { name: 'Order confirmed' })).body).toMatchObject({ strict: true });
+      const back = await call('POST', `${T}/order-confirmed/`, { name: 'Order confirmed', strict: false });
+      expect(back.body).toMatchObject({ strict: false, hash: (lenient.body as { hash: string }).hash });
     });
 
     it('lists templates with limit/offset and q, and only committed ones in live mode', async () => {
@@ -188,10 +199,10 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
     });
 
     it('reports every invalid field of a template by its path (400), and creates nothing', async () => {
-      const response = await call('POST', `${T}/bad-template/`, { name: '', tags: ['ok', 7], enabled_channels: ['fax', 'email', 'email'] });
+      const response = await call('POST', `${T}/bad-template/`, { name: '', tags: ['ok', 7], enabled_channels: ['fax', 'email', 'email'], strict: 'yes' });
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
-      for (const path of ['name', 'tags', 'enabled_channels']) expect(detailOf(response)).toContain(`${path}:`);
+      for (const path of ['name', 'tags', 'enabled_channels', 'strict']) expect(detailOf(response)).toContain(`${path}:`);
       expect((await call('GET', `${T}/bad-template/`)).status).toBe(404);
 
       const badSlug = await call('POST', `${T}/Bad.Slug/`, { name: 'x' });

@@ -12,6 +12,7 @@ import { preferenceSnapshot } from './run-preferences';
 interface AnnouncedTemplate {
   readonly slug: string;
   readonly enabled_channels?: readonly Channel[];
+  readonly strict?: boolean;
   readonly variants: ReadonlyArray<{
     readonly id: string;
     readonly channel: Channel;
@@ -104,5 +105,5 @@ function sendableVariants(template: AnnouncedTemplate): TemplateEntry {
         content: v.content,
       }),
     );
-  return { slug: template.slug, variants };
+  return { slug: template.slug, variants, ...(template.strict === true ? { strict: true } : {}) };
 }

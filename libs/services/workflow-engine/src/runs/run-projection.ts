@@ -1,17 +1,8 @@
 import { EntityManager } from 'typeorm';
-import { DeliveryOutcome, deterministicUuid } from '@herald/contracts';
-import { DeliverySkipped, LiveRun, RunEvent, RunState, SkipReason, nodeAt, pathKey } from '@herald/workflow';
+import { Channel, DeliveryOutcome, deterministicUuid } from '@herald/contracts';
+import { DeliverySkipped, LiveRun, RunEvent, RunState, SEND_NODE_CHANNELS, SendNode, SkipReason, WorkflowNode, nodeAt, pathKey } from '@herald/workflow';
 import { parseRunStreamId, runKey } from './run-stream';
 
-/**
- * The read-model updates of one step, run in the append's transaction: the run index
- * (`engine.runs`), the message log (`engine.messages`), the admissions the rate limit
- * counts and the wait-until index (`engine.waits`, removed when the wait ends or the
- * run is cancelled at it). A channel a send node skipped is a `not_sent` row of the
- * message log, and a run that ends without sending keeps why, so a client following its
- * trigger sees every recipient's outcome without reading the run log. Everything is an upsert keyed by ids from the events, so a
- * projection replayed from the log gives the same rows.
- */
 /**
  * Skips that are the trigger's or the workflow's own choice, not a notification that
  * failed to reach its recipient: the trigger's `$channels` left the channel out, or smart
@@ -21,6 +12,16 @@ import { parseRunStreamId, runKey } from './run-stream';
  */
 const SKIPS_BY_DESIGN: ReadonlySet<SkipReason> = new Set<SkipReason>(['not_in_recipient_channels', 'not_routed']);
 
+/**
+ * The read-model updates of one step, run in the append's transaction: the run index
+ * (`engine.runs`), the message log (`engine.messages`), the admissions the rate limit
+ * counts and the wait-until index (`engine.waits`, removed when the wait ends or the
+ * run is cancelled at it). A channel a send node skipped is a `not_sent` row of the
+ * message log, and a run that ends without sending keeps why; a run that failed before
+ * sending anything is a `not_sent` row too, so a client following its trigger sees every
+ * recipient's outcome without reading the run log. Everything is an upsert keyed by ids from the events, so a
+ * projection replayed from the log gives the same rows.
+ */
 export function runProjection(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): ((tx: EntityManager) => Promise<void>) | undefined {
   if (after.status === 'new') return undefined;
   const run = after;
@@ -48,9 +49,12 @@ export function runProjection(events: readonly RunEvent[], after: RunState, stre
         case 'delivery.outcome_recorded.v1':
           await recordOutcome(tx, event.outcome);
           break;
-        case 'run.failed.v1':
-          await setOutcomeReason(tx, runId, event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason);
+        case 'run.failed.v1': {
+          const reason = event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason;
+          await setOutcomeReason(tx, runId, reason);
+          await insertFailedBeforeSending(tx, workspaceId, runId, run, reason, at);
           break;
+        }
         case 'run.discarded.v1':
           await setOutcomeReason(tx, runId, `${event.reason}: ${event.detail}`);
           break;
@@ -167,6 +171,65 @@ async function insertSkipped(tx: EntityManager, workspaceId: string, runId: stri
       at,
     ],
   );
+}
+
+/**
+ * A run that failed before any message row (sent or skipped) as one `not_sent` row, so
+ * the message log filtered by the trigger's `message_id` shows the recipient and why
+ * (`run_failed: <node> (<label>): <reason>`). It stands for the workflow's first send
+ * node (its first static channel and its template); a workflow with no such node would
+ * never have sent anything and gets no row. Its id derives from the run: replay-safe.
+ */
+async function insertFailedBeforeSending(tx: EntityManager, workspaceId: string, runId: string, run: LiveRun, reason: string, at: string): Promise<void> {
+  const { started } = run;
+  const target = firstSendChannel(started.definition.tree.nodes);
+  if (target === undefined) return;
+  await tx.query(
+    `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
+                                  recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
+                                  template_slug, channel_identity, status, failure_reason, created_at, updated_at)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '{}', 'not_sent', $17, $18, $18
+      WHERE NOT EXISTS (SELECT 1 FROM engine.messages WHERE run_id = $3)
+     ON CONFLICT DO NOTHING`,
+    [
+      deterministicUuid('run-failed-before-sending', runId),
+      workspaceId,
+      runId,
+      started.message_id,
+      started.workflow.slug,
+      started.workflow.version,
+      target.node.name,
+      target.channel,
+      started.recipient.kind,
+      started.recipient.kind === 'user' ? started.recipient.distinct_id : null,
+      started.recipient.kind === 'object' ? started.recipient.object_type : null,
+      started.recipient.kind === 'object' ? started.recipient.id : null,
+      run.tenant_id ?? null,
+      started.definition.category ?? null,
+      started.idempotency_key ?? null,
+      target.node.template,
+      `run_failed: ${reason}`,
+      at,
+    ],
+  );
+}
+
+/** The first send node of the tree, depth first, that names a channel without evaluating anything. */
+function firstSendChannel(nodes: readonly WorkflowNode[]): { node: SendNode; channel: Channel } | undefined {
+  for (const node of nodes) {
+    if ('branches' in node) {
+      for (const branch of node.branches) {
+        const found = firstSendChannel(branch.nodes);
+        if (found) return found;
+      }
+      continue;
+    }
+    if (!node.node_type.startsWith('send_')) continue;
+    const send = node as SendNode;
+    const channel = 'channels' in send ? send.channels?.[0] : SEND_NODE_CHANNELS[send.node_type as keyof typeof SEND_NODE_CHANNELS]?.[0];
+    if (channel !== undefined) return { node: send, channel };
+  }
+  return undefined;
 }
 
 async function setOutcomeReason(tx: EntityManager, runId: string, reason: string): Promise<void> {
