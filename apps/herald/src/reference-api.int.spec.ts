@@ -35,21 +35,10 @@ interface ReferenceDocument {
  * answer, so the entry gets removed.
  */
 const NOT_YET_SUPPORTED = new Set<string>([
-  'GET /v1/user/{distinct_id}/preference/category/',
-  'PATCH /v1/user/{distinct_id}/preference/',
-  'PATCH /v1/bulk/user/preference/',
-  'PATCH /v1/bulk/user/preference/reset/',
-  'GET /v1/tenant/{tenant_id}/preference/',
-  'GET /v1/tenant/{tenant_id}/preference/category/',
-  'GET /v1/tenant/{tenant_id}/preference/category/{category}/',
-  'PATCH /v1/tenant/{tenant_id}/preference/category/{category}/',
-  'GET /v1/tenant/{tenant_id}/category/',
   'GET /v1/template/',
   'GET /v1/template/{template_slug}/',
   'GET /v1/template/{template_slug}/channel/{channel_slug}/',
   'POST /v1/broadcast_run/cancel/',
-  'PATCH /v1/object/{object_type}/{id}/preference/',
-  'GET /v1/object/{object_type}/{id}/preference/category/',
 ]);
 
 /**
@@ -202,7 +191,7 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
     }
     for (const id of ['seed-object', 'doomed-object']) expect(await api('POST', `v1/object/team/${id}/`, { title: id })).toMatchObject({ status: 201 });
     expect((await api('POST', 'v1/object/team/seed-object/subscription/', { recipients: ['other-user'] })).status).toBeLessThan(300);
-    for (const listId of ['seed-list', 'doomed-list', 'sync-list', 'sync-list-2']) {
+    for (const listId of ['seed-list', 'doomed-list', 'sync-list', 'sync-list-2', 'walk-sync-list']) {
       expect(await api('POST', 'v1/subscriber_list/', { list_id: listId, list_name: listId })).toMatchObject({ status: 201 });
     }
     expect((await api('POST', 'v1/subscriber_list/seed-list/subscriber/add/', { distinct_ids: ['seed-user'] })).status).toBeLessThan(300);
@@ -218,7 +207,7 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
     await dispose?.();
   });
 
-  it('walks every operation with a valid request: no "no such endpoint", no 5xx, and every 2xx body matches the reference schema', async () => {
+  it('walks every operation with a valid request: no "no such endpoint", no 4xx or 5xx, and every 2xx body matches the reference schema', async () => {
     const reference = parse(readFileSync(REFERENCE_PATH, 'utf8')) as ReferenceDocument;
     const operations = Object.entries(reference.paths).flatMap(([path, item]) =>
       METHODS.filter((method) => item[method] && !item[method].servers).map((method) => ({ key: `${method.toUpperCase()} ${path}`, method, path, operation: item[method] })),
@@ -249,7 +238,8 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
         continue;
       }
       if (unknownRoute) failures.push(`${key}: 404 no such endpoint`);
-      else if (answer.status >= 500) failures.push(`${key}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+      // A valid request is accepted: a 4xx here is a request the reference allows that Herald refuses.
+      else if (answer.status >= 300) failures.push(`${key}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
       else if (answer.status >= 200 && answer.status < 300) {
         const allowed = SCHEMA_DIFFERENCES.get(key)?.fields;
         const problems = validate(operation, answer.status, answer.body).filter((problem) => !allowed?.test(problem.field));
@@ -263,7 +253,8 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
   }, 120_000);
 });
 
-const isDestructive = (key: string): boolean => key.startsWith('DELETE ') || key.endsWith('/delete/') || key.endsWith('/merge/');
+// finish_sync ends the draft the version's add and remove write to.
+const isDestructive = (key: string): boolean => key.startsWith('DELETE ') || key.endsWith('/delete/') || key.endsWith('/merge/') || key.endsWith('/finish_sync/');
 
 function exampleBody(operation: ReferenceOperation): unknown {
   const content = operation.requestBody?.content?.['application/json'];
@@ -284,6 +275,8 @@ function withNullables(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     // 3.0-style `examples` objects are annotations ajv would refuse as invalid.
     if (key === 'examples' && !Array.isArray(value)) continue;
+    // The reference's tenant category list has `properties: null` (no schema for its items): nothing to check there.
+    if (key === 'properties' && value === null) continue;
     out[key] = withNullables(value);
   }
   if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
