@@ -40,6 +40,7 @@ describe('the distributed-mode gateway', () => {
     ['GET', 'v1/subscriber_list/', 'preference-service'],
     ['GET', 'v1/tenant/acme/', 'preference-service'],
     ['GET', 'v1/template/welcome/', 'workflow-engine'],
+    ['POST', 'v1/broadcast_run/cancel/', 'workflow-engine'],
     ['PATCH', 'v1/bulk/message/', 'workflow-engine'],
     ['PATCH', 'v1/bulk/user/preference/', 'preference-service'],
     ['DELETE', 'v1/bulk/object/team/', 'preference-service'],

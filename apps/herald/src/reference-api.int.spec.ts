@@ -35,7 +35,6 @@ interface ReferenceDocument {
  * answer, so the entry gets removed.
  */
 const NOT_YET_SUPPORTED = new Set<string>([
-  'POST /v1/broadcast_run/cancel/',
 ]);
 
 /**
@@ -250,6 +249,50 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
     expect(failures).toEqual([]);
     expect(nowAnswering).toEqual([]);
   }, 120_000);
+
+  it("cancels a delayed broadcast by list_id: its members' runs stop and the answer names the broadcast", async () => {
+    expect(await api('POST', 'v1/subscriber_list/', { list_id: 'cancel-list', list_name: 'Cancel' })).toMatchObject({ status: 201 });
+    expect((await api('POST', 'v1/subscriber_list/cancel-list/subscriber/add/', { distinct_ids: ['seed-user', 'other-user'] })).status).toBeLessThan(300);
+    const broadcast = { list_id: 'cancel-list', template: 'seed-template', notification_category: 'transactional', delay: '0d1h0m0s', $idempotency_key: 'cancel-me' };
+    expect(await api('POST', `${seeds.workspaceKey}/broadcast/`, broadcast)).toMatchObject({ status: 202 });
+    const runs = async (): Promise<Array<{ status: string }>> => ((await api('GET', 'v1/workflow_run/?idempotency_key=cancel-me')).body as { results: Array<{ status: string }> }).results;
+    await expectEventually(async () => expect((await runs()).filter((run) => run.status === 'running')).toHaveLength(2), { timeoutMs: 30_000 });
+
+    const cancelled = await api('POST', 'v1/broadcast_run/cancel/', { list_id: 'cancel-list' });
+    expect(cancelled).toMatchObject({ status: 200, body: { execution_ids: [expect.any(String)] } });
+    await expectEventually(async () => expect((await runs()).map((run) => run.status)).toEqual(['cancelled', 'cancelled']));
+    expect(await api('POST', 'v1/broadcast_run/cancel/', { list_id: 'cancel-list' })).toMatchObject({ status: 200, body: { execution_ids: [] } });
+  }, 60_000);
+
+  it('changes preferences in bulk and resets them, and refuses bad input on every new operation with 400 naming the field', async () => {
+    const bulk = { distinct_ids: ['seed-user', 'other-user'], categories: [{ category: 'account', preference: 'opt_out' }] };
+    expect(await api('PATCH', 'v1/bulk/user/preference/', bulk)).toMatchObject({ status: 202, body: { success: true } });
+    for (const user of ['seed-user', 'other-user']) {
+      expect(await api('GET', `v1/user/${user}/preference/category/account/`)).toMatchObject({ status: 200, body: { preference: 'opt_out' } });
+    }
+    expect(await api('PATCH', 'v1/bulk/user/preference/reset/', { distinct_ids: ['other-user'], reset_categories: true })).toMatchObject({ status: 202 });
+    expect(await api('GET', 'v1/user/other-user/preference/category/account/')).toMatchObject({ status: 200, body: { preference: 'opt_in' } });
+    expect(await api('GET', 'v1/user/seed-user/preference/category/account/')).toMatchObject({ status: 200, body: { preference: 'opt_out' } });
+    // All or nothing: a missing user leaves the others as they were.
+    expect(await api('PATCH', 'v1/bulk/user/preference/', { distinct_ids: ['other-user', 'nobody'], categories: [{ category: 'account', preference: 'opt_out' }] })).toMatchObject({ status: 404 });
+    expect(await api('GET', 'v1/user/other-user/preference/category/account/')).toMatchObject({ body: { preference: 'opt_in' } });
+
+    const refused = (path: string) => ({ status: 400, body: expect.objectContaining({ detail: expect.stringContaining(`${path}: `) }) });
+    expect(await api('PATCH', 'v1/bulk/user/preference/', { categories: [] })).toMatchObject(refused('distinct_ids'));
+    expect(await api('PATCH', 'v1/bulk/user/preference/', { distinct_ids: ['a', 7] })).toMatchObject(refused('distinct_ids[1]'));
+    expect(await api('PATCH', 'v1/bulk/user/preference/reset/', { distinct_ids: ['seed-user'], reset_categories: 'yes' })).toMatchObject(refused('reset_categories'));
+    expect(await api('PATCH', 'v1/user/seed-user/preference/', { categories: [{ preference: 'opt_in' }] })).toMatchObject(refused('categories[0].category'));
+    expect(await api('PATCH', 'v1/user/seed-user/preference/', { categories: [{ category: 'account', preference: 'maybe' }] })).toMatchObject(refused('categories[0].preference'));
+    expect(await api('PATCH', 'v1/object/team/seed-object/preference/', { channel_preferences: [{ channel: 'email', is_restricted: 'no' }] })).toMatchObject(
+      refused('channel_preferences[0].is_restricted'),
+    );
+    expect(await api('GET', 'v1/user/seed-user/preference/category/?limit=0')).toMatchObject(refused('limit'));
+    expect(await api('GET', 'v1/tenant/seed-tenant/category/?offset=-1')).toMatchObject(refused('offset'));
+    expect(await api('PATCH', 'v1/tenant/seed-tenant/preference/category/account/', { visible_to_subscriber: 'no' })).toMatchObject(refused('visible_to_subscriber'));
+    expect(await api('GET', 'v1/template/?is_active=maybe')).toMatchObject(refused('is_active'));
+    expect(await api('POST', 'v1/broadcast_run/cancel/', { list_id: 5 })).toMatchObject(refused('list_id'));
+    expect(await api('POST', 'v1/broadcast_run/cancel/', {})).toMatchObject({ status: 400 });
+  });
 });
 
 // finish_sync ends the draft the version's add and remove write to.

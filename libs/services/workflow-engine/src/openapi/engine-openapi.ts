@@ -94,6 +94,28 @@ export const engineOpenApi = {
         },
       },
     },
+    '/v1/broadcast_run/cancel/': {
+      post: {
+        operationId: 'cancelBroadcastRuns',
+        summary: "Cancel the running member runs of broadcasts matching every given filter (members not yet fanned out are not stopped)",
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { execution_id: { type: 'string', description: "The broadcast's message_id" }, list_id: { type: 'string' }, idempotency_key: { type: 'string' } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': json({ type: 'object', required: ['execution_ids'], properties: { execution_ids: strings } }, 'The broadcasts whose runs were cancelled (empty when none matched)'),
+          '400': json({ anyOf: [ref('ErrorResponse'), ref('ShortError')] }, 'No filter, or a filter of the wrong type'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
     '/v1/template/': {
       get: {
         operationId: 'listLiveTemplates',
