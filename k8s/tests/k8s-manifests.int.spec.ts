@@ -41,6 +41,8 @@ const PUBLIC_ROUTES: Array<[string, string]> = [
   ['/v1/workflow_run', 'workflow-engine'],
   ['/v1/message', 'workflow-engine'],
   ['/v1/bulk/message', 'workflow-engine'],
+  ['/v1/template', 'workflow-engine'],
+  ['/v1/broadcast_run', 'workflow-engine'],
   ['/v1/user', 'preference-service'],
   ['/v1/object', 'preference-service'],
   ['/v1/subscriber_list', 'preference-service'],

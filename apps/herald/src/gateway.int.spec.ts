@@ -39,6 +39,12 @@ describe('the distributed-mode gateway', () => {
     ['POST', 'v1/object/teams/eng/', 'preference-service'],
     ['GET', 'v1/subscriber_list/', 'preference-service'],
     ['GET', 'v1/tenant/acme/', 'preference-service'],
+    ['GET', 'v1/template/welcome/', 'workflow-engine'],
+    ['POST', 'v1/broadcast_run/cancel/', 'workflow-engine'],
+    ['PATCH', 'v1/bulk/message/', 'workflow-engine'],
+    ['PATCH', 'v1/bulk/user/preference/', 'preference-service'],
+    ['DELETE', 'v1/bulk/object/team/', 'preference-service'],
+    ['GET', 'v1/brand/acme/', 'preference-service'],
   ])('%s /%s goes to %s, with its path, query, body and headers', async (method, path, service) => {
     const response = await fetchJson(`${gateway.url}${path}`, { method, headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: method === 'POST' ? '{"a":1}' : undefined });
     expect(response).toEqual({ status: 200, body: { service, url: `/${path}`, body: method === 'POST' ? '{"a":1}' : '', auth: 'Bearer k' } });

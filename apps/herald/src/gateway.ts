@@ -20,8 +20,8 @@ const ROUTES: ReadonlyArray<readonly [RegExp, Service]> = [
   [/^\/v1\/user\/[^/]+\/inbox(\/|$|\?)/, 'channel-dispatchers'],
   [/^\/(trigger|event)(\/|$|\?)/, 'ingest-api'],
   [/^\/[^/]+\/broadcast(\/|$|\?)/, 'ingest-api'],
-  [/^\/v1\/(workflow_run|message)(\/|$|\?)/, 'workflow-engine'],
-  [/^\/v1\/(user|object|subscriber_list|tenant)(\/|$|\?)/, 'preference-service'],
+  [/^\/v1\/(workflow_run|broadcast_run|message|bulk\/message|template)(\/|$|\?)/, 'workflow-engine'],
+  [/^\/v1\/(user|object|subscriber_list|tenant|brand|bulk\/user|bulk\/object)(\/|$|\?)/, 'preference-service'],
 ];
 
 export function routeOf(path: string): Service {

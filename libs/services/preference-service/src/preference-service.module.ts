@@ -8,7 +8,7 @@ import { audienceOpenApi } from './openapi/audience-openapi';
 import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
 import { AUDIENCE_MIGRATIONS } from './persistence/migrations';
 import { PreferenceStore } from './preferences/preference-store';
-import { ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
+import { BulkUserPreferencesController, ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
 import { ProfileUpdatesConsumer } from './profiles/profile-updates.consumer';
 import { ObjectsController } from './profiles/objects.controller';
 import { ProfileStore } from './profiles/profile-store';
@@ -40,6 +40,7 @@ export class PreferenceServiceModule {
         BulkDeleteController,
         ObjectPreferencesController,
         UserPreferencesController,
+        BulkUserPreferencesController,
         ObjectSubscriptionsController,
         UserSubscriptionsController,
         ProfileListsController,

@@ -1,3 +1,4 @@
+import { LiveTemplatesController } from './templates/live-templates.controller';
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
@@ -39,7 +40,7 @@ export class WorkflowEngineModule {
         ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
-      controllers: [RunsController],
+      controllers: [RunsController, LiveTemplatesController],
       providers: [
         DefinitionsReadModel,
         AudienceReadModel,

@@ -28,6 +28,15 @@ const categoryOrSubjectMissing = short(404, "The category (`category '<slug>' no
 const listMissing = extended(404, 'The list does not exist (`not_found`, `NotFound`)');
 const tenantOrCategoryMissing = short(404, 'The tenant or the category does not exist');
 
+const offsetParams: Schema[] = [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+];
+const offsetPage = (item: Schema, description: string): Schema =>
+  json({ type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('OffsetMeta'), results: { type: 'array', items: item } } }, description);
+const bulkAccepted = json({ type: 'object', required: ['success'], additionalProperties: false, properties: { success: { const: true } } }, 'Every user changed');
+const tenantMissing = short(404, "The tenant does not exist (`tenant '<id>' not found`)");
+
 const preferencePaths = (base: string, subjectParams: Schema[], subject: string): Record<string, Record<string, unknown>> => ({
   [`${base}/preference/`]: {
     get: {
@@ -35,6 +44,21 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       summary: `Every category's preference of the ${subject.toLowerCase()}, by section, and its channel restrictions`,
       parameters: [...subjectParams, tenantQuery],
       responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference')], invalid, unauthenticated, objectOrUserMissing]),
+    },
+    patch: {
+      operationId: `update${subject}FullPreference`,
+      summary: 'Channel restrictions and category choices in one request, all or nothing',
+      parameters: [...subjectParams, tenantQuery],
+      requestBody: jsonBody(ref('FullPreferenceUpdate'), 'Either part may be absent'),
+      responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference after the change')], invalid, unauthenticated, categoryOrSubjectMissing]),
+    },
+  },
+  [`${base}/preference/category/`]: {
+    get: {
+      operationId: `get${subject}CategoryPreferences`,
+      summary: 'Every category visible in the scope, offset-paged',
+      parameters: [...subjectParams, tenantQuery, ...offsetParams],
+      responses: Object.fromEntries([['200', offsetPage(ref('CategoryPreference'), 'A page of category records')], invalid, unauthenticated, objectOrUserMissing]),
     },
   },
   [`${base}/preference/category/{category_slug}/`]: {
@@ -80,10 +104,6 @@ const cursorParams: Schema[] = [
   { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
   { name: 'after', in: 'query', schema: { type: 'string' }, description: 'The page after this id, in the chosen order' },
   { name: 'sort', in: 'query', schema: { type: 'string', enum: ['id', '-id'], default: '-id' } },
-];
-const offsetParams: Schema[] = [
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
-  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
 ];
 const cursorPage = (item: string, description: string): Schema =>
   json({ type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('CursorMeta'), results: { type: 'array', items: ref(item) } } }, description);
@@ -413,22 +433,77 @@ export const audienceOpenApi = {
       get: { operationId: 'getBrand', parameters: path('brand_id'), responses: Object.fromEntries([['200', json(ref('Brand'), 'The brand')], unauthenticated, tenantOrCategoryMissing]) },
       delete: { operationId: 'deleteBrand', parameters: path('brand_id'), responses: Object.fromEntries([['204', noContent('Deleted')], unauthenticated, tenantOrCategoryMissing]) },
     },
+    '/v1/bulk/user/preference/': {
+      patch: {
+        operationId: 'updateUsersPreferences',
+        summary: 'The same channel restrictions and category choices for many users, all or nothing',
+        parameters: [tenantQuery],
+        requestBody: jsonBody(
+          { allOf: [ref('FullPreferenceUpdate'), { type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } } } }] },
+          'At most 1,000 distinct_ids',
+        ),
+        responses: Object.fromEntries([['202', bulkAccepted], invalid, unauthenticated, short(404, 'A user, the tenant or a category does not exist')]),
+      },
+    },
+    '/v1/bulk/user/preference/reset/': {
+      patch: {
+        operationId: 'resetUsersPreferences',
+        summary: "Forget many users' channel restrictions and/or category choices in the scope",
+        parameters: [tenantQuery],
+        requestBody: jsonBody(
+          {
+            type: 'object',
+            required: ['distinct_ids'],
+            properties: { distinct_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } }, reset_channel_preferences: { type: 'boolean' }, reset_categories: { type: 'boolean' } },
+          },
+          'At most 1,000 distinct_ids',
+        ),
+        responses: Object.fromEntries([['202', bulkAccepted], invalid, unauthenticated, short(404, 'A user or the tenant does not exist')]),
+      },
+    },
+    '/v1/tenant/{tenant_id}/category/': {
+      get: {
+        operationId: 'listTenantCategoryDefaults',
+        summary: "Every category's tenant default, offset-paged",
+        parameters: [...path('tenant_id'), ...offsetParams],
+        responses: Object.fromEntries([['200', offsetPage(ref('TenantCategoryDefault'), 'A page of tenant defaults')], invalid, unauthenticated, tenantMissing]),
+      },
+    },
+    '/v1/tenant/{tenant_id}/preference/': {
+      get: {
+        operationId: 'getTenantFullPreference',
+        summary: "The tenant's defaults by root category and section",
+        parameters: path('tenant_id'),
+        responses: Object.fromEntries([['200', json(ref('TenantFullPreference'), 'Every category')], invalid, unauthenticated, tenantMissing]),
+      },
+    },
+    '/v1/tenant/{tenant_id}/preference/category/': {
+      get: {
+        operationId: 'listTenantCategoryPreferences',
+        summary: "Every category's tenant default, offset-paged",
+        parameters: [...path('tenant_id'), ...offsetParams],
+        responses: Object.fromEntries([['200', offsetPage(ref('TenantCategoryDefault'), 'A page of tenant defaults')], invalid, unauthenticated, tenantMissing]),
+      },
+    },
+    '/v1/tenant/{tenant_id}/preference/category/{category}/': {
+      get: {
+        operationId: 'getTenantCategoryPreference',
+        parameters: path('tenant_id', 'category'),
+        responses: Object.fromEntries([['200', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
+      },
+      patch: {
+        operationId: 'updateTenantCategoryPreference',
+        summary: 'The same write as PATCH /v1/tenant/{tenant_id}/category/{category_slug}/, answered 200',
+        parameters: path('tenant_id', 'category'),
+        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        responses: Object.fromEntries([['200', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
+      },
+    },
     '/v1/tenant/{tenant_id}/category/{category_slug}/': {
       patch: {
         operationId: 'updateTenantCategoryDefault',
         parameters: path('tenant_id', 'category_slug'),
-        requestBody: jsonBody(
-          {
-            type: 'object',
-            properties: {
-              preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
-              visible_to_subscriber: { type: 'boolean' },
-              mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
-              opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
-            },
-          },
-          'Fields absent keep their value',
-        ),
+        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
         responses: Object.fromEntries([['202', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -675,6 +750,46 @@ export const audienceOpenApi = {
         description: 'A tenant, under the names of the older brand API',
         required: ['brand_id', 'brand_name', 'blocked_channels', 'created_at', 'updated_at'],
         properties: { brand_id: { type: 'string' }, brand_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
+      },
+      TenantCategoryDefaultUpdate: {
+        type: 'object',
+        properties: {
+          preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
+          visible_to_subscriber: { type: 'boolean' },
+          mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
+          opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
+        },
+      },
+      FullPreferenceUpdate: {
+        type: 'object',
+        properties: {
+          channel_preferences: ref('ChannelPreferences/properties/channel_preferences'),
+          categories: { type: 'array', items: { allOf: [{ type: 'object', required: ['category'], properties: { category: { type: 'string' } } }, ref('CategoryPreferenceUpdate')] } },
+        },
+      },
+      TenantFullPreference: {
+        type: 'object',
+        required: ['root_categories'],
+        properties: {
+          root_categories: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['root_category', 'sections'],
+              properties: {
+                root_category: { type: 'string', enum: ['system', 'transactional', 'promotional'] },
+                sections: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['name', 'categories'],
+                    properties: { name: { type: 'string' }, description: { type: ['string', 'null'] }, tags: { type: ['array', 'null'], items: { type: 'string' } }, categories: { type: 'array', items: ref('TenantCategoryDefault') } },
+                  },
+                },
+              },
+            },
+          },
+        },
       },
       TenantCategoryDefault: {
         type: 'object',

@@ -19,6 +19,7 @@ import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-even
 import { ProfileStore } from '../profiles/profile-store';
 import { scopeOf, subjectColumns, subjectNotFound } from '../profiles/subject';
 import { TenantStore } from '../tenants/tenant-store';
+import { OffsetQuery } from '../http/offset-page';
 
 export interface ChannelPreferenceItem {
   channel: string;
@@ -40,23 +41,36 @@ export class PreferenceStore {
   async updateCategory(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, body: unknown): Promise<CategoryPreferenceRecord> {
     return this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
-      const located = await this.categories.category(ws.id, slug, tx);
-      const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId, tx);
-      const layer = await this.layer(tx, ws, subject, tenantId);
-      const result = applyCategoryUpdate(located, tenant?.categories[slug], layer.categories[slug], body);
-      if (!result.ok) throw HeraldError.validation(result.errors as FieldError[]);
-      const { subjectType, objectType, subjectId } = subjectColumns(subject);
-      await tx.query(
-        `INSERT INTO audience.category_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, category, choice)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
-         ON CONFLICT (workspace_id, subject_type, object_type, subject_id, tenant_id, category) DO UPDATE SET choice = EXCLUDED.choice, updated_at = now()`,
-        [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId), slug, JSON.stringify(result.value)],
-      );
-      const updated: SubjectPreferences = { ...layer, categories: { ...layer.categories, [slug]: result.value } };
-      await this.announce(tx, ws, subject, tenantId, updated);
-      const snapshot = await this.snapshotWith(tx, ws, subject, tenantId, tenant, updated);
-      return categoryPreferenceRecord(located, snapshot);
+      return this.updateCategoryIn(tx, ws, subject, tenantId, slug, body, '');
     });
+  }
+
+  /** The write of `updateCategory` inside the caller's transaction; `path` prefixes the names of refused fields. */
+  private async updateCategoryIn(
+    tx: EntityManager,
+    ws: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    slug: string,
+    body: unknown,
+    path: string,
+  ): Promise<CategoryPreferenceRecord> {
+    const located = await this.categories.category(ws.id, slug, tx);
+    const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId, tx);
+    const layer = await this.layer(tx, ws, subject, tenantId);
+    const result = applyCategoryUpdate(located, tenant?.categories[slug], layer.categories[slug], body);
+    if (!result.ok) throw HeraldError.validation((result.errors as FieldError[]).map((e) => ({ ...e, path: joinPath(path, e.path) })));
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    await tx.query(
+      `INSERT INTO audience.category_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, category, choice)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+       ON CONFLICT (workspace_id, subject_type, object_type, subject_id, tenant_id, category) DO UPDATE SET choice = EXCLUDED.choice, updated_at = now()`,
+      [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId), slug, JSON.stringify(result.value)],
+    );
+    const updated: SubjectPreferences = { ...layer, categories: { ...layer.categories, [slug]: result.value } };
+    await this.announce(tx, ws, subject, tenantId, updated);
+    const snapshot = await this.snapshotWith(tx, ws, subject, tenantId, tenant, updated);
+    return categoryPreferenceRecord(located, snapshot);
   }
 
   /** Interface 4.2: sets restrictions per channel; answers every channel's restriction in the scope. */
@@ -64,25 +78,35 @@ export class PreferenceStore {
     const items = channelPreferences(body);
     return this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
-      const { subjectType, objectType, subjectId } = subjectColumns(subject);
-      const layer = await this.layer(tx, ws, subject, tenantId);
-      for (const item of items) {
-        await tx.query(
-          `INSERT INTO audience.channel_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, channel, is_restricted)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (workspace_id, subject_type, object_type, subject_id, tenant_id, channel) DO UPDATE SET is_restricted = EXCLUDED.is_restricted`,
-          [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId), item.channel, item.is_restricted],
-        );
-      }
-      const restricted = new Set(layer.restricted_channels);
-      for (const item of items) {
-        if (item.is_restricted) restricted.add(item.channel);
-        else restricted.delete(item.channel);
-      }
-      const updated: SubjectPreferences = { ...layer, restricted_channels: [...restricted].sort() };
-      await this.announce(tx, ws, subject, tenantId, updated);
-      return { channel_preferences: channelView(updated.restricted_channels) };
+      return this.updateChannelsIn(tx, ws, subject, tenantId, items);
     });
+  }
+
+  private async updateChannelsIn(
+    tx: EntityManager,
+    ws: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    items: readonly ChannelPreferenceItem[],
+  ): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    const layer = await this.layer(tx, ws, subject, tenantId);
+    for (const item of items) {
+      await tx.query(
+        `INSERT INTO audience.channel_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, channel, is_restricted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (workspace_id, subject_type, object_type, subject_id, tenant_id, channel) DO UPDATE SET is_restricted = EXCLUDED.is_restricted`,
+        [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId), item.channel, item.is_restricted],
+      );
+    }
+    const restricted = new Set(layer.restricted_channels);
+    for (const item of items) {
+      if (item.is_restricted) restricted.add(item.channel);
+      else restricted.delete(item.channel);
+    }
+    const updated: SubjectPreferences = { ...layer, restricted_channels: [...restricted].sort() };
+    await this.announce(tx, ws, subject, tenantId, updated);
+    return { channel_preferences: channelView(updated.restricted_channels) };
   }
 
   async channels(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
@@ -112,6 +136,80 @@ export class PreferenceStore {
       sections.set(entry.section, section);
     }
     return { sections: [...sections.values()], channel_preferences: channelView(restrictedIn(snapshot)) };
+  }
+
+  /**
+   * Reference `PATCH /v1/{user|object}/.../preference/`: channel restrictions and category
+   * choices in one transaction, validated whole before anything is written; answers the full preference.
+   */
+  async updateFull(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, body: unknown): Promise<unknown> {
+    const update = fullUpdate(body);
+    await this.db.transaction(async (tx) => {
+      await this.requireSubject(tx, ws, subject, true);
+      await this.applyFull(tx, ws, subject, tenantId, update);
+    });
+    return this.full(ws, subject, tenantId);
+  }
+
+  /**
+   * Reference `PATCH /v1/bulk/user/preference/`: the same update for every listed user, all
+   * or nothing; a missing user is a 404 naming it, as the single-user write's.
+   */
+  async updateUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, body: unknown): Promise<{ success: true }> {
+    const distinctIds = bulkDistinctIds(body);
+    const update = fullUpdate(body);
+    await this.db.transaction(async (tx) => {
+      if (tenantId !== undefined && !(await this.tenants.preferences(ws, tenantId, tx))) throw HeraldError.notFound(`tenant '${tenantId}' not found`);
+      for (const distinctId of distinctIds) {
+        const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
+        await this.requireSubject(tx, ws, subject, true);
+        await this.applyFull(tx, ws, subject, tenantId, update);
+      }
+    });
+    return { success: true };
+  }
+
+  /** Reference `PATCH /v1/bulk/user/preference/reset/`: forgets the users' channel restrictions and/or category choices in the scope. */
+  async resetUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, body: unknown): Promise<{ success: true }> {
+    const distinctIds = bulkDistinctIds(body);
+    const input = body as Record<string, unknown>;
+    const errors: FieldError[] = [];
+    for (const flag of ['reset_channel_preferences', 'reset_categories']) {
+      if (input[flag] !== undefined && typeof input[flag] !== 'boolean') errors.push({ path: flag, message: 'must be a boolean' });
+    }
+    if (errors.length > 0) throw HeraldError.validation(errors);
+    await this.db.transaction(async (tx) => {
+      if (tenantId !== undefined && !(await this.tenants.preferences(ws, tenantId, tx))) throw HeraldError.notFound(`tenant '${tenantId}' not found`);
+      for (const distinctId of distinctIds) {
+        const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
+        await this.requireSubject(tx, ws, subject, true);
+        const { subjectType, objectType, subjectId } = subjectColumns(subject);
+        const key = [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
+        const where = `workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`;
+        if (input.reset_channel_preferences === true) await tx.query(`DELETE FROM audience.channel_preferences WHERE ${where}`, key);
+        if (input.reset_categories === true) await tx.query(`DELETE FROM audience.category_preferences WHERE ${where}`, key);
+        await this.announce(tx, ws, subject, tenantId, await this.layer(tx, ws, subject, tenantId));
+      }
+    });
+    return { success: true };
+  }
+
+  /** Reference `GET /v1/{user|object}/.../preference/category/`: every visible category's record, offset-paged. */
+  async allCategories(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, query: OffsetQuery): Promise<{ meta: { count: number; limit: number; offset: number }; results: CategoryPreferenceRecord[] }> {
+    await this.requireSubject(this.db.manager, ws, subject);
+    const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
+    const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined);
+    const records = [...(await this.categories.categories(ws.id)).values()]
+      .filter((entry) => tenant?.categories[entry.definition.category]?.visible_to_subscriber !== false)
+      .map((entry) => categoryPreferenceRecord(entry, { ...snapshot, category: entry.definition }));
+    return { meta: { count: records.length, limit: query.limit, offset: query.offset }, results: records.slice(query.offset, query.offset + query.limit) };
+  }
+
+  private async applyFull(tx: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, update: FullUpdate): Promise<void> {
+    if (update.channels) await this.updateChannelsIn(tx, ws, subject, tenantId, update.channels);
+    for (const [i, { category, choice }] of update.categories.entries()) {
+      await this.updateCategoryIn(tx, ws, subject, tenantId, category, choice, `categories[${i}]`);
+    }
   }
 
   private async requireSubject(manager: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, lock = false): Promise<void> {
@@ -184,3 +282,49 @@ function channelPreferences(body: unknown): ChannelPreferenceItem[] {
   if (errors.length > 0) throw HeraldError.validation(errors);
   return items as ChannelPreferenceItem[];
 }
+
+interface FullUpdate {
+  readonly channels: ChannelPreferenceItem[] | null;
+  readonly categories: Array<{ category: string; choice: Record<string, unknown> }>;
+}
+
+/** The body of a full update: `channel_preferences` as in 4.2, `categories` as 4.1's bodies each naming its `category`. */
+function fullUpdate(body: unknown): FullUpdate {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
+  const input = body as Record<string, unknown>;
+  const channels = input.channel_preferences === undefined ? null : channelPreferences(input);
+  if (input.categories === undefined) return { channels, categories: [] };
+  if (!Array.isArray(input.categories)) throw HeraldError.validation([{ path: 'categories', message: 'must be an array of {category, preference, opt_out_channels, opt_in_channels}' }]);
+  const errors: FieldError[] = [];
+  const categories = (input.categories as unknown[]).flatMap((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      errors.push({ path: `categories[${i}]`, message: 'must be an object' });
+      return [];
+    }
+    const { category, ...choice } = item as Record<string, unknown>;
+    if (typeof category !== 'string' || category === '') {
+      errors.push({ path: `categories[${i}].category`, message: 'must be a non-empty string' });
+      return [];
+    }
+    return [{ category, choice }];
+  });
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return { channels, categories };
+}
+
+const MAX_BULK_USERS = 1000;
+
+function bulkDistinctIds(body: unknown): string[] {
+  const ids = (typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}).distinct_ids;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_BULK_USERS) {
+    throw HeraldError.validation([{ path: 'distinct_ids', message: `must be an array of 1 to ${MAX_BULK_USERS} distinct_ids` }]);
+  }
+  const errors: FieldError[] = [];
+  ids.forEach((id: unknown, i) => {
+    if (typeof id !== 'string' || id === '') errors.push({ path: `distinct_ids[${i}]`, message: 'must be a non-empty string' });
+  });
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return [...new Set(ids as string[])];
+}
+
+const joinPath = (prefix: string, path: string): string => (prefix === '' ? path : path === '' ? prefix : `${prefix}.${path}`);

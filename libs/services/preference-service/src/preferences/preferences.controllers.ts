@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from 
 import { AudienceSubject } from '@herald/contracts';
 import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
+import { parseOffsetQuery } from '../http/offset-page';
 import { requiredBody, tenantQuery } from '../http/request';
 import { PreferenceStore } from './preference-store';
 
@@ -14,6 +15,30 @@ export class ObjectPreferencesController {
   @Get()
   full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.full(ws, object(type, id), tenantQuery(tenant));
+  }
+
+  /** Reference `update-object-full-preference`: channel restrictions and category choices at once; answers the full preference. */
+  @Patch()
+  @HttpCode(200)
+  updateFull(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('object_type') type: string,
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: unknown,
+    @Body() body: unknown,
+  ): Promise<unknown> {
+    return this.preferences.updateFull(ws, object(type, id), tenantQuery(tenant), requiredBody(body));
+  }
+
+  @Get('category')
+  categories(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('object_type') type: string,
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: unknown,
+    @Query() query: Record<string, unknown>,
+  ): Promise<unknown> {
+    return this.preferences.allCategories(ws, object(type, id), tenantQuery(tenant), parseOffsetQuery(query));
   }
 
   @Get('category/:category_slug')
@@ -71,6 +96,22 @@ export class UserPreferencesController {
     return this.preferences.full(ws, user(distinctId), tenantQuery(tenant));
   }
 
+  @Patch()
+  @HttpCode(200)
+  updateFull(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
+    return this.preferences.updateFull(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
+  }
+
+  @Get('category')
+  categories(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('distinct_id') distinctId: string,
+    @Query('tenant_id') tenant: unknown,
+    @Query() query: Record<string, unknown>,
+  ): Promise<unknown> {
+    return this.preferences.allCategories(ws, user(distinctId), tenantQuery(tenant), parseOffsetQuery(query));
+  }
+
   @Get('category/:category_slug')
   category(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('category_slug') slug: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
     return this.preferences.category(ws, user(distinctId), tenantQuery(tenant), slug);
@@ -97,6 +138,25 @@ export class UserPreferencesController {
   @HttpCode(202)
   updateChannels(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
     return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
+  }
+}
+
+/** Reference bulk user preferences: one update (or reset) for many users, all or nothing. `tenant_id` selects the scope. */
+@Controller('v1/bulk/user/preference')
+@UseGuards(WorkspaceAuthGuard)
+export class BulkUserPreferencesController {
+  constructor(private readonly preferences: PreferenceStore) {}
+
+  @Patch()
+  @HttpCode(202)
+  update(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
+    return this.preferences.updateUsers(ws, tenantQuery(tenant), requiredBody(body));
+  }
+
+  @Patch('reset')
+  @HttpCode(202)
+  reset(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
+    return this.preferences.resetUsers(ws, tenantQuery(tenant), requiredBody(body));
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { DefaultPreference, PREFERENCE_CHANNELS, TenantCategoryDefault, TenantPreferences } from '@herald/audience';
+import { DefaultPreference, LocatedCategory, PREFERENCE_CHANNELS, TenantCategoryDefault, TenantPreferences } from '@herald/audience';
 import { FieldError, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
@@ -89,22 +89,45 @@ export class TenantStore {
         [ws.id, tenantId, slug, JSON.stringify(next)],
       );
       await this.announce(tx, ws, tenantId, row);
-      const { definition } = located;
-      return {
-        name: definition.name,
-        category: definition.category,
-        description: definition.description ?? '',
-        root_category: located.root_category,
-        default_preference: definition.default_preference,
-        default_mandatory_channels: definition.default_mandatory_channels ?? null,
-        default_opt_in_channels: definition.default_opt_in_channels ?? null,
-        visible_to_subscriber: next.visible_to_subscriber,
-        preference: next.preference,
-        mandatory_channels: next.mandatory_channels,
-        opt_in_channels: next.opt_in_channels,
-        blocked_channels: row.blocked_channels,
-      };
+      return tenantCategoryRecord(located, next, row.blocked_channels);
     });
+  }
+
+  /** Reference `GET /v1/tenant/{tenant_id}/preference/category/{category}/`: the tenant's default for one category. */
+  async categoryDefault(ws: AuthenticatedWorkspace, tenantId: string, slug: string): Promise<Record<string, unknown>> {
+    const row = await this.row(this.db.manager, ws, tenantId, false);
+    const located = await this.categories.category(ws.id, slug);
+    const current = (await this.preferences(ws, tenantId))?.categories[slug];
+    return tenantCategoryRecord(located, current ?? categoryDefault(undefined, located.definition.default_preference, {}), row.blocked_channels);
+  }
+
+  /** Reference `GET /v1/tenant/{tenant_id}/category/` (and `.../preference/category/`): every category's tenant default, offset-paged. */
+  async categoryDefaults(ws: AuthenticatedWorkspace, tenantId: string, query: OffsetQuery): Promise<{ meta: { count: number; limit: number; offset: number }; results: Array<Record<string, unknown>> }> {
+    const records = await this.allCategoryRecords(ws, tenantId);
+    return { meta: { count: records.length, limit: query.limit, offset: query.offset }, results: records.slice(query.offset, query.offset + query.limit).map((r) => r.record) };
+  }
+
+  /** Reference `GET /v1/tenant/{tenant_id}/preference/`: the tenant's defaults by root category and section. */
+  async fullPreference(ws: AuthenticatedWorkspace, tenantId: string): Promise<{ root_categories: unknown[] }> {
+    const records = await this.allCategoryRecords(ws, tenantId);
+    const roots = new Map<string, Map<object, { name: string; description: string | null; tags: readonly string[] | null; categories: unknown[] }>>();
+    for (const { located, record } of records) {
+      const sections = roots.get(located.root_category) ?? new Map();
+      const section = sections.get(located.section) ?? { name: located.section.name, description: located.section.description ?? null, tags: located.section.tags ?? null, categories: [] };
+      section.categories.push(record);
+      sections.set(located.section, section);
+      roots.set(located.root_category, sections);
+    }
+    return { root_categories: [...roots].map(([root_category, sections]) => ({ root_category, sections: [...sections.values()] })) };
+  }
+
+  private async allCategoryRecords(ws: AuthenticatedWorkspace, tenantId: string): Promise<Array<{ located: LocatedCategory; record: Record<string, unknown> }>> {
+    const row = await this.row(this.db.manager, ws, tenantId, false);
+    const defaults = (await this.preferences(ws, tenantId))?.categories ?? {};
+    return [...(await this.categories.categories(ws.id)).values()].map((located) => ({
+      located,
+      record: tenantCategoryRecord(located, defaults[located.definition.category] ?? categoryDefault(undefined, located.definition.default_preference, {}), row.blocked_channels),
+    }));
   }
 
   /** The tenant's preferences as evaluation takes them; null when there is no such tenant. */
@@ -195,5 +218,24 @@ function categoryDefault(current: TenantCategoryDefault | undefined, categoryDef
     visible_to_subscriber: (input.visible_to_subscriber as boolean | undefined) ?? base.visible_to_subscriber,
     mandatory_channels: mandatory,
     opt_in_channels: optIn,
+  };
+}
+
+/** A category as a tenant sees it: the workspace's defaults and the tenant's own (the reference's tenant category record). */
+function tenantCategoryRecord(located: LocatedCategory, defaults: TenantCategoryDefault, blockedChannels: readonly string[]): Record<string, unknown> {
+  const { definition } = located;
+  return {
+    name: definition.name,
+    category: definition.category,
+    description: definition.description ?? '',
+    root_category: located.root_category,
+    default_preference: definition.default_preference,
+    default_mandatory_channels: definition.default_mandatory_channels ?? null,
+    default_opt_in_channels: definition.default_opt_in_channels ?? null,
+    visible_to_subscriber: defaults.visible_to_subscriber,
+    preference: defaults.preference,
+    mandatory_channels: defaults.mandatory_channels,
+    opt_in_channels: defaults.opt_in_channels,
+    blocked_channels: blockedChannels,
   };
 }

@@ -33,6 +33,33 @@ export class TenantsController {
   updateCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category_slug') slug: string, @Body() body: unknown): Promise<unknown> {
     return this.tenants.updateCategoryDefault(ws, tenantId, slug, requiredBody(body));
   }
+
+  @Get('category')
+  categories(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+    return this.tenants.categoryDefaults(ws, tenantId, parseOffsetQuery(query));
+  }
+
+  @Get('preference')
+  preference(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string): Promise<unknown> {
+    return this.tenants.fullPreference(ws, tenantId);
+  }
+
+  @Get('preference/category')
+  preferenceCategories(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+    return this.tenants.categoryDefaults(ws, tenantId, parseOffsetQuery(query));
+  }
+
+  @Get('preference/category/:category')
+  preferenceCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category') slug: string): Promise<unknown> {
+    return this.tenants.categoryDefault(ws, tenantId, slug);
+  }
+
+  /** The same write as `PATCH category/{slug}`, answered 200 as the reference's tenant-preference path is. */
+  @Patch('preference/category/:category')
+  @HttpCode(200)
+  updatePreferenceCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category') slug: string, @Body() body: unknown): Promise<unknown> {
+    return this.tenants.updateCategoryDefault(ws, tenantId, slug, requiredBody(body));
+  }
 }
 
 /** The reference's `GET /v1/tenant/` (`tenants.list` of the SDK), offset-paged. */

@@ -31,6 +31,28 @@ export function parseCancelFilters(body: unknown): CancelFilters {
   return filters;
 }
 
+export interface BroadcastCancelFilters {
+  readonly execution_id?: string;
+  readonly list_id?: string;
+  readonly idempotency_key?: string;
+}
+
+/** The body of `POST /v1/broadcast_run/cancel/` (reference `cancel-broadcast`): at least one filter, every wrong field by path. */
+export function parseBroadcastCancelFilters(body: unknown): BroadcastCancelFilters {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
+  const value = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  for (const field of ['execution_id', 'list_id', 'idempotency_key']) {
+    if (value[field] !== undefined && (typeof value[field] !== 'string' || value[field] === '')) errors.push({ path: field, message: 'must be a non-empty string' });
+  }
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  const filters = value as BroadcastCancelFilters;
+  if (filters.execution_id === undefined && filters.list_id === undefined && filters.idempotency_key === undefined) {
+    throw new HeraldError('validation_error', 'at least one filter is required: execution_id, list_id, idempotency_key', [], 'short');
+  }
+  return filters;
+}
+
 const DEFAULT_RUN_LIMIT = 100;
 const MAX_RUN_LIMIT = 1000;
 const RUN_STATUSES: readonly string[] = ['running', 'completed', 'failed', 'discarded', 'cancelled'];
@@ -59,6 +81,26 @@ export class RunQueries {
     if (filters.workflow_slug !== undefined) add('workflow_slug = ?', filters.workflow_slug);
     if (filters.recipients?.length) add('distinct_id = ANY(?::text[])', [...filters.recipients]);
     return (await this.db.query(`SELECT run_id, stream_id, status FROM engine.runs WHERE ${where.join(' AND ')} ORDER BY started_at LIMIT 1000`, params)) as RunRow[];
+  }
+
+  /**
+   * Members' runs of broadcasts still running that match every given filter. A broadcast
+   * runs as one run per member under the workflow `broadcast:<list_id>`, all with the
+   * broadcast's message_id, which is its execution id here.
+   */
+  async openBroadcastRuns(workspace: AuthenticatedWorkspace, filters: BroadcastCancelFilters): Promise<Array<RunRow & { message_id: string }>> {
+    const where = [`workspace_id = $1`, `status = 'running'`, `workflow_slug LIKE 'broadcast:%'`];
+    const params: unknown[] = [workspace.id];
+    const add = (sql: string, value: unknown): void => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filters.execution_id !== undefined) add('message_id = ?', filters.execution_id);
+    if (filters.list_id !== undefined) add('workflow_slug = ?', `broadcast:${filters.list_id}`);
+    if (filters.idempotency_key !== undefined) add('idempotency_key = ?', filters.idempotency_key);
+    return (await this.db.query(`SELECT run_id, stream_id, status, message_id FROM engine.runs WHERE ${where.join(' AND ')} ORDER BY started_at LIMIT 10000`, params)) as Array<
+      RunRow & { message_id: string }
+    >;
   }
 
   /**

@@ -7,7 +7,7 @@ import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@h
 import { RunHost } from '../runs/run-host';
 import { MessageBulkUpdate } from './message-bulk-update';
 import { MessageLog } from './message-log';
-import { RunQueries, parseCancelFilters } from './run-queries';
+import { RunQueries, parseBroadcastCancelFilters, parseCancelFilters } from './run-queries';
 
 /** `{base_url}` endpoints of the engine: cancelling runs, a run's log, the message log. */
 @Controller()
@@ -36,6 +36,23 @@ export class RunsController {
       if (state.status === 'cancelled') cancelled.push(run.run_id);
     }
     return { execution_ids: cancelled };
+  }
+
+  /**
+   * Reference `cancel-broadcast`: every running member run of the matching broadcasts is
+   * cancelled; answers the broadcasts' execution ids (their message_id). Members the
+   * fan-out has not started yet are not stopped.
+   */
+  @Post('v1/broadcast_run/cancel')
+  @HttpCode(200)
+  async cancelBroadcasts(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Body() body: unknown): Promise<{ execution_ids: string[] }> {
+    const filters = parseBroadcastCancelFilters(body);
+    const cancelled = new Set<string>();
+    for (const run of await this.queries.openBroadcastRuns(workspace, filters)) {
+      const state = await this.runs.cancel(run.stream_id, 'broadcast cancelled through the API');
+      if (state.status === 'cancelled') cancelled.add(run.message_id);
+    }
+    return { execution_ids: [...cancelled] };
   }
 
   /**

@@ -94,6 +94,129 @@ export const engineOpenApi = {
         },
       },
     },
+    '/v1/broadcast_run/cancel/': {
+      post: {
+        operationId: 'cancelBroadcastRuns',
+        summary: "Cancel the running member runs of broadcasts matching every given filter (members not yet fanned out are not stopped)",
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { execution_id: { type: 'string', description: "The broadcast's message_id" }, list_id: { type: 'string' }, idempotency_key: { type: 'string' } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': json({ type: 'object', required: ['execution_ids'], properties: { execution_ids: strings } }, 'The broadcasts whose runs were cancelled (empty when none matched)'),
+          '400': json({ anyOf: [ref('ErrorResponse'), ref('ShortError')] }, 'No filter, or a filter of the wrong type'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
+    '/v1/template/': {
+      get: {
+        operationId: 'listLiveTemplates',
+        summary: 'Committed templates as the engine knows them (reference fetch-template-list), offset-paged',
+        parameters: [
+          query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, 'Page size'),
+          query('offset', { type: 'integer', minimum: 0, default: 0 }, 'Templates to skip'),
+          query('has_channels_any', { type: 'string' }, 'Comma-separated channels: templates enabling any of them'),
+          query('is_active', { type: 'boolean' }, 'Templates with (true) or without (false) a live channel'),
+          query('is_archived', { type: 'boolean' }, 'Herald archives nothing: true finds none'),
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['meta', 'results'],
+              properties: {
+                meta: { type: 'object', required: ['count', 'limit', 'offset'], properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
+                results: { type: 'array', items: ref('LiveTemplate') },
+              },
+            },
+            'A page of templates',
+          ),
+          '400': json(ref('ErrorResponse'), 'A query parameter of the wrong type, by name'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
+    '/v1/template/{template_slug}/': {
+      get: {
+        operationId: 'getLiveTemplate',
+        summary: 'One committed template (reference fetch-template-details)',
+        parameters: [{ in: 'path', name: 'template_slug', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': json(ref('LiveTemplate'), 'The template'),
+          '400': json(ref('ErrorResponse'), 'A bad template_slug'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+          '404': json(ref('ErrorResponse'), 'No committed template with this slug'),
+        },
+      },
+    },
+    '/v1/template/{template_slug}/channel/{channel_slug}/': {
+      get: {
+        operationId: 'getLiveTemplateChannel',
+        summary: "One channel of a committed template with its live variants' content (reference fetch-template-details-channel)",
+        parameters: [
+          { in: 'path', name: 'template_slug', required: true, schema: { type: 'string' } },
+          { in: 'path', name: 'channel_slug', required: true, schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['channel', 'is_active', 'is_enabled', 'versions'],
+              properties: {
+                channel: { type: 'object', properties: { name: { type: 'string' }, slug: { type: 'string' }, is_template_approval_needed: { type: 'boolean' } } },
+                is_active: { type: 'boolean' },
+                is_enabled: { type: 'boolean' },
+                created_at: { type: 'string', format: 'date-time' },
+                updated_at: { type: 'string', format: 'date-time' },
+                disabled_languages: strings,
+                versions: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      status: { type: 'string' },
+                      version_tag: { type: 'string' },
+                      created_at: { type: 'string', format: 'date-time' },
+                      updated_at: { type: 'string', format: 'date-time' },
+                      published_languages: strings,
+                      templates: {
+                        type: 'array',
+                        items: {
+                          type: 'object',
+                          properties: {
+                            language: { type: 'object', properties: { name: { type: 'string' }, slug: { type: 'string' } } },
+                            is_enabled: { type: 'boolean' },
+                            approval_status: { type: 'string' },
+                            content: { type: 'object' },
+                            created_at: { type: 'string', format: 'date-time' },
+                            updated_at: { type: 'string', format: 'date-time' },
+                            approval_cycle: { type: 'null' },
+                            is_approval_needed: { type: 'boolean' },
+                            is_cloned_from_last_version: { type: 'boolean' },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            'The channel',
+          ),
+          '400': json(ref('ErrorResponse'), 'A bad path parameter'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+          '404': json(ref('ErrorResponse'), 'No committed template with this slug, or no such channel in it'),
+        },
+      },
+    },
     '/v1/message/': {
       get: {
         operationId: 'listMessages',
@@ -194,6 +317,29 @@ export const engineOpenApi = {
     securitySchemes: PUBLIC_API_SHARED.securitySchemes,
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
+      LiveTemplate: {
+        type: 'object',
+        required: ['name', 'slug', 'is_active', 'channels'],
+        properties: {
+          name: { type: 'string' },
+          slug: { type: 'string' },
+          description: { type: ['string', 'null'] },
+          is_active: { type: 'boolean' },
+          default_language: { type: 'object', properties: { name: { type: 'string' }, slug: { type: 'string' } } },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+          is_auto_translate_enabled: { type: 'boolean' },
+          enabled_languages: strings,
+          tags: strings,
+          channels: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { channel: { type: 'object', properties: { name: { type: 'string' }, slug: { type: 'string' } } }, is_active: { type: 'boolean' }, is_enabled: { type: 'boolean' }, languages: strings },
+            },
+          },
+        },
+      },
       RunSummary: {
         type: 'object',
         required: ['execution_id', 'message_id', 'status', 'reason', 'workflow', 'recipient'],

@@ -80,6 +80,16 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
     return { templates, categories: (rows.find((r) => r.kind === 'category')?.document as Categories | undefined) ?? null };
   }
 
+  /** Every template management announced, live document as it sent it, by slug. */
+  async liveTemplates<T>(workspaceId: string): Promise<T[]> {
+    const rows = (await this.db.query(`SELECT document FROM engine.definitions WHERE workspace_id = $1 AND kind = 'template' ORDER BY id`, [workspaceId])) as Array<{ document: T }>;
+    return rows.map((r) => r.document);
+  }
+
+  async liveTemplate<T>(workspaceId: string, slug: string): Promise<T | null> {
+    return (await this.document<T>(workspaceId, 'template', slug)) ?? null;
+  }
+
   private async document<T>(workspaceId: string, kind: EngineKind, id: string): Promise<T | undefined> {
     const [row] = (await this.db.query(`SELECT document FROM engine.definitions WHERE workspace_id = $1 AND kind = $2 AND id = $3`, [
       workspaceId,
