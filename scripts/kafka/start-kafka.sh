@@ -188,6 +188,11 @@ fi
 
 # ------------------------------------------------------------ 5) start
 [ -f "$LOGS/kafka.out" ] && mv -f "$LOGS/kafka.out" "$LOGS/kafka.out.1"
+# Every partition keeps several files open (segment, offset and time indexes), and a
+# test run creates thousands of namespaced partitions: at 20,000 descriptors the broker
+# died with "Too many open files" mid-suite. Raise the limit as far as we may.
+ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+log "open-file limit for the broker: $(ulimit -n)"
 log "starting Kafka $KAFKA_VERSION broker on $BOOTSTRAP (heap: $KAFKA_HEAP; logs: $LOGS/server.log)"
 # setsid: own session, so the broker outlives the shell/job that started it.
 # bash -c writes its own pid, then exec's java, so the pid file holds the JVM's pid.
