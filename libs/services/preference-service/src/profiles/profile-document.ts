@@ -1,4 +1,4 @@
-import { FieldError, HeraldError, PROFILE_LIMITS, UserOperation, countProfileChanges } from '@herald/contracts';
+import { FieldError, HeraldError, PROFILE_LIMITS, UserOperation, countProfileChanges, withoutCredentials } from '@herald/contracts';
 
 /** The channels a profile holds, stored without their `$`. */
 export const PROFILE_CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
@@ -327,15 +327,14 @@ export function mergeProfiles(global: ProfileDocument, tenant: ProfileDocument |
 
 /** Channels as the reference answers them: `$email: [{value, status, perma_status}]`. */
 /**
- * Keys of a stored channel identity that a read never shows: credentials (a Slack bot
- * token, an incoming webhook's secret URL, web-push keys; the reference strips the same
- * from message identities) and Herald's own `form` tag. Writes keep them for delivery.
+ * A stored channel identity as a read shows it: without its credentials
+ * (`withoutCredentials`) and without Herald's own `form` tag. Writes keep both for delivery.
  */
-const UNSHOWN_IDENTITY_KEYS = new Set(['access_token', 'incoming_webhook', 'keys', 'form']);
-
 function identityView(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !UNSHOWN_IDENTITY_KEYS.has(key)));
+  const shown = withoutCredentials(value);
+  if (shown === null || typeof shown !== 'object' || Array.isArray(shown)) return shown;
+  const { form: _form, ...rest } = shown as Record<string, unknown>;
+  return rest;
 }
 
 export function channelView(channels: Record<string, unknown[]>): Record<string, Array<{ value: unknown; status: string; perma_status: string }>> {

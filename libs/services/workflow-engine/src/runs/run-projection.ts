@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { Channel, DeliveryOutcome, deterministicUuid } from '@herald/contracts';
+import { Channel, DeliveryOutcome, deterministicUuid, withoutCredentials } from '@herald/contracts';
 import { DeliverySkipped, LiveRun, RunEvent, RunState, SEND_NODE_CHANNELS, SendNode, SkipReason, WorkflowNode, nodeAt, pathKey } from '@herald/workflow';
 import { parseRunStreamId, runKey } from './run-stream';
 
@@ -234,13 +234,6 @@ function firstSendChannel(nodes: readonly WorkflowNode[]): { node: SendNode; cha
 
 async function setOutcomeReason(tx: EntityManager, runId: string, reason: string): Promise<void> {
   await tx.query(`UPDATE engine.runs SET outcome_reason = $2 WHERE run_id = $1`, [runId, reason]);
-}
-
-/** The reference strips credential keys from `channel_identity`. */
-function withoutCredentials(identity: unknown): unknown {
-  if (typeof identity !== 'object' || identity === null) return identity;
-  const { access_token: _token, keys: _keys, incoming_webhook: _webhook, ...rest } = identity as Record<string, unknown>;
-  return rest;
 }
 
 /** The timestamps an outcome sets (once). Delivered implies triggered: the inbox reports `delivered` alone. */
