@@ -1,14 +1,19 @@
 /**
  * Time from `npm start` to `/health/ready` answering 200 on both ports, on a fresh
  * data folder (first start: PGlite initdb, migrations, bootstrap) and on an existing one.
+ * With `--distributed`, each of the five services on its own against Kafka and Postgres
+ * instead (see distributed-startup.ts; the goal there is ready within 5 s, issue 21).
  *
  *   npm run bench:startup [-- --runs 3]
+ *   HERALD_TEST_KAFKA_BROKERS=127.0.0.1:9092 HERALD_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/herald_dev \
+ *     npm run bench:startup -- --distributed [--runs 3]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@herald/testing';
+import { SERVICES, StartupSample, measureDistributedStartup } from './distributed-startup';
 
 const root = join(__dirname, '..', '..');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 3;
@@ -40,7 +45,38 @@ async function timeToReady(dataDir: string): Promise<number> {
   }
 }
 
-async function main(): Promise<void> {
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? '-' : `${(ms / 1000).toFixed(2)} s`;
+}
+
+async function distributed(): Promise<void> {
+  const brokers = process.env.HERALD_TEST_KAFKA_BROKERS;
+  const databaseUrl = process.env.HERALD_TEST_DATABASE_URL;
+  if (!brokers || !databaseUrl) throw new Error('--distributed needs HERALD_TEST_KAFKA_BROKERS and HERALD_TEST_DATABASE_URL');
+  const samples = await measureDistributedStartup({
+    brokers,
+    databaseUrl,
+    runs,
+    onSample: (s) =>
+      process.stdout.write(
+        `${s.service} ${s.label}: ready ${seconds(s.readyMs)} (log: schemas ${seconds(s.phases.schemaReadyMs)}, ` +
+          `consumers ${seconds(s.phases.consumersStartedMs)}, listening ${seconds(s.phases.serviceStartedMs)})\n`,
+      ),
+  });
+  process.stdout.write('\n| service | case | runs | median | max |\n|---|---|---|---|---|\n');
+  for (const service of SERVICES) {
+    for (const label of ['first start', 'restart', 'second replica'] as const) {
+      const times = samples
+        .filter((s: StartupSample) => s.service === service && s.label === label)
+        .map((s) => s.readyMs)
+        .sort((a, b) => a - b);
+      if (times.length === 0) continue;
+      process.stdout.write(`| ${service} | ${label} | ${times.length} | ${seconds(times[Math.floor(times.length / 2)])} | ${seconds(times.at(-1))} |\n`);
+    }
+  }
+}
+
+async function embedded(): Promise<void> {
   const rows: Array<[string, number]> = [];
   for (let i = 1; i <= runs; i++) {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-startup-'));
@@ -62,4 +98,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+void (process.argv.includes('--distributed') ? distributed() : embedded());

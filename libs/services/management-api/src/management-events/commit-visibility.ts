@@ -48,7 +48,7 @@ export class CommitVisibility implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.commitVisibilityTimeoutMs === 0) return;
-    await this.consumers.subscribe({
+    const subscription = await this.consumers.subscribe({
       groupId: `herald.management.visibility.${randomUUID()}`,
       topics: [TOPICS.definitionApplied.name],
       startFrom: 'latest',
@@ -60,6 +60,9 @@ export class CommitVisibility implements OnApplicationBootstrap {
         if (parsed.ok) this.acknowledge(parsed.value);
       },
     });
+    // From the latest offset: acknowledgements sent before the join would be missed, so
+    // this one join is awaited (a fresh group, alone: it joins at once).
+    await subscription.started;
   }
 
   /**
