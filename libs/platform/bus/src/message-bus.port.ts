@@ -66,10 +66,24 @@ export interface SubscribeOptions {
   readonly retry?: RetryPolicy;
 }
 
+/** Messages of one partition the group has not consumed yet (end offset minus committed offset). */
+export interface PartitionLag {
+  readonly topic: string;
+  readonly partition: number;
+  readonly lag: number;
+}
+
 export interface Subscription {
   readonly groupId: string;
   /** Partitions this member owns now, as `topic:partition`. */
   assignment(): readonly string[];
+  /**
+   * The group's lag on every partition of its topics, as last measured: the in-process
+   * bus counts it when asked; the Kafka bus keeps what each fetched batch reports for the
+   * partitions it owns and asks the broker for all of them periodically, so an idle or
+   * stalled member still reports. Optional: a subscription that cannot tell omits it.
+   */
+  lag?(): readonly PartitionLag[];
   /** Stops fetching, waits for in-flight handlers, commits, leaves the group. */
   stop(): Promise<void>;
 }

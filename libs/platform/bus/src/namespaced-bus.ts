@@ -34,6 +34,7 @@ export class NamespacedBus implements MessageBus {
     return {
       groupId: options.groupId,
       assignment: () => inner.assignment().map((tp) => this.strip(tp)),
+      lag: () => (inner.lag?.() ?? []).map((p) => ({ ...p, topic: this.strip(p.topic) })),
       stop: () => inner.stop(),
     };
   }

@@ -143,6 +143,15 @@ export class InProcessBus implements MessageBus {
     return {
       groupId: group.id,
       assignment: () => [...member.workers.keys()].sort(),
+      // The queue depth: what the group has not consumed of each partition, counted on demand.
+      lag: () =>
+        member.topics.flatMap((name) =>
+          this.requireTopic(name).partitions.map((log, partition) => ({
+            topic: name,
+            partition,
+            lag: Math.max(0, log.endOffset - (group.committed.get(`${name}:${partition}`) ?? (member.startFrom === 'latest' ? log.endOffset : this.durable ? JOURNAL_START : log.startOffset))),
+          })),
+        ),
       stop: () => {
         stopped ??= this.leave(group, member);
         return stopped;

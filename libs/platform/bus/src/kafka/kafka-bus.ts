@@ -28,6 +28,7 @@ import {
 import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
+import { ConsumerLag } from './consumer-lag';
 
 export interface KafkaBusLogger {
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -50,6 +51,8 @@ export interface KafkaBusOptions {
    * at most the broker's `message.max.bytes`. Default: Kafka's default.
    */
   readonly maxMessageBytes?: number;
+  /** How often each subscription asks the broker for its group's lag (see `ConsumerLag`). Default 15 s. */
+  readonly lagRefreshMs?: number;
 }
 
 /**
@@ -192,7 +195,9 @@ export class KafkaBus implements MessageBus {
       // and a restarted replica cannot join before: 10 s, not kafkajs's 30 s.
       sessionTimeout: 10_000,
       rebalanceTimeout: 60_000,
-      heartbeatInterval: 3_000,
+      // Members learn of a rebalance from a heartbeat's answer, so a joining replica waits
+      // up to one interval for each of them: 1 s, not 3 s (bench/RESULTS.md "Startup").
+      heartbeatInterval: 1_000,
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 500,
       retry: { initialRetryTime: 300, retries: 10 },
     });
@@ -206,6 +211,10 @@ export class KafkaBus implements MessageBus {
     for (const topic of options.topics) {
       await consumer.subscribe({ topic, fromBeginning: (options.startFrom ?? 'earliest') === 'earliest' });
     }
+    const lag = new ConsumerLag(this.admin, options.groupId, options.topics, options.startFrom ?? 'earliest', this.options.lagRefreshMs ?? 15_000, (error) =>
+      this.options.logger?.log('debug', 'consumer lag not fetched', { group: options.groupId, error: error instanceof Error ? error.message : String(error) }),
+    );
+    consumer.on(consumer.events.END_BATCH_PROCESS, (event) => lag.observeBatch(event.payload.topic, event.payload.partition, event.payload.offsetLag));
     await consumer.run({
       autoCommit: true,
       autoCommitInterval: 1_000,
@@ -218,7 +227,9 @@ export class KafkaBus implements MessageBus {
     const subscription: Subscription = {
       groupId: options.groupId,
       assignment: () => assignment,
+      lag: () => lag.snapshot(),
       stop: () => {
+        lag.stop();
         stopped ??= this.stopConsumer(consumer).finally(() => {
           assignment = [];
           this.subscriptions.delete(subscription);
@@ -227,6 +238,7 @@ export class KafkaBus implements MessageBus {
       },
     };
     this.subscriptions.add(subscription);
+    lag.start();
     return subscription;
   }
 

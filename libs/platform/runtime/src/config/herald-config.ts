@@ -7,6 +7,8 @@ export interface KafkaConfig {
   readonly clientId: string;
   /** Prefix of every topic and consumer group; lets installations share a cluster. */
   readonly namespace?: string;
+  /** How often each consumer asks the broker for its group's lag (`herald_bus_consumer_lag`). */
+  readonly lagRefreshMs: number;
 }
 
 export interface BootstrapCredentials {
@@ -133,7 +135,12 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     port: integer('HERALD_PORT', 3000, 0, 65535),
     managementPort: integer('HERALD_MANAGEMENT_PORT', 3001, 0, 65535),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
-    kafka: brokers && brokers.length > 0 ? { brokers, clientId: read('HERALD_KAFKA_CLIENT_ID') ?? 'herald', namespace: kafkaNamespace } : undefined,
+    kafka: brokers && brokers.length > 0 ? {
+            brokers,
+            clientId: read('HERALD_KAFKA_CLIENT_ID') ?? 'herald',
+            namespace: kafkaNamespace,
+            lagRefreshMs: integer('HERALD_KAFKA_LAG_REFRESH_MS', 15_000, 100, 600_000),
+          } : undefined,
     databaseUrl,
     topicPartitions: integer('HERALD_KAFKA_PARTITIONS', 12, 1, 1000),
     logLevel,

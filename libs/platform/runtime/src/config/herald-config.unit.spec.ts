@@ -27,7 +27,7 @@ describe('loadHeraldConfig', () => {
       HERALD_BOOTSTRAP_WORKSPACE: 'production',
       HERALD_OUTBOUND_ALLOW: '127.0.0.0/8,::1/128',
     });
-    expect(config.kafka).toEqual({ brokers: ['k1:9092', 'k2:9092'], clientId: 'herald' });
+    expect(config.kafka).toEqual({ brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', lagRefreshMs: 15_000 });
     expect(config.databaseUrl).toBe('postgres://u:p@db:5432/herald');
     expect(config.secretsKey?.equals(Buffer.alloc(32, 7))).toBe(true);
     expect(config.port).toBe(8080);

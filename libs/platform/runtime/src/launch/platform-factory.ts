@@ -47,6 +47,7 @@ export function createPlatformContext(
         logger: { log: (level, message, fields) => busLogger.write(level, message, fields) },
         onHandlerError,
         maxMessageBytes: config.busMaxMessageBytes,
+        lagRefreshMs: config.kafka.lagRefreshMs,
       })
     : new InProcessBus({
         onHandlerError,

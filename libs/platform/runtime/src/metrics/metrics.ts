@@ -97,13 +97,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Decorates a MessageBus with per-topic counters and handler timings, so both
- * adapters report the same metrics.
+ * Decorates a MessageBus with per-topic counters, handler timings and consumer lag, so
+ * both adapters report the same metrics. Topics and groups are named as the code names
+ * them (without the installation's namespace), as in every other bus metric.
  */
 export class InstrumentedBus implements MessageBus {
   private readonly published: Counter<'topic'>;
   private readonly consumed: Counter<'topic' | 'group' | 'outcome'>;
   private readonly handlerSeconds: Histogram<'topic' | 'group'>;
+  /** This process's live subscriptions, whose lag each scrape reads. */
+  private readonly live = new Set<Subscription>();
 
   constructor(
     private readonly inner: MessageBus,
@@ -128,6 +131,22 @@ export class InstrumentedBus implements MessageBus {
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers: [registry],
     });
+    const live = this.live;
+    new Gauge({
+      name: 'herald_bus_consumer_lag',
+      help: 'Messages a consumer group has not consumed yet, by topic, group and partition (every member reports the whole group: take the max)',
+      labelNames: ['topic', 'group', 'partition'],
+      registers: [registry],
+      collect() {
+        // Rebuilt on each scrape: a stopped subscription's partitions disappear with it.
+        this.reset();
+        for (const subscription of live) {
+          for (const { topic, partition, lag } of subscription.lag?.() ?? []) {
+            this.set({ topic, group: subscription.groupId, partition: String(partition) }, lag);
+          }
+        }
+      },
+    });
   }
 
   ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
@@ -139,9 +158,9 @@ export class InstrumentedBus implements MessageBus {
     this.published.inc({ topic }, messages.length);
   }
 
-  subscribe(options: SubscribeOptions): Promise<Subscription> {
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const { groupId } = options;
-    return this.inner.subscribe({
+    const subscription = await this.inner.subscribe({
       ...options,
       handler: async (message: IncomingMessage) => {
         const end = this.handlerSeconds.startTimer({ topic: message.topic, group: groupId });
@@ -157,6 +176,16 @@ export class InstrumentedBus implements MessageBus {
         }
       },
     });
+    this.live.add(subscription);
+    return {
+      groupId: subscription.groupId,
+      assignment: () => subscription.assignment(),
+      lag: () => subscription.lag?.() ?? [],
+      stop: async () => {
+        this.live.delete(subscription);
+        await subscription.stop();
+      },
+    };
   }
 
   checkHealth(): Promise<void> {
