@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { CHANNELS, TOPICS, deliveryTopic } from '@herald/contracts';
 import { findKustomize } from './kubectl';
 
 // ---------------------------------------------------------------------------
@@ -33,6 +34,25 @@ const SERVICES: ServiceSpec[] = [
 ];
 
 const IMAGE = 'ghcr.io/herald/herald';
+
+/**
+ * The most CPU an idle replica was measured to use (issue 21: 29-63 millicores, Kafka
+ * heartbeats, pollers and probes). Every CPU target must sit above it, or the autoscaler
+ * keeps idle services at their maximum.
+ */
+const IDLE_CPU_CORES = 0.063;
+
+/** The consumer groups (and their topics) whose lag is each lag-scaled service's work. */
+const LAG_SCALED: Record<string, Array<{ group: string; topic: string }>> = {
+  'workflow-engine': [
+    { group: 'herald.engine.triggers', topic: TOPICS.triggerAccepted.name },
+    { group: 'herald.engine.events', topic: TOPICS.eventAccepted.name },
+    { group: 'herald.engine.timers', topic: TOPICS.timerFired.name },
+    { group: 'herald.engine.outcomes', topic: TOPICS.deliveryOutcome.name },
+    { group: 'herald.engine.http', topic: TOPICS.runHttpRequested.name },
+  ],
+  'channel-dispatchers': CHANNELS.map((channel) => ({ group: `herald.dispatch.${channel}`, topic: deliveryTopic(channel).name })),
+};
 
 /** {base_url} path prefixes and the service that owns each. */
 const PUBLIC_ROUTES: Array<[string, string]> = [
@@ -128,9 +148,22 @@ interface Hpa extends K8sObject {
     maxReplicas: number;
     metrics?: Array<{
       type: string;
-      resource?: { name: string; target: { type: string; averageUtilization?: number } };
+      resource?: { name: string; target: { type: string; averageUtilization?: number; averageValue?: string | number } };
     }>;
   };
+}
+
+interface ScaledObject extends K8sObject {
+  spec: {
+    scaleTargetRef: { apiVersion?: string; kind?: string; name: string };
+    minReplicaCount?: number;
+    maxReplicaCount?: number;
+    triggers: Array<{ type: string; metricType?: string; metadata: Record<string, string> }>;
+  };
+}
+
+interface PrometheusRule extends K8sObject {
+  spec: { groups: Array<{ name: string; rules: Array<{ alert?: string; record?: string; expr: string }> }> };
 }
 
 interface Pdb extends K8sObject {
@@ -298,6 +331,46 @@ describeRendered.each(overlays)('overlay %s', (overlay) => {
     return found[0];
   };
   const podLabels = (d: Deployment): Labels => d.spec.template.metadata.labels ?? {};
+
+  /** A share of the container's CPU request, or millicores per pod: in cores either way. */
+  const cpuCores = (deployment: string, type: string | undefined, value: string | number | undefined): number => {
+    if (type === 'Utilization') {
+      const request = quantity(deploymentOf(deployment).spec.template.spec.containers[0].resources?.requests?.cpu);
+      return (Number(value) / 100) * request;
+    }
+    expect(type).toBe('AverageValue');
+    return quantity(value);
+  };
+
+  /** The one autoscaler of a Deployment, whichever kind, with its CPU targets in cores. */
+  const autoscalerOf = (name: string): { kind: string; min: number; max: number; cpuTargetsCores: number[]; scaledObject?: ScaledObject } => {
+    const hpas = ofKind<Hpa>('HorizontalPodAutoscaler').filter((h) => h.spec.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === name);
+    const scaledObjects = ofKind<ScaledObject>('ScaledObject').filter((o) => (o.spec.scaleTargetRef.kind ?? 'Deployment') === 'Deployment' && o.spec.scaleTargetRef.name === name);
+    // Both on one Deployment would fight over its replica count (KEDA makes an HPA of its own).
+    expect(hpas.length + scaledObjects.length).toBe(1);
+    if (hpas.length === 1) {
+      const hpa = hpas[0];
+      expect(hpa.apiVersion).toBe('autoscaling/v2');
+      expect(hpa.spec.scaleTargetRef.apiVersion).toBe('apps/v1');
+      const cpu = (hpa.spec.metrics ?? []).filter((m) => m.type === 'Resource' && m.resource?.name === 'cpu');
+      return {
+        kind: 'HorizontalPodAutoscaler',
+        min: hpa.spec.minReplicas ?? 1,
+        max: hpa.spec.maxReplicas,
+        cpuTargetsCores: cpu.map((m) => cpuCores(name, m.resource?.target.type, m.resource?.target.averageUtilization ?? m.resource?.target.averageValue)),
+      };
+    }
+    const scaled = scaledObjects[0];
+    expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
+    const cpu = scaled.spec.triggers.filter((t) => t.type === 'cpu');
+    return {
+      kind: 'ScaledObject',
+      min: scaled.spec.minReplicaCount ?? 0,
+      max: scaled.spec.maxReplicaCount ?? 100,
+      cpuTargetsCores: cpu.map((t) => cpuCores(name, t.metricType ?? t.metadata.type, t.metadata.value)),
+      scaledObject: scaled,
+    };
+  };
 
   beforeAll(() => {
     const tool = lookup.tool;
@@ -476,20 +549,16 @@ describeRendered.each(overlays)('overlay %s', (overlay) => {
       }
     });
 
-    it('has one CPU-based HorizontalPodAutoscaler targeting its Deployment', () => {
-      const hpas = ofKind<Hpa>('HorizontalPodAutoscaler').filter(
-        (h) => h.spec.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === name,
-      );
-      expect(hpas).toHaveLength(1);
-      const hpa = hpas[0];
-      expect(hpa.apiVersion).toBe('autoscaling/v2');
-      expect(hpa.spec.scaleTargetRef.apiVersion).toBe('apps/v1');
-      const min = hpa.spec.minReplicas ?? 1;
-      expect(min).toBeGreaterThanOrEqual(1);
-      expect(hpa.spec.maxReplicas).toBeGreaterThanOrEqual(min);
-      const cpu = hpa.spec.metrics?.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu');
-      expect(cpu?.resource?.target.type).toBe('Utilization');
-      expect(cpu?.resource?.target.averageUtilization).toBeGreaterThan(0);
+    it('has one autoscaler (a HorizontalPodAutoscaler or a KEDA ScaledObject) targeting its Deployment, with a CPU target', () => {
+      const scaler = autoscalerOf(name);
+      expect(scaler.min).toBeGreaterThanOrEqual(1);
+      expect(scaler.max).toBeGreaterThanOrEqual(scaler.min);
+      expect(scaler.cpuTargetsCores.length).toBe(1);
+    });
+
+    it(`keeps every CPU target above what an idle replica uses (${IDLE_CPU_CORES * 1000}m)`, () => {
+      const { cpuTargetsCores } = autoscalerOf(name);
+      for (const target of cpuTargetsCores) expect(target).toBeGreaterThan(IDLE_CPU_CORES * 1.5);
     });
 
     it('has one PodDisruptionBudget selecting its pods that still lets a node drain', () => {
@@ -504,8 +573,7 @@ describeRendered.each(overlays)('overlay %s', (overlay) => {
       const hasMin = pdb.spec.minAvailable !== undefined;
       const hasMax = pdb.spec.maxUnavailable !== undefined;
       expect(hasMin !== hasMax).toBe(true);
-      const hpa = ofKind<Hpa>('HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === name);
-      const minReplicas = hpa?.spec.minReplicas ?? 1;
+      const minReplicas = autoscalerOf(name).min;
       if (typeof pdb.spec.minAvailable === 'number') {
         // minAvailable >= replicas would block every voluntary eviction.
         expect(pdb.spec.minAvailable).toBeLessThan(minReplicas);
@@ -573,13 +641,52 @@ describeRendered.each(overlays)('overlay %s', (overlay) => {
 
   if (overlay === 'production') {
     it('production: several replicas, PDBs with minAvailable, no committed Secret', () => {
-      for (const hpa of ofKind<Hpa>('HorizontalPodAutoscaler')) {
-        expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
-      }
+      for (const service of SERVICES) expect(autoscalerOf(service.name).min).toBeGreaterThanOrEqual(2);
       for (const pdb of ofKind<Pdb>('PodDisruptionBudget')) {
         expect(pdb.spec.minAvailable).toBeDefined();
       }
       expect(ofKind('Secret')).toHaveLength(0);
+    });
+
+    it.each(Object.keys(LAG_SCALED))('production: %s scales on the lag of each group that carries its work, CPU only a guard', (name) => {
+      const { kind, scaledObject, cpuTargetsCores } = autoscalerOf(name);
+      expect(kind).toBe('ScaledObject');
+      const kafka = (scaledObject as ScaledObject).spec.triggers.filter((t) => t.type === 'kafka');
+      expect(kafka.map((t) => ({ group: t.metadata.consumerGroup, topic: t.metadata.topic })).sort((a, b) => a.group.localeCompare(b.group))).toEqual(
+        [...LAG_SCALED[name]].sort((a, b) => a.group.localeCompare(b.group)),
+      );
+      const container = deploymentOf(name).spec.template.spec.containers[0];
+      for (const trigger of kafka) {
+        expect(Number(trigger.metadata.lagThreshold)).toBeGreaterThan(0);
+        // The brokers come from the Deployment's own configuration, not a second copy.
+        expect(trigger.metadata.bootstrapServersFromEnv).toBe('HERALD_KAFKA_BROKERS');
+        expect(container.envFrom?.some((e) => e.configMapRef)).toBe(true);
+      }
+      // The other triggers are the CPU guard, and nothing else.
+      expect((scaledObject as ScaledObject).spec.triggers.filter((t) => t.type !== 'kafka').map((t) => t.type)).toEqual(['cpu']);
+      expect(cpuTargetsCores).toHaveLength(1);
+    });
+
+    it('production: alert rules for lag, backlog age, dead letters, delivery failures and readiness, and a Grafana dashboard of them', () => {
+      const rules = ofKind<PrometheusRule>('PrometheusRule').flatMap((r) => r.spec.groups.flatMap((g) => g.rules));
+      const alertOn = (metric: string): string[] => rules.filter((r) => r.alert && (r.expr.includes(metric) || rules.some((rec) => rec.record && r.expr.includes(rec.record) && rec.expr.includes(metric)))).map((r) => r.alert as string);
+      for (const metric of [
+        'herald_bus_consumer_lag',
+        'herald_outbox_oldest_row_age_seconds',
+        'herald_timers_lateness_seconds',
+        'herald_bus_dead_letters_total',
+        'herald_deliveries_total',
+        'kube_deployment_status_replicas_available',
+      ]) {
+        expect({ metric, alerts: alertOn(metric).length > 0 }).toEqual({ metric, alerts: true });
+      }
+      const dashboards = ofKind('ConfigMap').filter((m) => m.metadata.labels?.grafana_dashboard === '1');
+      expect(dashboards).toHaveLength(1);
+      const dashboard = JSON.parse(Object.values(dashboards[0].data ?? {})[0]) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+      const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
+      for (const metric of ['herald_bus_consumer_lag', 'herald_outbox_backlog_rows', 'herald_timers_due', 'herald_bus_dead_letters_total', 'herald_deliveries_total', 'herald_outbox_relay_active']) {
+        expect(exprs).toContain(metric);
+      }
     });
   }
 });
