@@ -102,9 +102,9 @@ const mailTemplate = {
  * delivery_id consumes each command once).
  *
  * A member killed with SIGKILL holds its partitions until its Kafka session times out
- * (10 s), and a restarted engine is ready only once its consumers have joined their
- * groups, so a restart takes about that long; each kill then comes 1-3 s after ready,
- * while the consumers are at work. Runs wait up to two minutes, so timers come due all
+ * (10 s), and a restarted engine's consumers join their groups in the background once
+ * that has passed (it reports ready before); each kill comes 1-3 s after ready, so some
+ * land while consumers are at work and some while they are still joining. Runs wait up to two minutes, so timers come due all
  * through the kills; for part of them a second engine runs alongside the first.
  */
 distributed('workflow-engine killed while runs sit on timers and webhooks', () => {
@@ -315,7 +315,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       }
       const alive = engines.filter((slot) => slot.process);
       const victim = kill === SECOND_ENGINE_KILLED_AT ? second : alive[Math.floor(random() * alive.length)];
-      // Ready means its consumers have joined their groups again: they are at work when it dies.
+      // Ready does not wait for the joins: a kill may land during a rebalance as well as mid-work.
       const uptime = 1_000 + Math.floor(random() * 2_000);
       await sleep(uptime);
       await killEngine(victim);
