@@ -10,9 +10,11 @@
  * The log lines say where the time goes: the phases are the `time` of the first line,
  * of the last `database schema ready`, of the last `consumer started` and of `service started`.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { RunningProcess, freePort, heraldEnv, startNodeEntrypoint, uniqueName } from '@herald/testing';
+import { REPO_ROOT, RunningProcess, freePort, heraldEnv, startNodeEntrypoint, uniqueName } from '@herald/testing';
 
 export const SERVICES = ['ingest-api', 'workflow-engine', 'preference-service', 'management-api', 'channel-dispatchers'] as const;
 export type Service = (typeof SERVICES)[number];
@@ -22,6 +24,11 @@ export interface StartupSample {
   readonly label: 'first start' | 'restart' | 'second replica';
   /** Spawn to the first 200 of /health/ready. */
   readonly readyMs: number;
+  /**
+   * CPU the process used until then (user + system, from /proc): on a shared machine the
+   * wall time mostly measures the other processes; this is what the start itself costs.
+   */
+  readonly cpuMs?: number;
   /** From the first log line to the given milestone, where the log has it. */
   readonly phases: { readonly schemaReadyMs?: number; readonly consumersStartedMs?: number; readonly serviceStartedMs?: number };
 }
@@ -68,7 +75,27 @@ function phasesOf(process: RunningProcess): StartupSample['phases'] {
 interface Started {
   readonly process: RunningProcess;
   readonly readyMs: number;
+  readonly cpuMs?: number;
 }
+
+/** User + system CPU of a live process, from /proc (Linux); undefined elsewhere. */
+export function cpuMsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after "pid (comm) ".
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 async function startUntilReady(service: Service, env: NodeJS.ProcessEnv, port: number): Promise<Started> {
   const started = performance.now();
@@ -80,7 +107,7 @@ async function startUntilReady(service: Service, env: NodeJS.ProcessEnv, port: n
       await process.stop('SIGKILL');
       throw new Error(`${service} not ready within 120 s:\n${process.output().slice(-3000)}`);
     }
-    if (await ready(url)) return { process, readyMs: performance.now() - started };
+    if (await ready(url)) return { process, readyMs: performance.now() - started, cpuMs: cpuMsOf(process.child.pid) };
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -104,7 +131,7 @@ export async function measureDistributedStartup(options: DistributedStartupOptio
       for (const service of SERVICES) {
         const envFor = (port: number): NodeJS.ProcessEnv => heraldEnv({ ...base, HERALD_PORT: String(port), HERALD_MANAGEMENT_PORT: String(port) });
         const record = (label: StartupSample['label'], started: Started): void => {
-          const sample: StartupSample = { service, label, readyMs: started.readyMs, phases: phasesOf(started.process) };
+          const sample: StartupSample = { service, label, readyMs: started.readyMs, cpuMs: started.cpuMs, phases: phasesOf(started.process) };
           samples.push(sample);
           options.onSample?.(sample);
         };
@@ -125,4 +152,21 @@ export async function measureDistributedStartup(options: DistributedStartupOptio
     }
   }
   return samples;
+}
+
+/**
+ * The peer: the same node binary loading the TypeScript register hook and nothing else,
+ * the floor under every service's start (wall and CPU, measured the same way).
+ */
+export async function measureNodeFloor(): Promise<{ readyMs: number; cpuMs?: number }> {
+  const { spawn } = await import('node:child_process');
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-r', './tools/register.js', '-e', 'process.stdout.write("up"); setTimeout(() => undefined, 5000)'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  const result = { readyMs: performance.now() - started, cpuMs: cpuMsOf(child.pid) };
+  child.kill('SIGKILL');
+  return result;
 }

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@herald/testing';
-import { SERVICES, StartupSample, measureDistributedStartup } from './distributed-startup';
+import { SERVICES, StartupSample, measureDistributedStartup, measureNodeFloor } from './distributed-startup';
 
 const root = join(__dirname, '..', '..');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 3;
@@ -59,19 +59,26 @@ async function distributed(): Promise<void> {
     runs,
     onSample: (s) =>
       process.stdout.write(
-        `${s.service} ${s.label}: ready ${seconds(s.readyMs)} (log: schemas ${seconds(s.phases.schemaReadyMs)}, ` +
+        `${s.service} ${s.label}: ready ${seconds(s.readyMs)}, CPU ${seconds(s.cpuMs)} (log: schemas ${seconds(s.phases.schemaReadyMs)}, ` +
           `consumers ${seconds(s.phases.consumersStartedMs)}, listening ${seconds(s.phases.serviceStartedMs)})\n`,
       ),
   });
-  process.stdout.write('\n| service | case | runs | median | max |\n|---|---|---|---|---|\n');
+  const floors = [];
+  for (let i = 0; i < Math.max(3, runs); i++) floors.push(await measureNodeFloor());
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const floorMs = median(floors.map((f) => f.readyMs));
+  const floorCpuMs = median(floors.map((f) => f.cpuMs ?? Number.NaN));
+  process.stdout.write(`\npeer: node with the register hook, nothing loaded: ${seconds(floorMs)} wall, ${seconds(floorCpuMs)} CPU (median of ${floors.length})\n`);
+  process.stdout.write('\n| service | case | runs | ready, median | ready, max | CPU to ready, median | ready / peer |\n|---|---|---|---|---|---|---|\n');
   for (const service of SERVICES) {
     for (const label of ['first start', 'restart', 'second replica'] as const) {
-      const times = samples
-        .filter((s: StartupSample) => s.service === service && s.label === label)
-        .map((s) => s.readyMs)
-        .sort((a, b) => a - b);
-      if (times.length === 0) continue;
-      process.stdout.write(`| ${service} | ${label} | ${times.length} | ${seconds(times[Math.floor(times.length / 2)])} | ${seconds(times.at(-1))} |\n`);
+      const of = samples.filter((s: StartupSample) => s.service === service && s.label === label);
+      if (of.length === 0) continue;
+      const times = of.map((s) => s.readyMs).sort((a, b) => a - b);
+      const readyMedian = median(times);
+      process.stdout.write(
+        `| ${service} | ${label} | ${times.length} | ${seconds(readyMedian)} | ${seconds(times.at(-1))} | ${seconds(median(of.map((s) => s.cpuMs ?? Number.NaN)))} | ${(readyMedian / floorMs).toFixed(1)}x |\n`,
+      );
     }
   }
 }
