@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { REPO_ROOT, RunningProcess, freePort, heraldEnv, startNodeEntrypoint, uniqueName } from '@herald/testing';
 
@@ -47,6 +48,20 @@ async function admin(url: string, sql: string): Promise<void> {
     await client.query(sql);
   } finally {
     await client.end();
+  }
+}
+
+/** Deletes the run's topics and consumer groups from the shared broker. */
+async function deleteNamespace(brokers: string, namespace: string): Promise<void> {
+  const admin = new Kafka({ clientId: 'herald-bench-startup', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((id) => id.startsWith(`${namespace}.`));
+    if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${namespace}.`));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
   }
 }
 
@@ -120,9 +135,10 @@ export async function measureDistributedStartup(options: DistributedStartupOptio
     await admin(options.databaseUrl, `CREATE DATABASE ${database}`);
     const databaseUrl = new URL(options.databaseUrl);
     databaseUrl.pathname = `/${database}`;
+    const namespace = uniqueName('start');
     const base = {
       HERALD_KAFKA_BROKERS: options.brokers,
-      HERALD_KAFKA_NAMESPACE: uniqueName('start'),
+      HERALD_KAFKA_NAMESPACE: namespace,
       HERALD_DATABASE_URL: databaseUrl.toString(),
       HERALD_SECRETS_KEY: randomBytes(32).toString('base64'),
       HERALD_LOG_LEVEL: 'info',
@@ -149,6 +165,7 @@ export async function measureDistributedStartup(options: DistributedStartupOptio
       }
     } finally {
       await admin(options.databaseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await deleteNamespace(options.brokers, namespace);
     }
   }
   return samples;

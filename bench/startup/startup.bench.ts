@@ -58,7 +58,7 @@ async function distributed(): Promise<void> {
     databaseUrl,
     runs,
     onSample: (s) =>
-      process.stdout.write(
+      process.stderr.write(
         `${s.service} ${s.label}: ready ${seconds(s.readyMs)}, CPU ${seconds(s.cpuMs)} (log: schemas ${seconds(s.phases.schemaReadyMs)}, ` +
           `consumers ${seconds(s.phases.consumersStartedMs)}, listening ${seconds(s.phases.serviceStartedMs)})\n`,
       ),
@@ -104,5 +104,11 @@ async function embedded(): Promise<void> {
     process.stdout.write(`| ${label} | ${times.length} | ${(median / 1000).toFixed(2)} s | ${(times[times.length - 1] / 1000).toFixed(2)} s |\n`);
   }
 }
+
+// A hard limit for the whole run; each start has its own (120 s).
+setTimeout(() => {
+  process.stderr.write('bench:startup: over 20 minutes, stopping\n');
+  process.exit(1);
+}, 20 * 60_000).unref();
 
 void (process.argv.includes('--distributed') ? distributed() : embedded());
