@@ -63,7 +63,8 @@ interface Options {
   readonly warmupS: number;
   readonly runs: number;
   readonly dataBytes: number;
-  readonly idempotencyKeys: boolean;
+  /** Each case runs once per entry: without keys (false), with a unique key per trigger (true). */
+  readonly idempotencyKeys: readonly boolean[];
   readonly partitions: number;
   readonly ingestProcesses: number;
   readonly requestTimeoutS: number;
@@ -90,6 +91,9 @@ const USAGE = `Usage: npm run bench:ingest -- [options]
   --data-bytes N             size of the trigger's "data" object (default 256)
   --idempotency-keys         send a unique $idempotency_key with every trigger (adds
                              the idempotency ledger's Postgres round trips)
+  --keys-and-no-keys         each case twice in one run: without keys, then each
+                             trigger with its own $idempotency_key (the ledger's cost
+                             against its peer)
   --partitions N             HERALD_KAFKA_PARTITIONS of the Herald process (default 12)
   --ingest-processes N       distributed mode: ingest-api replicas on one database and
                              namespace, each on its own port; the requests in flight
@@ -111,7 +115,7 @@ class UsageError extends Error {}
 
 
 function parseOptions(argv: readonly string[]): Options {
-  const flags = new Set(['--json', '--keep', '--idempotency-keys', '--help']);
+  const flags = new Set(['--json', '--keep', '--idempotency-keys', '--keys-and-no-keys', '--help']);
   const known = new Set([
     ...flags,
     '--mode',
@@ -183,7 +187,7 @@ function parseOptions(argv: readonly string[]): Options {
     warmupS: integer('--warmup', 3, 0, 600),
     runs: integer('--runs', 1, 1, 50),
     dataBytes: integer('--data-bytes', 256, 2, 500_000),
-    idempotencyKeys: values.has('--idempotency-keys'),
+    idempotencyKeys: values.has('--keys-and-no-keys') ? [false, true] : [values.has('--idempotency-keys')],
     partitions: integer('--partitions', 12, 1, 1_000),
     ingestProcesses: integer('--ingest-processes', 1, 1, 16),
     requestTimeoutS: integer('--request-timeout', 30, 1, 600),
@@ -537,6 +541,7 @@ interface Row {
   /** Herald processes serving the requests (ingest-api replicas in the distributed mode). */
   readonly processes: number;
   readonly recipientsPerTrigger: number;
+  readonly idempotencyKeys: boolean;
   /** 1-based run number, or 'median' over the runs. */
   readonly run: number | 'median';
   readonly seconds: number;
@@ -601,7 +606,7 @@ function markdownTable(rows: readonly Row[]): string {
     ...rows.map(
       (r) =>
         `| ${[
-          r.processes === 1 ? r.mode : `${r.mode}, ${r.processes} ingest-api`,
+          `${r.processes === 1 ? r.mode : `${r.mode}, ${r.processes} ingest-api`}${r.idempotencyKeys ? ', each with its own $idempotency_key' : ''}`,
           r.recipientsPerTrigger,
           r.run === 'median' ? '**median**' : `${r.run} (${int(r.triggers)} in ${fixed(r.seconds, 1)} s)`,
           int(r.triggersPerS),
@@ -631,6 +636,7 @@ function medianRow(runs: readonly Row[]): Row {
     mode: runs[0].mode,
     processes: runs[0].processes,
     recipientsPerTrigger: runs[0].recipientsPerTrigger,
+    idempotencyKeys: runs[0].idempotencyKeys,
     run: 'median',
     seconds: pick((r) => r.seconds),
     triggers: pick((r) => r.triggers),
@@ -651,13 +657,13 @@ function medianRow(runs: readonly Row[]): Row {
 
 async function runCases(target: Target, options: Options, groups: CpuGroups, rows: Row[], tally: Tally): Promise<void> {
   const keyPrefix = `bench-${randomBytes(4).toString('hex')}`;
-  for (const recipientsPerTrigger of options.recipients) {
+  for (const recipientsPerTrigger of options.recipients) for (const idempotencyKeys of options.idempotencyKeys) {
     checkAborted();
-    const bodies = new Bodies(recipientsPerTrigger, target.workflow, options.dataBytes, options.idempotencyKeys, `${keyPrefix}-${recipientsPerTrigger}`);
-    const label = `${target.mode}, ${recipientsPerTrigger} recipient${recipientsPerTrigger === 1 ? '' : 's'}`;
+    const bodies = new Bodies(recipientsPerTrigger, target.workflow, options.dataBytes, idempotencyKeys, `${keyPrefix}-${recipientsPerTrigger}`);
+    const label = `${target.mode}, ${recipientsPerTrigger} recipient${recipientsPerTrigger === 1 ? '' : 's'}${idempotencyKeys ? ', keyed' : ''}`;
     progress(
       `${label}: ${options.concurrency} requests in flight, bodies of ~${int(bodies.averageBytes)} bytes` +
-        `${options.idempotencyKeys ? ', each with its own $idempotency_key' : ''}`,
+        `${idempotencyKeys ? ', each with its own $idempotency_key' : ''}`,
     );
     // One agent per case: a socket the server closed while idle is never reused.
     const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
@@ -679,6 +685,7 @@ async function runCases(target: Target, options: Options, groups: CpuGroups, row
           mode: target.mode,
           processes: target.processes.length,
           recipientsPerTrigger,
+          idempotencyKeys,
           run,
           seconds: result.seconds,
           triggers: result.triggers,
