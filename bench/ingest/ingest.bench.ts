@@ -66,6 +66,8 @@ interface Options {
   /** Each case runs once per entry: without keys (false), with a unique key per trigger (true). */
   readonly idempotencyKeys: readonly boolean[];
   readonly partitions: number;
+  /** Embedded mode: HERALD_INGEST_MAX_BACKLOG of the Herald process (unset: Herald's default). */
+  readonly maxBacklog?: number;
   readonly ingestProcesses: number;
   readonly requestTimeoutS: number;
   readonly setupTimeoutS: number;
@@ -94,6 +96,9 @@ const USAGE = `Usage: npm run bench:ingest -- [options]
   --keys-and-no-keys         each case twice in one run: without keys, then each
                              trigger with its own $idempotency_key (the ledger's cost
                              against its peer)
+  --max-backlog N            embedded mode: HERALD_INGEST_MAX_BACKLOG of the Herald
+                             process (push-back bound; default Herald's own). A 429
+                             counts as an error; the peak RSS of the process is printed
   --partitions N             HERALD_KAFKA_PARTITIONS of the Herald process (default 12)
   --ingest-processes N       distributed mode: ingest-api replicas on one database and
                              namespace, each on its own port; the requests in flight
@@ -126,6 +131,7 @@ function parseOptions(argv: readonly string[]): Options {
     '--runs',
     '--data-bytes',
     '--partitions',
+    '--max-backlog',
     '--ingest-processes',
     '--request-timeout',
     '--setup-timeout',
@@ -189,6 +195,7 @@ function parseOptions(argv: readonly string[]): Options {
     dataBytes: integer('--data-bytes', 256, 2, 500_000),
     idempotencyKeys: values.has('--keys-and-no-keys') ? [false, true] : [values.has('--idempotency-keys')],
     partitions: integer('--partitions', 12, 1, 1_000),
+    maxBacklog: values.has('--max-backlog') ? integer('--max-backlog', 0, 1, 100_000_000) : undefined,
     ingestProcesses: integer('--ingest-processes', 1, 1, 16),
     requestTimeoutS: integer('--request-timeout', 30, 1, 600),
     setupTimeoutS: integer('--setup-timeout', 120, 5, 3_600),
@@ -980,6 +987,16 @@ function warnAboutLogs(running: RunningProcess): void {
 // ---------------------------------------------------------------------------------
 // Embedded mode: `npm start`'s process
 
+/** VmHWM of a live process, in MB ('?' once it is gone). */
+function peakRssMb(pid: number | undefined): string {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? String(Math.round(Number(match[1]) / 1024)) : '?';
+  } catch {
+    return '?';
+  }
+}
+
 async function runEmbedded(options: Options, rows: Row[], verifications: Verification[]): Promise<void> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'herald-bench-ingest-'));
   const [port, managementPort] = [await freePort(), await freePort()];
@@ -1000,6 +1017,7 @@ async function runEmbedded(options: Options, rows: Row[], verifications: Verific
         HERALD_BOOTSTRAP_SERVICE_TOKEN: serviceToken,
         HERALD_BOOTSTRAP_API_KEY: apiKey,
         HERALD_LOG_LEVEL: 'warn',
+        ...(options.maxBacklog === undefined ? {} : { HERALD_INGEST_MAX_BACKLOG: String(options.maxBacklog) }),
       }),
       options,
       [`http://127.0.0.1:${port}/`, `http://127.0.0.1:${managementPort}/`],
@@ -1024,6 +1042,7 @@ async function runEmbedded(options: Options, rows: Row[], verifications: Verific
     try {
       await runCases(target, options, groups, rows, tally);
     } finally {
+      progress(`embedded: peak RSS of the Herald process ${peakRssMb(running.child.pid)} MB`);
       await stopProcess(running);
       warnAboutLogs(running);
       herald = undefined;
