@@ -7,4 +7,6 @@
 export interface BusBacklog {
   /** Messages published and not yet handled, summed over every consumer group with members. */
   unconsumedMessages(): number;
+  /** The same per consumer group, the groups that are behind only: which consumer is slow. */
+  unconsumedByGroup(): ReadonlyMap<string, number>;
 }

@@ -158,19 +158,26 @@ export class InProcessBus implements MessageBus, BusBacklog {
    */
   unconsumedMessages(): number {
     let unconsumed = 0;
+    for (const behind of this.unconsumedByGroup().values()) unconsumed += behind;
+    return unconsumed;
+  }
+
+  unconsumedByGroup(): Map<string, number> {
+    const byGroup = new Map<string, number>();
     for (const group of this.groups.values()) {
       if (group.members.length === 0) continue;
-      const topicNames = new Set(group.members.flatMap((member) => member.topics));
-      for (const topicName of topicNames) {
+      let behind = 0;
+      for (const topicName of new Set(group.members.flatMap((member) => member.topics))) {
         const topic = this.topics.get(topicName);
         if (!topic) continue;
         topic.partitions.forEach((log, partition) => {
           const next = group.committed.get(`${topicName}:${partition}`) ?? log.startOffset;
-          unconsumed += Math.max(0, log.endOffset - next);
+          behind += Math.max(0, log.endOffset - next);
         });
       }
+      if (behind > 0) byGroup.set(group.id, behind);
     }
-    return unconsumed;
+    return byGroup;
   }
 
   /** Does not query the journal: the services' own database checks report Postgres. */

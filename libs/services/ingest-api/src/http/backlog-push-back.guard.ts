@@ -42,7 +42,7 @@ export class BacklogPushBack implements CanActivate {
     const over = this.unconsumed >= this.config.ingestMaxBacklog;
     if (over !== this.pushingBack) {
       this.pushingBack = over;
-      const fields = { unconsumed: this.unconsumed, bound: this.config.ingestMaxBacklog };
+      const fields = { unconsumed: this.unconsumed, bound: this.config.ingestMaxBacklog, behind: Object.fromEntries(this.backlog.unconsumedByGroup()) };
       if (over) this.logger.warn('backlog passed its bound; answering 429 until the consumers catch up', fields);
       else this.logger.info('backlog back under its bound; accepting again', fields);
     }
