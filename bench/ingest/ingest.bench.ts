@@ -98,7 +98,7 @@ const USAGE = `Usage: npm run bench:ingest -- [options]
                              against its peer)
   --max-backlog N            embedded mode: HERALD_INGEST_MAX_BACKLOG of the Herald
                              process (push-back bound; default Herald's own). A 429
-                             counts as an error; the peak RSS of the process is printed
+                             counts as an error; the process's resident memory is printed
   --partitions N             HERALD_KAFKA_PARTITIONS of the Herald process (default 12)
   --ingest-processes N       distributed mode: ingest-api replicas on one database and
                              namespace, each on its own port; the requests in flight
@@ -987,13 +987,17 @@ function warnAboutLogs(running: RunningProcess): void {
 // ---------------------------------------------------------------------------------
 // Embedded mode: `npm start`'s process
 
-/** VmHWM of a live process, in MB ('?' once it is gone). */
-function peakRssMb(pid: number | undefined): string {
+/** Resident memory of a live process now and at its peak (VmHWM, start-up included), in MB. */
+function rssText(pid: number | undefined): string {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? String(Math.round(Number(match[1]) / 1024)) : '?';
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const mb = (field: string): string => {
+      const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
+      return match ? String(Math.round(Number(match[1]) / 1024)) : '?';
+    };
+    return `${mb('VmRSS')} MB now, ${mb('VmHWM')} MB at its peak (start-up included)`;
   } catch {
-    return '?';
+    return 'unknown (process gone)';
   }
 }
 
@@ -1042,7 +1046,7 @@ async function runEmbedded(options: Options, rows: Row[], verifications: Verific
     try {
       await runCases(target, options, groups, rows, tally);
     } finally {
-      progress(`embedded: peak RSS of the Herald process ${peakRssMb(running.child.pid)} MB`);
+      progress(`embedded: resident memory of the Herald process: ${rssText(running.child.pid)}`);
       await stopProcess(running);
       warnAboutLogs(running);
       herald = undefined;
