@@ -63,8 +63,11 @@ interface Options {
   readonly warmupS: number;
   readonly runs: number;
   readonly dataBytes: number;
-  readonly idempotencyKeys: boolean;
+  /** Each case runs once per entry: without keys (false), with a unique key per trigger (true). */
+  readonly idempotencyKeys: readonly boolean[];
   readonly partitions: number;
+  /** Embedded mode: HERALD_INGEST_MAX_BACKLOG of the Herald process (unset: Herald's default). */
+  readonly maxBacklog?: number;
   readonly ingestProcesses: number;
   readonly requestTimeoutS: number;
   readonly setupTimeoutS: number;
@@ -90,6 +93,12 @@ const USAGE = `Usage: npm run bench:ingest -- [options]
   --data-bytes N             size of the trigger's "data" object (default 256)
   --idempotency-keys         send a unique $idempotency_key with every trigger (adds
                              the idempotency ledger's Postgres round trips)
+  --keys-and-no-keys         each case twice in one run: without keys, then each
+                             trigger with its own $idempotency_key (the ledger's cost
+                             against its peer)
+  --max-backlog N            embedded mode: HERALD_INGEST_MAX_BACKLOG of the Herald
+                             process (push-back bound; default Herald's own). A 429
+                             counts as an error; the process's resident memory is printed
   --partitions N             HERALD_KAFKA_PARTITIONS of the Herald process (default 12)
   --ingest-processes N       distributed mode: ingest-api replicas on one database and
                              namespace, each on its own port; the requests in flight
@@ -111,7 +120,7 @@ class UsageError extends Error {}
 
 
 function parseOptions(argv: readonly string[]): Options {
-  const flags = new Set(['--json', '--keep', '--idempotency-keys', '--help']);
+  const flags = new Set(['--json', '--keep', '--idempotency-keys', '--keys-and-no-keys', '--help']);
   const known = new Set([
     ...flags,
     '--mode',
@@ -122,6 +131,7 @@ function parseOptions(argv: readonly string[]): Options {
     '--runs',
     '--data-bytes',
     '--partitions',
+    '--max-backlog',
     '--ingest-processes',
     '--request-timeout',
     '--setup-timeout',
@@ -183,8 +193,9 @@ function parseOptions(argv: readonly string[]): Options {
     warmupS: integer('--warmup', 3, 0, 600),
     runs: integer('--runs', 1, 1, 50),
     dataBytes: integer('--data-bytes', 256, 2, 500_000),
-    idempotencyKeys: values.has('--idempotency-keys'),
+    idempotencyKeys: values.has('--keys-and-no-keys') ? [false, true] : [values.has('--idempotency-keys')],
     partitions: integer('--partitions', 12, 1, 1_000),
+    maxBacklog: values.has('--max-backlog') ? integer('--max-backlog', 0, 1, 100_000_000) : undefined,
     ingestProcesses: integer('--ingest-processes', 1, 1, 16),
     requestTimeoutS: integer('--request-timeout', 30, 1, 600),
     setupTimeoutS: integer('--setup-timeout', 120, 5, 3_600),
@@ -537,6 +548,7 @@ interface Row {
   /** Herald processes serving the requests (ingest-api replicas in the distributed mode). */
   readonly processes: number;
   readonly recipientsPerTrigger: number;
+  readonly idempotencyKeys: boolean;
   /** 1-based run number, or 'median' over the runs. */
   readonly run: number | 'median';
   readonly seconds: number;
@@ -601,7 +613,7 @@ function markdownTable(rows: readonly Row[]): string {
     ...rows.map(
       (r) =>
         `| ${[
-          r.processes === 1 ? r.mode : `${r.mode}, ${r.processes} ingest-api`,
+          `${r.processes === 1 ? r.mode : `${r.mode}, ${r.processes} ingest-api`}${r.idempotencyKeys ? ', each with its own $idempotency_key' : ''}`,
           r.recipientsPerTrigger,
           r.run === 'median' ? '**median**' : `${r.run} (${int(r.triggers)} in ${fixed(r.seconds, 1)} s)`,
           int(r.triggersPerS),
@@ -631,6 +643,7 @@ function medianRow(runs: readonly Row[]): Row {
     mode: runs[0].mode,
     processes: runs[0].processes,
     recipientsPerTrigger: runs[0].recipientsPerTrigger,
+    idempotencyKeys: runs[0].idempotencyKeys,
     run: 'median',
     seconds: pick((r) => r.seconds),
     triggers: pick((r) => r.triggers),
@@ -651,13 +664,13 @@ function medianRow(runs: readonly Row[]): Row {
 
 async function runCases(target: Target, options: Options, groups: CpuGroups, rows: Row[], tally: Tally): Promise<void> {
   const keyPrefix = `bench-${randomBytes(4).toString('hex')}`;
-  for (const recipientsPerTrigger of options.recipients) {
+  for (const recipientsPerTrigger of options.recipients) for (const idempotencyKeys of options.idempotencyKeys) {
     checkAborted();
-    const bodies = new Bodies(recipientsPerTrigger, target.workflow, options.dataBytes, options.idempotencyKeys, `${keyPrefix}-${recipientsPerTrigger}`);
-    const label = `${target.mode}, ${recipientsPerTrigger} recipient${recipientsPerTrigger === 1 ? '' : 's'}`;
+    const bodies = new Bodies(recipientsPerTrigger, target.workflow, options.dataBytes, idempotencyKeys, `${keyPrefix}-${recipientsPerTrigger}`);
+    const label = `${target.mode}, ${recipientsPerTrigger} recipient${recipientsPerTrigger === 1 ? '' : 's'}${idempotencyKeys ? ', keyed' : ''}`;
     progress(
       `${label}: ${options.concurrency} requests in flight, bodies of ~${int(bodies.averageBytes)} bytes` +
-        `${options.idempotencyKeys ? ', each with its own $idempotency_key' : ''}`,
+        `${idempotencyKeys ? ', each with its own $idempotency_key' : ''}`,
     );
     // One agent per case: a socket the server closed while idle is never reused.
     const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
@@ -679,6 +692,7 @@ async function runCases(target: Target, options: Options, groups: CpuGroups, row
           mode: target.mode,
           processes: target.processes.length,
           recipientsPerTrigger,
+          idempotencyKeys,
           run,
           seconds: result.seconds,
           triggers: result.triggers,
@@ -973,6 +987,20 @@ function warnAboutLogs(running: RunningProcess): void {
 // ---------------------------------------------------------------------------------
 // Embedded mode: `npm start`'s process
 
+/** Resident memory of a live process now and at its peak (VmHWM, start-up included), in MB. */
+function rssText(pid: number | undefined): string {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const mb = (field: string): string => {
+      const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
+      return match ? String(Math.round(Number(match[1]) / 1024)) : '?';
+    };
+    return `${mb('VmRSS')} MB now, ${mb('VmHWM')} MB at its peak (start-up included)`;
+  } catch {
+    return 'unknown (process gone)';
+  }
+}
+
 async function runEmbedded(options: Options, rows: Row[], verifications: Verification[]): Promise<void> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'herald-bench-ingest-'));
   const [port, managementPort] = [await freePort(), await freePort()];
@@ -993,6 +1021,7 @@ async function runEmbedded(options: Options, rows: Row[], verifications: Verific
         HERALD_BOOTSTRAP_SERVICE_TOKEN: serviceToken,
         HERALD_BOOTSTRAP_API_KEY: apiKey,
         HERALD_LOG_LEVEL: 'warn',
+        ...(options.maxBacklog === undefined ? {} : { HERALD_INGEST_MAX_BACKLOG: String(options.maxBacklog) }),
       }),
       options,
       [`http://127.0.0.1:${port}/`, `http://127.0.0.1:${managementPort}/`],
@@ -1017,6 +1046,7 @@ async function runEmbedded(options: Options, rows: Row[], verifications: Verific
     try {
       await runCases(target, options, groups, rows, tally);
     } finally {
+      progress(`embedded: resident memory of the Herald process: ${rssText(running.child.pid)}`);
       await stopProcess(running);
       warnAboutLogs(running);
       herald = undefined;

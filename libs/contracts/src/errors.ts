@@ -46,3 +46,17 @@ export class HeraldError extends Error {
     return new HeraldError('not_found', message, [], shape);
   }
 }
+
+/**
+ * Herald is too busy to take the request now (its backlog passed its bound): 429 with
+ * `Retry-After`, nothing of the request accepted, so the client sends it again later.
+ */
+export class RetryLaterError extends HeraldError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message);
+    this.name = 'RetryLaterError';
+  }
+}

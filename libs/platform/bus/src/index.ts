@@ -1,4 +1,5 @@
 export * from './message-bus.port';
+export { BusBacklog } from './backlog';
 export { partitionFor } from './partitioner';
 export { FailureClassification, FailureKind, MessageTooLargeError, UnstorableMessageError, classifyFailure } from './failure-classification';
 export { RECORD_BATCH_OVERHEAD, recordBytes } from './message-size';

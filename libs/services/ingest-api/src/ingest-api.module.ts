@@ -4,6 +4,7 @@ import { Acceptance } from './acceptance/acceptance';
 import { IdempotencyLedger } from './acceptance/idempotency-ledger';
 import { SignedRequestLedger } from './acceptance/signed-request-ledger';
 import { SignedRequestReplays } from './acceptance/signed-request-replays';
+import { BacklogPushBack } from './http/backlog-push-back.guard';
 import { BroadcastController } from './http/broadcast.controller';
 import { LegacyTriggerController } from './http/legacy-trigger.controller';
 import { EventController } from './http/event.controller';
@@ -24,7 +25,7 @@ export class IngestApiModule {
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
       ],
       controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController],
-      providers: [WorkflowReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
+      providers: [BacklogPushBack, WorkflowReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
     };
   }
 }

@@ -11,6 +11,7 @@ import {
   TopicSpec,
   retryDelayMs,
 } from '../message-bus.port';
+import { BusBacklog } from '../backlog';
 import { UnstorableMessageError } from '../failure-classification';
 import { assertPublishable } from '../message-size';
 import { partitionFor } from '../partitioner';
@@ -74,7 +75,7 @@ const JOURNAL_START = 0;
  * embedded launcher's setting) they are written through to Postgres, so what
  * `publish` accepted survives a crash, and group offsets are restored at start.
  */
-export class InProcessBus implements MessageBus {
+export class InProcessBus implements MessageBus, BusBacklog {
   private readonly topics = new Map<string, Topic>();
   private readonly groups = new Map<string, Group>();
   private nextMemberId = 1;
@@ -157,6 +158,35 @@ export class InProcessBus implements MessageBus {
         return stopped;
       },
     };
+  }
+
+  /**
+   * Each group's distance from the end of every partition it subscribes to. Groups
+   * without members do not count: nobody is draining them (and, with a journal, what
+   * they have not read lives there, not in memory).
+   */
+  unconsumedMessages(): number {
+    let unconsumed = 0;
+    for (const behind of this.unconsumedByGroup().values()) unconsumed += behind;
+    return unconsumed;
+  }
+
+  unconsumedByGroup(): Map<string, number> {
+    const byGroup = new Map<string, number>();
+    for (const group of this.groups.values()) {
+      if (group.members.length === 0) continue;
+      let behind = 0;
+      for (const topicName of new Set(group.members.flatMap((member) => member.topics))) {
+        const topic = this.topics.get(topicName);
+        if (!topic) continue;
+        topic.partitions.forEach((log, partition) => {
+          const next = group.committed.get(`${topicName}:${partition}`) ?? log.startOffset;
+          behind += Math.max(0, log.endOffset - next);
+        });
+      }
+      if (behind > 0) byGroup.set(group.id, behind);
+    }
+    return byGroup;
   }
 
   /** Does not query the journal: the services' own database checks report Postgres. */

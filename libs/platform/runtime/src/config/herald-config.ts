@@ -52,6 +52,11 @@ export interface HeraldConfig {
   readonly messageMaxAttempts: number;
   /** Largest message either bus accepts; at most the broker's `message.max.bytes`. */
   readonly busMaxMessageBytes: number;
+  /**
+   * Embedded mode: the in-process bus's backlog (messages published, not yet consumed)
+   * past which the ingest API answers 429 with Retry-After instead of accepting more.
+   */
+  readonly ingestMaxBacklog: number;
   /** Longest a management commit waits for the notification API to see the new version; 0: answer at once. */
   readonly commitVisibilityTimeoutMs: number;
 }
@@ -156,6 +161,7 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     outboundAllow,
     messageMaxAttempts: integer('HERALD_MESSAGE_MAX_ATTEMPTS', 10, 1, 1_000),
     busMaxMessageBytes: integer('HERALD_BUS_MAX_MESSAGE_BYTES', 1_048_588, 1_024, 100 * 1024 * 1024),
+    ingestMaxBacklog: integer('HERALD_INGEST_MAX_BACKLOG', 50_000, 1, 100_000_000),
     commitVisibilityTimeoutMs: integer('HERALD_COMMIT_VISIBILITY_TIMEOUT_MS', 10_000, 0, 120_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);

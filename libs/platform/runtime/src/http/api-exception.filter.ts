@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode, HeraldError } from '@herald/contracts';
+import { ErrorCode, HeraldError, RetryLaterError } from '@herald/contracts';
 import { HeraldLogger } from '../logging/logger';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -62,6 +62,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const error = this.toHeraldError(exception);
     if (error) {
+      if (error instanceof RetryLaterError) void reply.header('retry-after', String(error.retryAfterSeconds));
       void reply.status(STATUS[error.code]).send(errorBody(error));
       return;
     }

@@ -54,10 +54,12 @@ export function createPlatformContext(
         maxMessageBytes: config.busMaxMessageBytes,
         ...journalOptions(role, options.inProcessBusJournalUrl, busLogger),
       });
+  // Embedded push-back reads the in-process bus's backlog (the ingest API's 429s).
+  const backlog = inner instanceof InProcessBus ? inner : undefined;
   const namespaced = config.kafka?.namespace ? new NamespacedBus(inner, config.kafka.namespace) : inner;
   const bus = new InstrumentedBus(namespaced, metrics);
   health.register('bus', () => bus.checkHealth());
-  return { config, logger, bus, metrics, health, databaseUrl };
+  return { config, logger, bus, backlog, metrics, health, databaseUrl };
 }
 
 function journalOptions(role: string, url: string | undefined, busLogger: HeraldLogger): Partial<InProcessBusOptions> {

@@ -1,4 +1,4 @@
-import { MessageBus } from '@herald/bus';
+import { BusBacklog, MessageBus } from '@herald/bus';
 import { Registry } from 'prom-client';
 import { HeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
@@ -13,6 +13,8 @@ export interface PlatformContext {
   readonly config: HeraldConfig;
   readonly logger: HeraldLogger;
   readonly bus: MessageBus;
+  /** The in-process bus's backlog, which the embedded ingest API bounds; absent on Kafka. */
+  readonly backlog?: BusBacklog;
   readonly metrics: Registry;
   readonly health: HealthRegistry;
   readonly databaseUrl: string;

@@ -10,6 +10,7 @@ import {
   HERALD_CONFIG,
   HERALD_LOGGER,
   MESSAGE_BUS,
+  BUS_BACKLOG,
   METRICS_REGISTRY,
   systemClock,
 } from './tokens';
@@ -23,6 +24,7 @@ export class PlatformModule {
       { provide: HERALD_CONFIG, useValue: context.config },
       { provide: HERALD_LOGGER, useValue: context.logger },
       { provide: MESSAGE_BUS, useValue: context.bus },
+      { provide: BUS_BACKLOG, useValue: context.backlog ?? null },
       { provide: METRICS_REGISTRY, useValue: context.metrics },
       { provide: HEALTH_REGISTRY, useValue: context.health },
       { provide: DATABASE_URL, useValue: context.databaseUrl },

@@ -41,6 +41,7 @@ export async function startTestHttpApp(
     config,
     logger,
     bus,
+    backlog: bus instanceof InProcessBus ? bus : undefined,
     metrics: createMetricsRegistry(service.name),
     health: new HealthRegistry(),
     databaseUrl,

@@ -39,6 +39,20 @@ describe.each(runModeTargets())('$idempotency_key ($name)', ({ database, bus }) 
     expect(triggersWith('race-1')[0].message_id).toBe([...ids][0]);
   });
 
+  it('claims many concurrent keys together (batched), each key once, a repeat in the same batch answered with its first id', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `batch-${i}`);
+    const responses = await Promise.all(
+      [...keys, ...keys].map((key) => t.call('POST', 'trigger/', { workflow: 'welcome', recipients: ['h'], $idempotency_key: key })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(60).fill(202));
+    const ids = responses.map((r) => (r.body as { message_id: string }).message_id);
+    expect(ids.slice(30)).toEqual(ids.slice(0, 30));
+    expect(new Set(ids).size).toBe(30);
+    await expectEventually(() => expect(keys.filter((key) => triggersWith(key).length !== 1)).toEqual([]));
+    await t.drain();
+    expect(keys.map((key) => triggersWith(key).map((p) => p.message_id))).toEqual(ids.slice(0, 30).map((id) => [id]));
+  });
+
   it('dedupes across REST and bulk, and inside one bulk call', async () => {
     const single = await t.call('POST', 'trigger/', { workflow: 'welcome', recipients: ['d'], $idempotency_key: 'mixed-1' });
     const bulk = await t.call('POST', 'trigger/', [

@@ -5,6 +5,7 @@ import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WORKSPA
 import { Acceptance } from '../acceptance/acceptance';
 import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { validateBroadcast } from '../validation';
+import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
 
 /**
@@ -14,7 +15,7 @@ import { ingestBody } from './request-body';
  * replay of a signed request is answered as the first was, starting nothing.
  */
 @Controller(':workspace_key/broadcast')
-@UseGuards(WorkspaceAuthGuard)
+@UseGuards(WorkspaceAuthGuard, BacklogPushBack)
 export class BroadcastController {
   constructor(
     private readonly acceptance: Acceptance,

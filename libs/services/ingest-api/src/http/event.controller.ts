@@ -5,6 +5,7 @@ import { Accepted, Acceptance } from '../acceptance/acceptance';
 import { MessageIdAt, SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { EventRecord, MAX_BULK_RECORDS, eventBulkSizeErrors, validateEventRecord } from '../validation';
 import { BulkRecordResult, BulkResponse, acceptBulk } from './bulk-records';
+import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
 import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 
@@ -14,7 +15,7 @@ import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, Workspa
  * exact replay of a signed request is answered as the first was, starting nothing.
  */
 @Controller('event')
-@UseGuards(WorkspaceAuthGuard)
+@UseGuards(WorkspaceAuthGuard, BacklogPushBack)
 export class EventController {
   constructor(
     private readonly acceptance: Acceptance,

@@ -6,6 +6,7 @@ import { Acceptance } from '../acceptance/acceptance';
 import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { validateLegacyTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
+import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
 
 /**
@@ -17,7 +18,7 @@ import { ingestBody } from './request-body';
  * replay of a signed request is answered as the first was, starting nothing.
  */
 @Controller(':workspace_key/trigger')
-@UseGuards(WorkspaceAuthGuard)
+@UseGuards(WorkspaceAuthGuard, BacklogPushBack)
 export class LegacyTriggerController {
   constructor(
     private readonly acceptance: Acceptance,

@@ -5,6 +5,7 @@ import { Acceptance } from '../acceptance/acceptance';
 import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { validateTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
+import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
 import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 
@@ -13,7 +14,7 @@ import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, Workspa
  * of a signed request is answered as the first was, starting nothing (SignedRequestReplays).
  */
 @Controller('trigger')
-@UseGuards(WorkspaceAuthGuard)
+@UseGuards(WorkspaceAuthGuard, BacklogPushBack)
 export class TriggerController {
   constructor(
     private readonly acceptance: Acceptance,
