@@ -4,9 +4,10 @@ import { EventStoreTables } from '../event-store-tables';
 import { WAKE_CHANNEL, timersWakePayload } from '../polling/wake-channel';
 
 /**
- * Wakes idle timer pollers when timers are scheduled (`NOTIFY` at commit, once per
- * transaction): a poller sleeps until the earliest due time it knows of, and a new
- * timer may be due sooner. See TimerPoller.
+ * Wakes idle timer pollers when timers are scheduled or moved (`NOTIFY` at commit, once
+ * per transaction): a poller sleeps until the earliest due time it knows of, and a new
+ * or moved timer may be due sooner (tests and operators make a timer due with an
+ * UPDATE of `due_at`). See TimerPoller.
  */
 export function timersWakeMigration({ schema, timers }: EventStoreTables): MigrationClass {
   const notifyFunction = `"${schema}".timers_wake`;
@@ -20,7 +21,7 @@ export function timersWakeMigration({ schema, timers }: EventStoreTables): Migra
           PERFORM pg_notify('${WAKE_CHANNEL}', '${timersWakePayload(schema)}');
           RETURN NULL;
         END $$`);
-      await runner.query(`CREATE TRIGGER timers_wake AFTER INSERT ON ${timers} FOR EACH STATEMENT EXECUTE FUNCTION ${notifyFunction}()`);
+      await runner.query(`CREATE TRIGGER timers_wake AFTER INSERT OR UPDATE OF due_at ON ${timers} FOR EACH STATEMENT EXECUTE FUNCTION ${notifyFunction}()`);
     }
 
     async down(runner: QueryRunner): Promise<void> {

@@ -133,9 +133,12 @@ describe.each(databaseTargets())('TimerPoller on $kind', (target) => {
     sleeper.start();
     expect(await sleeper.pollOnce()).toBe(0);
 
-    await schedule([timer('woken', new Date(Date.now() + 1_500))]);
+    await schedule([timer('woken', new Date(Date.now() + 1_500)), timer('moved', new Date(Date.now() + 3_600_000))]);
 
     await expectEventually(() => expect(firedIds()).toEqual(['woken']), { timeoutMs: 20_000 });
+    // Made due by an UPDATE, as tests and operators do: that wakes it too.
+    await db.dataSource.query(`UPDATE "${db.schema}".timers SET due_at = now() WHERE timer_id = 'moved'`);
+    await expectEventually(() => expect(firedIds()).toEqual(['woken', 'moved']), { timeoutMs: 20_000 });
   });
 
   it('reports how many timers are due and how late the earliest is', async () => {
