@@ -7,7 +7,9 @@ export interface PollingOptions {
   readonly idleDelayMs?: number;
   /**
    * Wait after such a round while a wake-up can arrive (the triggers NOTIFY at commit):
-   * a safety poll only, for what a lost notification left behind. Default 5 s.
+   * a safety poll only. Postgres delivers every notification to a listening session, and
+   * the listener wakes everyone when it (re)connects, so this only bounds what an
+   * unforeseen miss could delay. Default 30 s.
    */
   readonly safetyPollMs?: number;
   /** Backoff after failed rounds (exponential, jittered). Default 100 ms doubling up to 10 s. */
@@ -25,7 +27,7 @@ export function resolvePollingOptions(options: PollingOptions): ResolvedPollingO
   const resolved = {
     batchSize: options.batchSize ?? 500,
     idleDelayMs: options.idleDelayMs ?? 50,
-    safetyPollMs: options.safetyPollMs ?? 5_000,
+    safetyPollMs: options.safetyPollMs ?? 30_000,
     retry: options.retry ?? { initialDelayMs: 100, maxDelayMs: 10_000 },
   };
   if (!Number.isInteger(resolved.batchSize) || resolved.batchSize < 1) {

@@ -320,13 +320,13 @@ describe.each(databaseTargets())('OutboxRelay on $kind', (dbTarget) => {
     const collector = await collectMessages(bus, [topic]);
     const publishedBy = [0, 0];
     // Small batches and few slots per round, so the work takes many rounds of both.
-    const options = (relay: number) => ({ ...FAST, batchSize: 20, slotsPerRound: 4, onPublished: (rows: number) => (publishedBy[relay] += rows) });
+    const options = (relay: number) => ({ ...FAST, batchSize: 10, slotsPerRound: 4, onPublished: (rows: number) => (publishedBy[relay] += rows) });
     const relays = [
       new OutboxRelay(await db.connect(), db.schema, bus, quietLog, options(0)),
       new OutboxRelay(await db.connect(), db.schema, bus, quietLog, options(1)),
     ];
-    const keys = Array.from({ length: 40 }, (_, i) => `ws:shared-${i}`);
-    const seqsPerKey = 10;
+    const keys = Array.from({ length: 24 }, (_, i) => `ws:shared-${i}`);
+    const seqsPerKey = 6;
     try {
       for (const key of keys) {
         await store.append({
