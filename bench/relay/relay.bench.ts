@@ -13,6 +13,7 @@
  * temporary database is created on it and dropped at the end).
  */
 import { performance } from 'node:perf_hooks';
+import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBus } from '@herald/bus';
 import { createServiceDataSource, migrateSchema } from '@herald/database';
 import { OutboxRelay, eventStoreMigrations, writeOutbox } from '@herald/event-store';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   const database = await createTemporaryDatabase(serverUrl, 'herald_bench_relay');
   const sources: DataSource[] = [];
   const buses: KafkaBus[] = [];
+  const topic = uniqueName('bench.relay');
   try {
     for (let i = 0; i < 2; i++) {
       const source = createServiceDataSource({ url: database.url, schema: SCHEMA, migrations: eventStoreMigrations(SCHEMA), applicationName: `herald-bench-relay-${i}`, poolSize: 4 });
@@ -89,7 +91,6 @@ async function main(): Promise<void> {
       await bus.checkHealth();
       buses.push(bus);
     }
-    const topic = uniqueName('bench.relay');
     await buses[0].ensureTopics([{ name: topic, partitions: 12 }]);
     // A warm-up drain, so both Kafka producers are connected before anything is timed.
     const cases: Case[] = [];
@@ -118,6 +119,10 @@ async function main(): Promise<void> {
     await Promise.all(buses.map((b) => b.close()));
     await Promise.all(sources.map((s) => s.destroy()));
     await database.drop();
+    const admin = new Kafka({ clientId: 'herald-bench-relay-cleanup', brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
   }
 }
 
