@@ -311,7 +311,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     for (let kill = 1; kill <= KILLS; kill += 1) {
       if (kill === SECOND_ENGINE_FROM_KILL) {
         const took = await startEngine(second);
-        log(`second engine started (ready in ${took} ms): two processes share the groups, the relay lock and the timers`);
+        log(`second engine started (ready in ${took} ms): two processes share the groups, the outbox and the timers`);
       }
       const alive = engines.filter((slot) => slot.process);
       const victim = kill === SECOND_ENGINE_KILLED_AT ? second : alive[Math.floor(random() * alive.length)];

@@ -8,6 +8,8 @@ export interface EventStoreTables {
   readonly outbox: string;
   /** Outbox rows the relay set aside (see OutboxRelay). */
   readonly outboxParked: string;
+  /** One row per slot of the outbox's keys, locked by the relay round serving it (see OutboxRelay). */
+  readonly outboxSlots: string;
   readonly timers: string;
 }
 
@@ -24,6 +26,7 @@ export function eventStoreTables(schema: string): EventStoreTables {
     streamSnapshots: `"${schema}".stream_snapshots`,
     outbox: `"${schema}".outbox`,
     outboxParked: `"${schema}".outbox_parked`,
+    outboxSlots: `"${schema}".outbox_slots`,
     timers: `"${schema}".timers`,
   };
 }

@@ -31,6 +31,8 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'CreateTimers1763700300000',
       'CreateStreamSnapshots1764300000000',
       'ParkOutboxRows1764900000000',
+      'ShareOutboxBySlot1766600000000',
+      'WakeTimerPollers1766600100000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

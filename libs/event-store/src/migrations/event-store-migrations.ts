@@ -2,9 +2,11 @@ import { MigrationClass } from '@herald/database';
 import { eventStoreTables } from '../event-store-tables';
 import { outboxMigration } from './outbox.migration';
 import { outboxParkingMigration } from './outbox-parking.migration';
+import { outboxSharingMigration } from './outbox-sharing.migration';
 import { streamEventsMigration } from './stream-events.migration';
 import { streamSnapshotsMigration } from './stream-snapshots.migration';
 import { timersMigration } from './timers.migration';
+import { timersWakeMigration } from './timers-wake.migration';
 
 /**
  * The event store's migrations for one schema, oldest first. A service lists them
@@ -18,11 +20,13 @@ export function eventStoreMigrations(schema: string): MigrationClass[] {
     timersMigration(tables),
     streamSnapshotsMigration(tables),
     outboxParkingMigration(tables),
+    outboxSharingMigration(tables),
+    timersWakeMigration(tables),
   ];
 }
 
 /** Only the outbox, for a service that publishes its changes but keeps no event streams. */
 export function outboxMigrations(schema: string): MigrationClass[] {
   const tables = eventStoreTables(schema);
-  return [outboxMigration(tables), outboxParkingMigration(tables)];
+  return [outboxMigration(tables), outboxParkingMigration(tables), outboxSharingMigration(tables)];
 }

@@ -8,10 +8,15 @@ import { RoundPacer } from '../polling/round-pacer';
 import { PollingOptions, ResolvedPollingOptions, errorMessage, resolvePollingOptions } from '../polling/polling-options';
 import { ClaimedMessage, publishEachTopic } from '../polling/publish-by-topic';
 import { Serial } from '../polling/serial';
+import { OUTBOX_SLOTS, outboxWakePayload } from '../polling/wake-channel';
+import { WakeListener } from '../polling/wake-listener';
 
 export interface OutboxRelayOptions extends PollingOptions {
-  /** How often a standby relay tries to become the active one. Default 1 s. */
-  readonly lockRetryMs?: number;
+  /**
+   * Most key slots one round serves (of OUTBOX_SLOTS). Fewer than all, so the relays of
+   * other replicas find slots with work to claim in the meantime. Default 16.
+   */
+  readonly slotsPerRound?: number;
   /**
    * Failed publishes of one row, other than an outage, before it is parked (while the
    * broker answers). Default 10.
@@ -19,6 +24,8 @@ export interface OutboxRelayOptions extends PollingOptions {
   readonly maxPublishAttempts?: number;
   /** Called for each row parked, after its round committed. */
   readonly onParked?: (row: ParkedRow) => void;
+  /** Called after each round that committed, with the rows it published. */
+  readonly onPublished?: (rows: number) => void;
 }
 
 export interface ParkedRow {
@@ -27,6 +34,13 @@ export interface ParkedRow {
   readonly topic: string;
   readonly key: string;
   readonly reason: string;
+}
+
+/** What waits in a schema's outbox, for the metrics. */
+export interface OutboxBacklog {
+  readonly rows: number;
+  /** Age of the oldest row; 0 when the outbox is empty. */
+  readonly oldestAgeSeconds: number;
 }
 
 interface OutboxRow {
@@ -42,15 +56,29 @@ interface OutboxRow {
 interface RoundResult {
   /** Rows published or parked. */
   readonly handled: number;
+  /** Whether more rows may be waiting (a full batch, or every slot the round could take). */
+  readonly moreWaiting?: boolean;
   readonly parked: readonly ParkedRow[];
   /** Why the round stopped at a row it could neither publish nor park. */
   readonly stalledBy?: unknown;
 }
 
 /**
- * Publishes a schema's outbox to the bus. Each round claims the oldest rows, publishes
- * them grouped by topic (id order within a topic), deletes them and commits; a
- * failed publish rolls back, so the rows are retried next round after a backoff.
+ * Publishes a schema's outbox to the bus. Each round claims rows, publishes them
+ * grouped by topic (id order within a topic), deletes them and commits; a failed
+ * publish rolls back, so the rows are retried next round after a backoff.
+ *
+ * Every replica runs a relay and each round claims its own share. Per-key order is
+ * kept by slots rather than by a single leader: a row's slot is a hash of its key
+ * (OUTBOX_SLOTS of them), and a round first locks up to `slotsPerRound` slots that have
+ * rows, oldest row first, with `FOR UPDATE SKIP LOCKED` on `outbox_slots`, then claims
+ * the oldest rows of those slots only. So all rows of one key are published by one
+ * round at a time, in id order, and the next round serving that slot starts after the
+ * previous one deleted what it sent; meanwhile other replicas' rounds lock other slots.
+ * (Claiming rows alone with SKIP LOCKED would let two rounds take two rows of one key
+ * and publish them in either order; claiming only the oldest row per key would make a
+ * busy key trickle out one row per round.) The slot locks are row locks of the round's
+ * transaction: a relay whose connection dies holds nothing, and no standby waits.
  *
  * No row can hold the outbox up for good. When a round's publish to a topic fails for
  * a reason that is not an outage (see `classifyFailure`), the round publishes that
@@ -67,28 +95,23 @@ interface RoundResult {
  * database unreachable) parks nothing and counts nothing: the round rolls back and
  * is retried after a backoff for as long as it lasts.
  *
+ * Idle, a relay sleeps until the outbox's insert trigger wakes it (WakeListener), with
+ * a slow safety poll; while it cannot listen it polls at the idle delay.
+ *
  * Delivery is at least once: a crash after the publish and before the commit sends
  * the same rows (same `message-id` header) again next time, and consumers dedupe by
  * message id.
- *
- * Per-key order needs a single relay per schema, because two relays publishing
- * disjoint claims could interleave messages of one key. The active relay holds a
- * session-level advisory lock on a dedicated connection and runs its rounds on that
- * same connection, so a relay whose session died cannot commit a round; standbys
- * retry the lock every `lockRetryMs`. In the embedded mode (PGlite) every connection
- * shares one session, so the lock does not exclude anything there; that mode runs a
- * single process with a single relay per schema, so nothing needs excluding.
  */
 export class OutboxRelay {
   private readonly tables: EventStoreTables;
   private readonly options: ResolvedPollingOptions;
   private readonly pacer: RoundPacer;
-  private readonly lockRetryMs: number;
+  private readonly slotsPerRound: number;
   private readonly maxPublishAttempts: number;
+  private readonly wake: WakeListener;
   private readonly loop = new PollingLoop(() => this.tick());
   private readonly serial = new Serial();
-  /** The connection holding the relay lock while this relay is the active one. */
-  private lock?: QueryRunner;
+  private unsubscribe?: () => Promise<void>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -100,33 +123,58 @@ export class OutboxRelay {
     this.tables = eventStoreTables(schema);
     this.options = resolvePollingOptions(relayOptions);
     this.pacer = new RoundPacer(this.options);
-    this.lockRetryMs = relayOptions.lockRetryMs ?? 1_000;
+    this.slotsPerRound = relayOptions.slotsPerRound ?? OUTBOX_SLOTS / 4;
+    if (!Number.isInteger(this.slotsPerRound) || this.slotsPerRound < 1) throw new Error(`slotsPerRound must be a positive integer, got ${this.slotsPerRound}`);
     this.maxPublishAttempts = relayOptions.maxPublishAttempts ?? 10;
+    this.wake = WakeListener.of(dataSource, log);
   }
 
   start(): void {
+    if (this.loop.isRunning) return;
+    this.unsubscribe = this.wake.subscribe(outboxWakePayload(this.tables.schema), () => {
+      if (!this.pacer.failing) this.loop.wake();
+    });
     this.loop.start();
   }
 
-  /** Stops relaying once the round in flight has committed or rolled back, then gives up the lock. */
+  /** Stops relaying once the round in flight has committed or rolled back. */
   async stop(): Promise<void> {
     await this.loop.stop();
     await this.serial.drain();
-    await this.releaseLock();
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    await unsubscribe?.();
   }
 
-  /** Whether this relay holds the relay lock of its schema. */
+  /** Whether this relay is running (claiming its share each round). */
   isActive(): boolean {
-    return this.lock !== undefined && !this.lock.isReleased;
+    return this.loop.isRunning;
   }
 
   /**
    * One round; resolves with the number of rows published or parked, or rejects when
    * it stopped at a row it could neither publish nor park yet (what went out before
-   * it is committed). It does not take the relay lock (tests call it directly); a
-   * running relay calls it only while active.
+   * it is committed).
    */
   async pollOnce(): Promise<number> {
+    return (await this.round()).handled;
+  }
+
+  /** Rows parked in this schema's outbox, for the metrics. */
+  async countParked(): Promise<number> {
+    const [row]: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM ${this.tables.outboxParked}`);
+    return row?.n ?? 0;
+  }
+
+  /** Rows waiting in this schema's outbox and the oldest one's age, for the metrics. */
+  async backlog(): Promise<OutboxBacklog> {
+    const [row]: Array<{ rows: number; age: number | null }> = await this.dataSource.query(
+      `SELECT count(*)::int AS rows, extract(epoch FROM now() - min(created_at))::float8 AS age FROM ${this.tables.outbox}`,
+    );
+    return { rows: row?.rows ?? 0, oldestAgeSeconds: Math.max(0, row?.age ?? 0) };
+  }
+
+  private async round(): Promise<RoundResult> {
     const result = await this.serial.run(() => this.relayRound());
     for (const row of result.parked) {
       this.log('error', 'outbox row parked: it cannot be published; the rows behind it go on', {
@@ -139,25 +187,16 @@ export class OutboxRelay {
       });
       this.relayOptions.onParked?.(row);
     }
+    const published = result.handled - result.parked.length;
+    if (published > 0) this.relayOptions.onPublished?.(published);
     if (result.stalledBy !== undefined) throw result.stalledBy;
-    return result.handled;
-  }
-
-  /** Rows parked in this schema's outbox, for the metrics. */
-  async countParked(): Promise<number> {
-    const [row]: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM ${this.tables.outboxParked}`);
-    return row?.n ?? 0;
+    return result;
   }
 
   private async tick(): Promise<number> {
-    if (this.lock?.isReleased) {
-      // The driver drops a connection that failed, and the session's lock went with it.
-      this.lock = undefined;
-      this.log('warn', 'outbox relay lost its lock connection; standing by', { schema: this.tables.schema });
-    }
-    if (!this.isActive() && !(await this.tryLock())) return this.lockRetryMs;
     try {
-      return this.pacer.afterRound(await this.pollOnce());
+      const result = await this.round();
+      return this.pacer.afterRound(result.moreWaiting === true, this.wake.listening);
     } catch (error) {
       const { attempt, delayMs } = this.pacer.afterFailure();
       this.log('warn', 'outbox relay round failed; its messages stay in the outbox', {
@@ -166,42 +205,52 @@ export class OutboxRelay {
         retry_in_ms: delayMs,
         error: errorMessage(error),
       });
-      await this.checkLock();
       return delayMs;
     }
   }
 
   private async relayRound(): Promise<RoundResult> {
-    const runner = this.isActive() && this.lock ? this.lock : this.dataSource.createQueryRunner();
-    const borrowed = runner !== this.lock;
+    const runner = this.dataSource.createQueryRunner();
     try {
       return await inTransaction(runner, async () => {
+        // The slots with rows, oldest row first, that no other round holds; locked until commit.
+        const slots: Array<{ slot: number }> = await runner.query(
+          `SELECT s.slot
+             FROM ${this.tables.outboxSlots} s
+            WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+            ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+            LIMIT $1
+              FOR UPDATE OF s SKIP LOCKED`,
+          [this.slotsPerRound],
+        );
+        if (slots.length === 0) return { handled: 0, parked: [] };
         const rows: OutboxRow[] = await runner.query(
           `SELECT id, message_id, topic, key, value, headers, publish_failures
              FROM ${this.tables.outbox}
+            WHERE slot = ANY($1::smallint[])
             ORDER BY id
-            LIMIT $1
-              FOR UPDATE SKIP LOCKED`,
-          [this.options.batchSize],
+            LIMIT $2`,
+          [slots.map((s) => s.slot), this.options.batchSize],
         );
-        if (rows.length === 0) return { handled: 0, parked: [] };
+        const moreWaiting = rows.length >= this.options.batchSize || slots.length >= this.slotsPerRound;
+        if (rows.length === 0) return { handled: 0, parked: [], moreWaiting };
         const failedTopics = await publishEachTopic(this.bus, rows.map(toClaimedMessage));
         // An outage: roll back, retry the whole round after a backoff.
         const outage = [...failedTopics.values()].find((error) => classifyFailure(error).kind === 'transient');
         if (outage !== undefined) throw outage;
         const published = rows.filter((r) => !failedTopics.has(r.topic));
         await this.deleteRows(runner, published.map((r) => r.id));
-        if (failedTopics.size === 0) return { handled: rows.length, parked: [] };
+        if (failedTopics.size === 0) return { handled: rows.length, parked: [], moreWaiting };
         // The other topics' rows went out; the failed topics' rows are tried one by one.
         const alone = await this.publishOneByOne(
           runner,
           rows.filter((r) => failedTopics.has(r.topic)),
           published.length > 0,
         );
-        return { ...alone, handled: published.length + alone.handled };
+        return { ...alone, handled: published.length + alone.handled, moreWaiting };
       });
     } finally {
-      if (borrowed) await runner.release();
+      await runner.release();
     }
   }
 
@@ -264,57 +313,6 @@ export class OutboxRelay {
       return true;
     } catch {
       return false;
-    }
-  }
-
-  private async tryLock(): Promise<boolean> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      const [row]: Array<{ locked: boolean }> = await runner.query(
-        `SELECT pg_try_advisory_lock(hashtext('herald:outbox-relay:' || $1::text)) AS locked`,
-        [this.tables.schema],
-      );
-      if (row?.locked) {
-        this.lock = runner;
-        this.log('info', 'outbox relay active', { schema: this.tables.schema });
-        return true;
-      }
-    } catch (error) {
-      this.log('warn', 'outbox relay could not try its lock', { schema: this.tables.schema, error: errorMessage(error) });
-    }
-    await runner.release();
-    return false;
-  }
-
-  /** After a failed round: if the lock's connection is gone, so is the lock; become a standby. */
-  private async checkLock(): Promise<void> {
-    const lock = this.lock;
-    if (!lock) return;
-    try {
-      if (lock.isReleased) throw new Error('connection closed');
-      await lock.query('SELECT 1');
-    } catch (error) {
-      this.lock = undefined;
-      await lock.release();
-      this.log('warn', 'outbox relay lost its lock connection; standing by', {
-        schema: this.tables.schema,
-        error: errorMessage(error),
-      });
-    }
-  }
-
-  private async releaseLock(): Promise<void> {
-    const lock = this.lock;
-    if (!lock) return;
-    this.lock = undefined;
-    try {
-      await lock.query(`SELECT pg_advisory_unlock(hashtext('herald:outbox-relay:' || $1::text))`, [this.tables.schema]);
-      this.log('info', 'outbox relay stood down', { schema: this.tables.schema });
-    } catch (error) {
-      // The session is most likely gone, and the lock with it.
-      this.log('warn', 'outbox relay could not release its lock', { schema: this.tables.schema, error: errorMessage(error) });
-    } finally {
-      await lock.release();
     }
   }
 }

@@ -126,4 +126,26 @@ describe.each(databaseTargets())('TimerPoller on $kind', (target) => {
     expect(await poller().pollOnce()).toBe(1);
     await expectEventually(() => expect(firedIds()).toEqual(['kept']));
   });
+
+  it('sleeps while idle: woken by a new timer, and then up to its due time, not polling meanwhile', async () => {
+    // Without a wake-up or the next due time, nothing would fire for a minute.
+    const sleeper = poller({ idleDelayMs: 60_000, safetyPollMs: 60_000 });
+    sleeper.start();
+    expect(await sleeper.pollOnce()).toBe(0);
+
+    await schedule([timer('woken', new Date(Date.now() + 1_500)), timer('moved', new Date(Date.now() + 3_600_000))]);
+
+    await expectEventually(() => expect(firedIds()).toEqual(['woken']), { timeoutMs: 20_000 });
+    // Made due by an UPDATE, as tests and operators do: that wakes it too.
+    await db.dataSource.query(`UPDATE "${db.schema}".timers SET due_at = now() WHERE timer_id = 'moved'`);
+    await expectEventually(() => expect(firedIds()).toEqual(['woken', 'moved']), { timeoutMs: 20_000 });
+  });
+
+  it('reports how many timers are due and how late the earliest is', async () => {
+    await schedule([timer('late', new Date(Date.now() - 30_000)), timer('later', new Date(Date.now() - 1_000)), timer('future', new Date(Date.now() + 3_600_000))]);
+    const backlog = await poller().backlog();
+    expect(backlog.due).toBe(2);
+    expect(backlog.latenessSeconds).toBeGreaterThanOrEqual(29);
+    expect(backlog.latenessSeconds).toBeLessThan(120);
+  });
 });

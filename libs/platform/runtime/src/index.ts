@@ -1,6 +1,7 @@
 export * from './config/herald-config';
 export * from './logging/logger';
 export * from './metrics/metrics';
+export * from './metrics/relay-poller-metrics';
 export * from './health/health-registry';
 export * from './lifecycle/process-lifecycle';
 export * from './nest/tokens';

@@ -11,6 +11,8 @@ interface Connection {
   buffer: Buffer;
   started: boolean;
   closed: boolean;
+  /** Whether it ever sent a LISTEN: notifications are handed to it (see `forwardNotifications`). */
+  listens: boolean;
 }
 
 interface Pending {
@@ -43,6 +45,8 @@ export class PGliteWireServer {
   private pumping = false;
   private stopped = false;
   private nextId = 1;
+  /** Whether any connection ever sent a LISTEN; until then no output is scanned for notifications. */
+  private anyListens = false;
 
   constructor(private readonly db: PGlite) {}
 
@@ -69,7 +73,7 @@ export class PGliteWireServer {
 
   private accept(socket: Socket): void {
     socket.setNoDelay(true);
-    const connection: Connection = { id: this.nextId++, socket, buffer: Buffer.alloc(0), started: false, closed: false };
+    const connection: Connection = { id: this.nextId++, socket, buffer: Buffer.alloc(0), started: false, closed: false, listens: false };
     this.connections.add(connection);
     socket.on('data', (chunk: Buffer) => {
       connection.buffer = connection.buffer.length === 0 ? chunk : Buffer.concat([connection.buffer, chunk]);
@@ -120,6 +124,10 @@ export class PGliteWireServer {
   }
 
   private enqueue(connection: Connection, message: Buffer, startup: boolean): void {
+    if (!startup && !connection.listens && message.includes('LISTEN')) {
+      connection.listens = true;
+      this.anyListens = true;
+    }
     this.queue.push({ connection, message: Buffer.from(message), startup });
     void this.pump();
   }
@@ -142,19 +150,42 @@ export class PGliteWireServer {
   }
 
   private async execute({ connection, message, startup }: Pending): Promise<void> {
+    const output: Buffer[] | undefined = this.anyListens ? [] : undefined;
     try {
       await this.db.runExclusive(() =>
         this.db.execProtocolRawStream(new Uint8Array(message), {
           onRawData: (data: Uint8Array) => {
-            if (!connection.closed && data.length > 0) connection.socket.write(Buffer.from(data));
+            if (data.length === 0) return;
+            const chunk = Buffer.from(data);
+            output?.push(chunk);
+            if (!connection.closed) connection.socket.write(chunk);
           },
         }),
       );
     } catch {
       // PGlite reported the error to the client in the protocol stream already.
     }
+    if (output && output.length > 0) this.forwardNotifications(connection, Buffer.concat(output));
     const endsRound = startup || message[0] === 0x53 /* S: Sync */ || message[0] === 0x51; /* Q: Query */
     this.owner = endsRound && !this.db.isInTransaction() ? undefined : connection;
+  }
+
+  /**
+   * On a real server each session gets the notifications it listens for. Here every
+   * connection shares PGlite's one session, so Postgres sends a notification to
+   * whichever connection's round ran the committing statement; it is handed on to the
+   * other connections that listen. They are idle (one round runs at a time), so the
+   * message lands between their own rounds' messages.
+   */
+  private forwardNotifications(origin: Connection, output: Buffer): void {
+    for (let at = 0; at + 5 <= output.length; ) {
+      const end = at + 1 + output.readInt32BE(at + 1);
+      if (output[at] === 0x41 /* A: NotificationResponse */ && end <= output.length) {
+        const notification = output.subarray(at, end);
+        for (const other of this.connections) if (other !== origin && other.listens && !other.closed) other.socket.write(notification);
+      }
+      at = end;
+    }
   }
 
   /** A connection that goes away mid-round or mid-transaction must not hold the session. */

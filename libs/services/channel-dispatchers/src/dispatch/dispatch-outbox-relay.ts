@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { OutboxRelay } from '@herald/event-store';
 import { Registry } from 'prom-client';
-import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics } from '@herald/runtime';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics, outboxShareMetrics } from '@herald/runtime';
 
 /** Publishes delivery outcomes written to `dispatch.outbox` with the ledger's final state. */
 @Injectable()
@@ -22,11 +22,14 @@ export class DispatchOutboxRelay implements OnApplicationBootstrap, OnModuleDest
   onApplicationBootstrap(): void {
     const log = this.logger.child({ component: 'dispatch-outbox' });
     const relayMetrics = outboxRelayMetrics(this.metrics, 'dispatch');
+    const shareMetrics = outboxShareMetrics(this.metrics, 'dispatch');
     const relay = new OutboxRelay(this.db, 'dispatch', this.bus, (level, message, fields) => log.write(level, message, fields), {
       maxPublishAttempts: this.config.messageMaxAttempts,
       onParked: relayMetrics.onParked,
+      onPublished: shareMetrics.onPublished,
     });
     relayMetrics.watchParked(() => relay.countParked());
+    shareMetrics.watch(relay);
     this.relay = relay;
     this.relay.start();
   }

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { OutboxRelay } from '@herald/event-store';
 import { Registry } from 'prom-client';
-import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics } from '@herald/runtime';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics, outboxShareMetrics } from '@herald/runtime';
 
 /** Publishes what preference-service wrote to its outbox (every audience change). */
 @Injectable()
@@ -22,11 +22,14 @@ export class AudienceOutboxRelay implements OnApplicationBootstrap, OnModuleDest
   onApplicationBootstrap(): void {
     const log = this.logger.child({ component: 'audience-outbox' });
     const relayMetrics = outboxRelayMetrics(this.metrics, 'audience');
+    const shareMetrics = outboxShareMetrics(this.metrics, 'audience');
     const relay = new OutboxRelay(this.db, 'audience', this.bus, (level, message, fields) => log.write(level, message, fields), {
       maxPublishAttempts: this.config.messageMaxAttempts,
       onParked: relayMetrics.onParked,
+      onPublished: shareMetrics.onPublished,
     });
     relayMetrics.watchParked(() => relay.countParked());
+    shareMetrics.watch(relay);
     this.relay = relay;
     this.relay.start();
   }

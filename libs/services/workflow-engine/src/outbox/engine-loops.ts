@@ -4,15 +4,15 @@ import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { EventStore, OutboxRelay, StreamCompactor, TimerPoller } from '@herald/event-store';
 import { Registry } from 'prom-client';
-import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics } from '@herald/runtime';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics, outboxShareMetrics, timerPollerMetrics } from '@herald/runtime';
 
 /**
  * The engine's background loops over its schema: the outbox relay (delivery commands,
  * HTTP requests, follow-up inputs the runs decided), the timer poller (delays, windows,
  * timeouts that came due, by the database clock) and the compactor (deletes accumulator
- * events their snapshots replaced, once a minute). Every replica runs all three; the
- * relay keeps one active leader, and SKIP LOCKED hands each timer to one poller and
- * each event to one compactor.
+ * events their snapshots replaced, once a minute). Every replica runs all three and
+ * each claims its share: the relay by key slot (per-key order kept), and SKIP LOCKED
+ * hands each timer to one poller and each event to one compactor.
  */
 @Injectable()
 export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
@@ -33,13 +33,20 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
     const timerLog = this.logger.child({ component: 'engine-timers' });
     const compactionLog = this.logger.child({ component: 'engine-compaction' });
     const relayMetrics = outboxRelayMetrics(this.metrics, 'engine');
+    const shareMetrics = outboxShareMetrics(this.metrics, 'engine');
     const relay = new OutboxRelay(this.db, 'engine', this.bus, (level, message, fields) => relayLog.write(level, message, fields), {
       maxPublishAttempts: this.config.messageMaxAttempts,
       onParked: relayMetrics.onParked,
+      onPublished: shareMetrics.onPublished,
     });
     relayMetrics.watchParked(() => relay.countParked());
+    shareMetrics.watch(relay);
     this.relay = relay;
-    this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields));
+    const timerMetrics = timerPollerMetrics(this.metrics, 'engine');
+    this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields), {
+      onFired: timerMetrics.onFired,
+    });
+    timerMetrics.watch(this.poller);
     this.compactor = new StreamCompactor(new EventStore(this.db, 'engine'), (level, message, fields) => compactionLog.write(level, message, fields));
     this.relay.start();
     this.poller.start();
