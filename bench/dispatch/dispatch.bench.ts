@@ -45,6 +45,7 @@ import {
   envelopeOf,
 } from '@herald/contracts';
 import { InProcessBus, MessageBus } from '@herald/bus';
+import { createOutboundHttp } from '@herald/outbound-http';
 import { ChannelDispatchersModule, channelDispatchers } from '@herald/channel-dispatchers';
 import { DEFAULT_DISPATCH_OPTIONS } from '../../libs/services/channel-dispatchers/src/dispatch/dispatch-options';
 import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
@@ -134,6 +135,8 @@ interface BenchCase {
   readonly announcement?: { readonly credentials: Record<string, unknown>; readonly baseUrl?: string; readonly settings?: Record<string, unknown> };
   /** Sends message `index` to the same server without Herald; undefined where there is no peer (the inbox). */
   readonly peer?: PeerSender;
+  /** HTTP vendors: the same request through Herald's guarded outbound client alone (where the client's share of the cost shows). */
+  readonly guardedPeer?: PeerSender;
 }
 
 interface PeerSender {
@@ -167,6 +170,7 @@ function benchCases(servers: VendorServers): BenchCase[] {
       content: email,
       identity: 'ada@example.com',
       announcement: { credentials: { api_key: 'SG.bench' }, baseUrl: servers.sendgrid.url, settings: { from: 'noreply@acme.test' } },
+      guardedPeer: guardedHttpPeer(servers.sendgrid.url, '/v3/mail/send', 'application/json'),
       peer: httpPeer(servers.sendgrid.url, '/v3/mail/send', 'application/json', () =>
         JSON.stringify({
           personalizations: [{ to: [{ email: 'ada@example.com' }] }],
@@ -185,6 +189,7 @@ function benchCases(servers: VendorServers): BenchCase[] {
       content: { text: 'Hi {{name}}, your code is 1234' },
       identity: '+4915112345678',
       announcement: { credentials: { account_sid: twilioSid, auth_token: 'tw-bench', from: '+14155550100' }, baseUrl: servers.twilio.url },
+      guardedPeer: guardedHttpPeer(servers.twilio.url, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded'),
       peer: httpPeer(servers.twilio.url, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded', () =>
         new URLSearchParams({ To: '+4915112345678', From: '+14155550100', Body: 'Hi Ada, your code is 1234' }).toString(),
       ),
@@ -227,6 +232,20 @@ function httpPeer(baseUrl: string, path: string, contentType: string, body: () =
         req.end(payload);
       }),
     close: () => agent.destroy(),
+  };
+}
+
+/** The guarded outbound client (axios over the guarded keep-alive agents), as the HTTP vendors call it. */
+function guardedHttpPeer(baseUrl: string, path: string, contentType: string): PeerSender {
+  const client = createOutboundHttp({ allow: ['127.0.0.0/8'], maxRedirects: 0 });
+  const url = new URL(path, baseUrl).href;
+  const raw = contentType === 'application/json' ? JSON.stringify({ subject: 'Welcome Ada', text: 'Hi Ada' }) : 'To=%2B4915112345678&Body=Hi+Ada';
+  return {
+    send: async () => {
+      const result = await client.send({ url, method: 'POST', headers: { authorization: 'Bearer bench' }, body: { raw, contentType } });
+      if (!result.ok) throw new Error(`guarded peer failed: ${result.failure.message}`);
+    },
+    close: () => client.close(),
   };
 }
 
@@ -357,6 +376,7 @@ interface CaseResult {
   readonly failed: number;
   /** The peer's messages per second against the same server, measured right before. */
   readonly peerPerSecond?: number;
+  readonly guardedPerSecond?: number;
 }
 
 async function runCase(harness: Harness, benchCase: BenchCase, options: Options): Promise<CaseResult> {
@@ -364,6 +384,9 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
   const peerPerSecond = benchCase.peer ? await runPeer(benchCase.peer, options.messages) : undefined;
   if (peerPerSecond !== undefined) process.stderr.write(`  ${name} peer: ${Math.round(peerPerSecond)} msg/s\n`);
   benchCase.peer?.close();
+  const guardedPerSecond = benchCase.guardedPeer ? await runPeer(benchCase.guardedPeer, options.messages) : undefined;
+  if (guardedPerSecond !== undefined) process.stderr.write(`  ${name} guarded client alone: ${Math.round(guardedPerSecond)} msg/s\n`);
+  benchCase.guardedPeer?.close();
   const deadline = performance.now() + options.phaseTimeoutS * 1000;
   const workspaceId = randomUUID();
   await announceVendor(harness, workspaceId, benchCase, deadline);
@@ -396,7 +419,7 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
   }
   const seconds = (performance.now() - started) / 1000;
   const failed = commands.filter((item) => harness.outcomes.get(item.delivery_id)?.status === 'delivery_failure').length;
-  return { channel: benchCase.channel, vendor: benchCase.vendor, messages: commands.length, seconds, perSecond: commands.length / seconds, failed, peerPerSecond };
+  return { channel: benchCase.channel, vendor: benchCase.vendor, messages: commands.length, seconds, perSecond: commands.length / seconds, failed, peerPerSecond, guardedPerSecond };
 }
 
 // ---------------------------------------------------------------------------------
@@ -406,12 +429,13 @@ function table(results: readonly CaseResult[], options: Options): string {
   const lines = [
     `Dispatch, ${options.messages} commands per channel, database ${options.database}, in-process bus with ${options.partitions} partitions; ${os.cpus().length} CPUs, Node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
     '',
-    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Guarded client alone msg/s |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.map((r) => {
       const peer = r.peerPerSecond === undefined ? '–' : Math.round(r.peerPerSecond).toLocaleString('en-US');
       const ratio = r.peerPerSecond === undefined ? '–' : `${(r.perSecond / r.peerPerSecond).toFixed(2)}×`;
-      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} |`;
+      const guarded = r.guardedPerSecond === undefined ? '–' : Math.round(r.guardedPerSecond).toLocaleString('en-US');
+      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} | ${guarded} |`;
     }),
   ];
   return lines.join('\n');

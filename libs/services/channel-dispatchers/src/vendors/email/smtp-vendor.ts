@@ -67,8 +67,8 @@ export class SmtpVendor implements ChannelVendor {
     }
     const credentials = config.credentials;
     const transport = nodemailer.createTransport({
-      // Concurrent sends spread over a pool of connections (nodemailer pipelines the
-      // commands of each message where the server offers PIPELINING); a connection is
+      // Concurrent sends spread over a pool of connections, one message at a time on each
+      // (nodemailer pipelines a message's RCPT commands where the server offers PIPELINING); a connection is
       // renewed after `maxMessages`, not after nodemailer's default of 100, each renewal
       // being a TCP connect, EHLO and AUTH.
       pool: true,
