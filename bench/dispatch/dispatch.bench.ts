@@ -135,7 +135,7 @@ interface BenchCase {
   readonly announcement?: { readonly credentials: Record<string, unknown>; readonly baseUrl?: string; readonly settings?: Record<string, unknown> };
   /** Sends message `index` to the same server without Herald; undefined where there is no peer (the inbox). */
   readonly peer?: PeerSender;
-  /** HTTP vendors: the same request through Herald's guarded outbound client alone (where the client's share of the cost shows). */
+  /** HTTP vendors: the same request through the general guarded outbound client (axios) alone: what that client costs. */
   readonly guardedPeer?: PeerSender;
 }
 
@@ -235,7 +235,7 @@ function httpPeer(baseUrl: string, path: string, contentType: string, body: () =
   };
 }
 
-/** The guarded outbound client (axios over the guarded keep-alive agents), as the HTTP vendors call it. */
+/** The general guarded outbound client (axios over the guarded keep-alive agents), which the HTTP vendors called through before they made plain node:http requests on its agents. */
 function guardedHttpPeer(baseUrl: string, path: string, contentType: string): PeerSender {
   const client = createOutboundHttp({ allow: ['127.0.0.0/8'], maxRedirects: 0 });
   const url = new URL(path, baseUrl).href;
@@ -429,7 +429,7 @@ function table(results: readonly CaseResult[], options: Options): string {
   const lines = [
     `Dispatch, ${options.messages} commands per channel, database ${options.database}, in-process bus with ${options.partitions} partitions; ${os.cpus().length} CPUs, Node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
     '',
-    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Guarded client alone msg/s |',
+    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Axios guarded client alone msg/s |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.map((r) => {
       const peer = r.peerPerSecond === undefined ? '–' : Math.round(r.peerPerSecond).toLocaleString('en-US');
