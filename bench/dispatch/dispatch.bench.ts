@@ -12,6 +12,13 @@
 //   node -r ./tools/register.js bench/dispatch/dispatch.bench.ts -- --messages 500 --database embedded
 //   node -r ./tools/register.js bench/dispatch/dispatch.bench.ts --help
 //
+// Each vendor case also runs a peer in the same run, against the same local server: the
+// floor of what the protocol costs here without Herald. SMTP: nodemailer's pooled
+// transport (the same pool settings the SMTP vendor uses) sending the same messages
+// directly; HTTP vendors: a bare keep-alive node:http client posting the vendor's request
+// shape. Both keep the same number of sends in flight as the dispatcher's per-vendor
+// bound. The table gives Herald's rate over the peer's.
+//
 // The service runs in this process on the in-process bus, with its database on the
 // Postgres of HERALD_BENCH_DATABASE_URL (a temporary database, dropped at the end) or on
 // an embedded PGlite. Commands of one channel are published all at once; the figure is
@@ -20,8 +27,10 @@
 // to stdout. Figures and goals live in bench/RESULTS.md, never in tests.
 
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import {
   Channel,
@@ -36,7 +45,9 @@ import {
   envelopeOf,
 } from '@herald/contracts';
 import { InProcessBus, MessageBus } from '@herald/bus';
+import { createOutboundHttp } from '@herald/outbound-http';
 import { ChannelDispatchersModule, channelDispatchers } from '@herald/channel-dispatchers';
+import { DEFAULT_DISPATCH_OPTIONS } from '../../libs/services/channel-dispatchers/src/dispatch/dispatch-options';
 import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
 import { LocalSmtpServer } from '../../libs/services/channel-dispatchers/src/testing/local-smtp-server';
 import { RecordingServer } from '../../libs/services/channel-dispatchers/src/testing/recording-server';
@@ -50,6 +61,9 @@ interface Options {
   readonly databaseUrl: string;
   readonly phaseTimeoutS: number;
   readonly maxSeconds: number;
+  readonly partitions: number;
+  /** Vendors to run (all when empty). */
+  readonly only: readonly string[];
   readonly json: boolean;
 }
 
@@ -62,6 +76,8 @@ const USAGE = `Usage: node -r ./tools/register.js bench/dispatch/dispatch.bench.
                              the service's database (default postgres: a temporary
                              database on HERALD_BENCH_DATABASE_URL)
   --phase-timeout N          seconds one channel may take (default 120)
+  --partitions N             partitions per topic (default 12, HERALD_KAFKA_PARTITIONS's default)
+  --only V[,V...]            only these vendors (smtp, sendgrid, twilio, herald_inbox)
   --max-seconds N            hard limit for the whole run (default 600)
   --json                     also print the results as one JSON line
   --help
@@ -81,7 +97,7 @@ function parseOptions(argv: readonly string[]): Options {
       json = true;
       continue;
     }
-    if (!['--messages', '--database', '--phase-timeout', '--max-seconds'].includes(arg)) throw new UsageError(`unknown option ${arg}`);
+    if (!['--messages', '--database', '--phase-timeout', '--max-seconds', '--partitions', '--only'].includes(arg)) throw new UsageError(`unknown option ${arg}`);
     const value = argv[++i];
     if (value === undefined) throw new UsageError(`${arg} needs a value`);
     values.set(arg, value);
@@ -94,6 +110,8 @@ function parseOptions(argv: readonly string[]): Options {
     databaseUrl: process.env.HERALD_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     phaseTimeoutS: integer(values.get('--phase-timeout'), 120, 1, 3600, '--phase-timeout'),
     maxSeconds: integer(values.get('--max-seconds'), 600, 1, 7200, '--max-seconds'),
+    partitions: integer(values.get('--partitions'), 12, 1, 100, '--partitions'),
+    only: (values.get('--only') ?? '').split(',').filter((vendor) => vendor !== ''),
     json,
   };
 }
@@ -115,6 +133,15 @@ interface BenchCase {
   readonly identity: unknown;
   /** Undefined for the inbox, which works without configuration. */
   readonly announcement?: { readonly credentials: Record<string, unknown>; readonly baseUrl?: string; readonly settings?: Record<string, unknown> };
+  /** Sends message `index` to the same server without Herald; undefined where there is no peer (the inbox). */
+  readonly peer?: PeerSender;
+  /** HTTP vendors: the same request through the general guarded outbound client (axios) alone: what that client costs. */
+  readonly guardedPeer?: PeerSender;
+}
+
+interface PeerSender {
+  send(index: number): Promise<void>;
+  close(): void;
 }
 
 interface VendorServers {
@@ -125,6 +152,7 @@ interface VendorServers {
 
 function benchCases(servers: VendorServers): BenchCase[] {
   const email = { subject: 'Welcome {{name}}', html: '<p>Hi {{name}}, your plan is {{plan}}.</p>', text: 'Hi {{name}}' };
+  const twilioSid = `AC${'b'.repeat(32)}`;
   return [
     {
       channel: 'email',
@@ -134,6 +162,7 @@ function benchCases(servers: VendorServers): BenchCase[] {
       announcement: {
         credentials: { host: '127.0.0.1', port: servers.smtp.port, secure: false, username: 'mailer', password: 'secret', from: 'Acme <noreply@acme.test>' },
       },
+      peer: smtpPeer(servers.smtp.port),
     },
     {
       channel: 'email',
@@ -141,16 +170,94 @@ function benchCases(servers: VendorServers): BenchCase[] {
       content: email,
       identity: 'ada@example.com',
       announcement: { credentials: { api_key: 'SG.bench' }, baseUrl: servers.sendgrid.url, settings: { from: 'noreply@acme.test' } },
+      guardedPeer: guardedHttpPeer(servers.sendgrid.url, '/v3/mail/send', 'application/json'),
+      peer: httpPeer(servers.sendgrid.url, '/v3/mail/send', 'application/json', () =>
+        JSON.stringify({
+          personalizations: [{ to: [{ email: 'ada@example.com' }] }],
+          from: { email: 'noreply@acme.test' },
+          subject: 'Welcome Ada',
+          content: [
+            { type: 'text/plain', value: 'Hi Ada' },
+            { type: 'text/html', value: '<p>Hi Ada, your plan is pro.</p>' },
+          ],
+        }),
+      ),
     },
     {
       channel: 'sms',
       vendor: 'twilio',
       content: { text: 'Hi {{name}}, your code is 1234' },
       identity: '+4915112345678',
-      announcement: { credentials: { account_sid: `AC${'b'.repeat(32)}`, auth_token: 'tw-bench', from: '+14155550100' }, baseUrl: servers.twilio.url },
+      announcement: { credentials: { account_sid: twilioSid, auth_token: 'tw-bench', from: '+14155550100' }, baseUrl: servers.twilio.url },
+      guardedPeer: guardedHttpPeer(servers.twilio.url, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded'),
+      peer: httpPeer(servers.twilio.url, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded', () =>
+        new URLSearchParams({ To: '+4915112345678', From: '+14155550100', Body: 'Hi Ada, your code is 1234' }).toString(),
+      ),
     },
     { channel: 'inbox', vendor: 'herald_inbox', content: { title: 'Welcome {{name}}', body: 'Your plan is {{plan}}.' }, identity: 'user-1' },
   ];
+}
+
+/** nodemailer's pooled transport with the SMTP vendor's pool settings, straight to the server. */
+function smtpPeer(port: number): PeerSender {
+  const transport = nodemailer.createTransport({ pool: true, host: '127.0.0.1', port, secure: false, auth: { user: 'mailer', pass: 'secret' }, maxConnections: 8, maxMessages: 1_000 });
+  return {
+    send: async (index) => {
+      await transport.sendMail({
+        from: 'Acme <noreply@acme.test>',
+        to: 'ada@example.com',
+        subject: 'Welcome Ada',
+        html: '<p>Hi Ada, your plan is pro.</p>',
+        text: 'Hi Ada',
+        messageId: `<peer-${index}@bench>`,
+      });
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** A bare keep-alive HTTP client posting the vendor's request shape; a non-2xx answer is an error. */
+function httpPeer(baseUrl: string, path: string, contentType: string, body: () => string): PeerSender {
+  const agent = new Agent({ keepAlive: true });
+  const url = new URL(path, baseUrl);
+  return {
+    send: () =>
+      new Promise<void>((resolve, reject) => {
+        const payload = body();
+        const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(payload), authorization: 'Bearer bench' } }, (res) => {
+          res.resume();
+          res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`peer got ${res.statusCode}`))));
+        });
+        req.on('error', reject);
+        req.end(payload);
+      }),
+    close: () => agent.destroy(),
+  };
+}
+
+/** The general guarded outbound client (axios over the guarded keep-alive agents), which the HTTP vendors called through before they made plain node:http requests on its agents. */
+function guardedHttpPeer(baseUrl: string, path: string, contentType: string): PeerSender {
+  const client = createOutboundHttp({ allow: ['127.0.0.0/8'], maxRedirects: 0 });
+  const url = new URL(path, baseUrl).href;
+  const raw = contentType === 'application/json' ? JSON.stringify({ subject: 'Welcome Ada', text: 'Hi Ada' }) : 'To=%2B4915112345678&Body=Hi+Ada';
+  return {
+    send: async () => {
+      const result = await client.send({ url, method: 'POST', headers: { authorization: 'Bearer bench' }, body: { raw, contentType } });
+      if (!result.ok) throw new Error(`guarded peer failed: ${result.failure.message}`);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Sends `messages` through the peer, keeping the dispatcher's per-vendor bound of sends in flight; messages per second. */
+async function runPeer(peer: PeerSender, messages: number): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < messages) await peer.send(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(messages, DEFAULT_DISPATCH_OPTIONS.maxCallsPerVendor) }, worker));
+  return messages / ((performance.now() - started) / 1000);
 }
 
 // ---------------------------------------------------------------------------------
@@ -170,7 +277,7 @@ async function startHarness(options: Options): Promise<Harness> {
   const secretsKey = randomBytes(32);
   const database = await openTargetDatabase(options.database === 'postgres' ? { kind: 'postgres', url: options.databaseUrl } : { kind: 'embedded' });
   const bus = new InProcessBus();
-  await ensureHeraldTopics(bus, 3);
+  await ensureHeraldTopics(bus, options.partitions);
   const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register() };
   // The vendor servers listen on loopback, which the outbound address rule refuses unless allowed.
   const app = await startTestHttpApp(service, database.url, { bus, secretsKey, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
@@ -267,10 +374,19 @@ interface CaseResult {
   readonly seconds: number;
   readonly perSecond: number;
   readonly failed: number;
+  /** The peer's messages per second against the same server, measured right before. */
+  readonly peerPerSecond?: number;
+  readonly guardedPerSecond?: number;
 }
 
 async function runCase(harness: Harness, benchCase: BenchCase, options: Options): Promise<CaseResult> {
   const name = `${benchCase.channel}/${benchCase.vendor}`;
+  const peerPerSecond = benchCase.peer ? await runPeer(benchCase.peer, options.messages) : undefined;
+  if (peerPerSecond !== undefined) process.stderr.write(`  ${name} peer: ${Math.round(peerPerSecond)} msg/s\n`);
+  benchCase.peer?.close();
+  const guardedPerSecond = benchCase.guardedPeer ? await runPeer(benchCase.guardedPeer, options.messages) : undefined;
+  if (guardedPerSecond !== undefined) process.stderr.write(`  ${name} guarded client alone: ${Math.round(guardedPerSecond)} msg/s\n`);
+  benchCase.guardedPeer?.close();
   const deadline = performance.now() + options.phaseTimeoutS * 1000;
   const workspaceId = randomUUID();
   await announceVendor(harness, workspaceId, benchCase, deadline);
@@ -288,8 +404,10 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
     );
   }
   let lastReport = started;
+  const waiting = new Set(commands.map((item) => item.delivery_id));
   for (;;) {
-    const done = commands.filter((item) => harness.outcomes.has(item.delivery_id)).length;
+    for (const id of waiting) if (harness.outcomes.has(id)) waiting.delete(id);
+    const done = commands.length - waiting.size;
     const now = performance.now();
     if (done === commands.length) break;
     if (now > deadline) throw new Error(`${name}: ${done} of ${commands.length} outcomes after ${options.phaseTimeoutS} s`);
@@ -301,7 +419,7 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
   }
   const seconds = (performance.now() - started) / 1000;
   const failed = commands.filter((item) => harness.outcomes.get(item.delivery_id)?.status === 'delivery_failure').length;
-  return { channel: benchCase.channel, vendor: benchCase.vendor, messages: commands.length, seconds, perSecond: commands.length / seconds, failed };
+  return { channel: benchCase.channel, vendor: benchCase.vendor, messages: commands.length, seconds, perSecond: commands.length / seconds, failed, peerPerSecond, guardedPerSecond };
 }
 
 // ---------------------------------------------------------------------------------
@@ -309,11 +427,16 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
 
 function table(results: readonly CaseResult[], options: Options): string {
   const lines = [
-    `Dispatch, ${options.messages} commands per channel, database ${options.database}, in-process bus; ${os.cpus().length} CPUs, Node ${process.version}`,
+    `Dispatch, ${options.messages} commands per channel, database ${options.database}, in-process bus with ${options.partitions} partitions; ${os.cpus().length} CPUs, Node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
     '',
-    '| Channel | Vendor | Commands | Seconds | msg/s | Failed |',
-    '| --- | --- | ---: | ---: | ---: | ---: |',
-    ...results.map((r) => `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} |`),
+    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Axios guarded client alone msg/s |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...results.map((r) => {
+      const peer = r.peerPerSecond === undefined ? '–' : Math.round(r.peerPerSecond).toLocaleString('en-US');
+      const ratio = r.peerPerSecond === undefined ? '–' : `${(r.perSecond / r.peerPerSecond).toFixed(2)}×`;
+      const guarded = r.guardedPerSecond === undefined ? '–' : Math.round(r.guardedPerSecond).toLocaleString('en-US');
+      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} | ${guarded} |`;
+    }),
   ];
   return lines.join('\n');
 }
@@ -349,7 +472,7 @@ async function main(): Promise<void> {
   try {
     harness = await startHarness(options);
     const results: CaseResult[] = [];
-    for (const benchCase of benchCases(servers)) {
+    for (const benchCase of benchCases(servers).filter((each) => options.only.length === 0 || options.only.includes(each.vendor))) {
       process.stderr.write(`${benchCase.channel}/${benchCase.vendor}: ${options.messages} commands\n`);
       results.push(await runCase(harness, benchCase, options));
     }

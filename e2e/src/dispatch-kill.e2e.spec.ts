@@ -154,9 +154,9 @@ distributed('channel-dispatchers and workflow-engine killed under a steady strea
     slot.logs.push(...running.logLines());
   };
 
-  /** Claims each dispatcher kill left `sending` (read while no dispatcher runs). */
+  /** Claims each dispatcher kill left `queued` or `sending` (read while no dispatcher runs). */
   const claimsLeftByKills: number[] = [];
-  const claimsInFlight = async (): Promise<number> => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM dispatch.deliveries WHERE status = 'sending'`))[0].n;
+  const claimsInFlight = async (): Promise<number> => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM dispatch.deliveries WHERE status IN ('queued', 'sending')`))[0].n;
 
   /**
    * Kills the process of `slot` once per uptime, that long after it is ready, and restarts

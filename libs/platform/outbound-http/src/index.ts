@@ -45,6 +45,9 @@ export { AddressCategory, AddressVerdict, checkAddress, classifyAddress } from '
 export { Cidr, InvalidCidrError, parseCidr, parseCidrList } from './address/cidr';
 export { createOutboundHttp, OutboundHttp, OutboundHttpOptions } from './client/outbound-http';
 export { Resolve } from './client/guarded-agents';
+// For a caller that makes its own requests (no redirects, no decoding) on the same guarded connections: channel-dispatchers' vendor calls.
+export { GuardedAgents, createGuardedAgents, systemResolve } from './client/guarded-agents';
+export { failureFromError } from './client/failures';
 export * from './client/types';
 export { isRetryable } from './retry/retry-timing';
 export { RetryEvent, RetryPolicy, withRetries } from './retry/with-retries';

@@ -5,6 +5,8 @@ import { ClaimLeases } from './dispatch/claim-leases';
 import { DeliveryConsumers } from './dispatch/delivery-consumers';
 import { DeliveryLedger } from './dispatch/delivery-ledger';
 import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
+import { DispatchHost } from './dispatch/dispatch-host';
+import { DispatchMetrics } from './dispatch/dispatch-metrics';
 import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
 import { DispatchOwner } from './dispatch/dispatch-owner';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
@@ -59,7 +61,9 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         ClaimLeases,
         AttachmentLoader,
         RetryReports,
+        DispatchMetrics,
         Dispatcher,
+        DispatchHost,
         DeliveryConsumers,
         RetryPoller,
         DispatchOutboxRelay,

@@ -18,6 +18,25 @@ export interface ClaimedDelivery {
   /** This attempt's number, from 1. */
   readonly attempts: number;
   readonly sentIdentities: readonly number[];
+  /**
+   * The claim was taken over while `sending`: its previous owner may have called a vendor
+   * without recording it. False for a new claim, a due retry and a `queued` claim.
+   */
+  readonly abandoned: boolean;
+}
+
+/** A delivery command to claim, as it came off its topic. */
+export interface CommandToClaim {
+  readonly command: DeliveryRequested;
+  readonly workspaceId: string;
+  readonly messageKey: string;
+}
+
+/** One attempt's final state and the outcome to publish with it. */
+export interface FinishRecord {
+  readonly deliveryId: string;
+  readonly state: FinalState;
+  readonly outcome: OutboxMessage;
 }
 
 interface DeliveryRow {
@@ -27,11 +46,14 @@ interface DeliveryRow {
   command: DeliveryRequested;
   attempts: number;
   sent_identities: number[];
+  status: string;
 }
 
 export type FinalState = { readonly status: 'sent' | 'failed'; readonly vendor?: string; readonly vendorMessageId?: string; readonly error?: string };
 
-const RETURNING = 'RETURNING delivery_id, workspace_id, message_key, command, attempts, sent_identities';
+const RETURNING = 'RETURNING delivery_id, workspace_id, message_key, command, attempts, sent_identities, status';
+/** A claim held by an owner: admitted (`queued`, no vendor called yet) or `sending`. */
+const HELD = `status IN ('queued', 'sending')`;
 /** SQL: the end of a lease that starts now and lasts the milliseconds of parameter `param`. */
 const leaseEnd = (param: string): string => `now() + make_interval(secs => ${param}::double precision / 1000)`;
 
@@ -62,13 +84,44 @@ export class DeliveryLedger {
 
   /** Claims a new delivery; null when the delivery_id was claimed before (a redelivery). */
   async claim(command: DeliveryRequested, workspaceId: string, messageKey: string): Promise<ClaimedDelivery | null> {
+    return (await this.claimAll([{ command, workspaceId, messageKey }]))[0];
+  }
+
+  /**
+   * Claims new deliveries in one statement, `queued` (no vendor called yet) under this
+   * owner's lease; one entry per command, null where its delivery_id was claimed before.
+   */
+  async claimAll(commands: readonly CommandToClaim[]): Promise<Array<ClaimedDelivery | null>> {
+    if (commands.length === 0) return [];
     const rows = (await this.db.query(
       `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at, owner, lease_expires_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, 'sending', 1, now(), $6, ${leaseEnd('$7')})
+       SELECT c.command->>'delivery_id', c.workspace_id::uuid, c.command->>'channel', c.message_key, c.command, 'queued', 1, now(), $2, ${leaseEnd('$3')}
+         FROM jsonb_to_recordset($1::jsonb) AS c(command jsonb, workspace_id text, message_key text)
        ON CONFLICT (delivery_id) DO NOTHING ${RETURNING}`,
-      [command.delivery_id, workspaceId, command.channel, messageKey, JSON.stringify(command), this.owner.id, this.options.leaseMs],
+      [JSON.stringify(commands.map((item) => ({ command: item.command, workspace_id: item.workspaceId, message_key: item.messageKey }))), this.owner.id, this.options.leaseMs],
     )) as DeliveryRow[];
-    return rows[0] ? claimedOf(rows[0]) : null;
+    const claimed = new Map(rows.map((row) => [row.delivery_id, claimedOf(row)]));
+    // A command twice in one batch: the first claims it, the second is its redelivery.
+    return commands.map((item) => {
+      const delivery = claimed.get(item.command.delivery_id);
+      claimed.delete(item.command.delivery_id);
+      return delivery ?? null;
+    });
+  }
+
+  /**
+   * Marks claims `sending` just before their vendors are called, in one statement: from
+   * here on a claim whose owner dies may have reached a vendor. Resolves with the ids
+   * this owner still held.
+   */
+  async startAttempts(deliveryIds: readonly string[]): Promise<Set<string>> {
+    if (deliveryIds.length === 0) return new Set();
+    const [rows] = (await this.db.query(
+      `UPDATE dispatch.deliveries SET status = 'sending', lease_expires_at = ${leaseEnd('$3')}, updated_at = now()
+        WHERE delivery_id = ANY($1::text[]) AND owner = $2 AND ${HELD} RETURNING delivery_id`,
+      [deliveryIds, this.owner.id, this.options.leaseMs],
+    )) as [Array<{ delivery_id: string }>, number];
+    return new Set(rows.map((row) => row.delivery_id));
   }
 
   /**
@@ -81,7 +134,7 @@ export class DeliveryLedger {
   async takeOver(deliveryId: string): Promise<TakeOver> {
     const [taken] = (await this.db.query(
       `UPDATE dispatch.deliveries SET owner = $2, lease_expires_at = ${leaseEnd('$3')}, claimed_at = now(), updated_at = now()
-        WHERE delivery_id = $1 AND status = 'sending' AND owner IS DISTINCT FROM $2
+        WHERE delivery_id = $1 AND ${HELD} AND owner IS DISTINCT FROM $2
           AND (lease_expires_at <= now() OR (owner IS NOT NULL AND NOT ${ownerIsAliveSql('owner')}))
         ${RETURNING}`,
       [deliveryId, this.owner.id, this.options.leaseMs],
@@ -89,7 +142,7 @@ export class DeliveryLedger {
     if (taken[0]) return { kind: 'taken', delivery: claimedOf(taken[0]) };
     const [held] = (await this.db.query(
       `SELECT greatest(0, extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS lease_left_ms FROM dispatch.deliveries
-        WHERE delivery_id = $1 AND status = 'sending' AND owner IS DISTINCT FROM $2`,
+        WHERE delivery_id = $1 AND ${HELD} AND owner IS DISTINCT FROM $2`,
       [deliveryId, this.owner.id],
     )) as Array<{ lease_left_ms: number }>;
     return held ? { kind: 'held', leaseLeftMs: Number(held.lease_left_ms) } : { kind: 'settled' };
@@ -106,7 +159,7 @@ export class DeliveryLedger {
    * partition moved on). Indexed on the lease, oldest first.
    */
   async claimExpired(limit: number): Promise<ClaimedDelivery[]> {
-    return this.claimWhere(`status = 'sending' AND lease_expires_at <= now()`, 'lease_expires_at', 'attempts', limit);
+    return this.claimWhere(`${HELD} AND lease_expires_at <= now()`, 'lease_expires_at', 'attempts', limit);
   }
 
   /**
@@ -117,7 +170,7 @@ export class DeliveryLedger {
     if (deliveryIds.length === 0) return 0;
     const [renewed] = (await this.db.query(
       `UPDATE dispatch.deliveries SET lease_expires_at = ${leaseEnd('$3')}
-        WHERE delivery_id = ANY($1::text[]) AND owner = $2 AND status = 'sending' RETURNING delivery_id`,
+        WHERE delivery_id = ANY($1::text[]) AND owner = $2 AND ${HELD} RETURNING delivery_id`,
       [deliveryIds, this.owner.id, this.options.leaseMs],
     )) as [unknown[], number];
     return renewed.length;
@@ -152,21 +205,45 @@ export class DeliveryLedger {
    * no outcome) when this owner no longer holds the claim: whoever took it over reports.
    */
   async finish(deliveryId: string, state: FinalState, outcome: OutboxMessage): Promise<boolean> {
+    return (await this.finishAll([{ deliveryId, state, outcome }]))[0];
+  }
+
+  /**
+   * `finish` for many deliveries in one transaction of two statements; one entry per
+   * record, false where this owner no longer held the claim (its outcome is not written).
+   */
+  async finishAll(records: readonly FinishRecord[]): Promise<boolean[]> {
+    if (records.length === 0) return [];
     return this.db.transaction(async (tx) => {
       const [rows] = (await tx.query(
-        `UPDATE dispatch.deliveries SET status = $2, vendor = $3, vendor_message_id = $4, last_error = $5, next_attempt_at = NULL, lease_expires_at = NULL, updated_at = now()
-          WHERE delivery_id = $1 AND owner = $6 AND status = 'sending' RETURNING delivery_id`,
-        [deliveryId, state.status, state.vendor ?? null, state.vendorMessageId ?? null, state.error ?? null, this.owner.id],
-      )) as [unknown[], number];
-      if (rows.length === 0) return false;
-      await writeOutbox(tx, DISPATCH_OUTBOX, [outcome]);
-      return true;
+        `UPDATE dispatch.deliveries d SET status = f.status, vendor = f.vendor, vendor_message_id = f.vendor_message_id, last_error = f.last_error,
+                next_attempt_at = NULL, lease_expires_at = NULL, updated_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS f(delivery_id text, status text, vendor text, vendor_message_id text, last_error text)
+          WHERE d.delivery_id = f.delivery_id AND d.owner = $2 AND d.${HELD} RETURNING d.delivery_id`,
+        [
+          JSON.stringify(
+            records.map((record) => ({
+              delivery_id: record.deliveryId,
+              status: record.state.status,
+              vendor: record.state.vendor ?? null,
+              vendor_message_id: record.state.vendorMessageId ?? null,
+              last_error: record.state.error ?? null,
+            })),
+          ),
+          this.owner.id,
+        ],
+      )) as [Array<{ delivery_id: string }>, number];
+      const finished = new Set(rows.map((row) => row.delivery_id));
+      const outcomes = records.filter((record) => finished.has(record.deliveryId)).map((record) => record.outcome);
+      if (outcomes.length > 0) await writeOutbox(tx, DISPATCH_OUTBOX, outcomes);
+      return records.map((record) => finished.has(record.deliveryId));
     });
   }
 
   private async claimWhere(condition: string, order: string, attempts: string, limit: number): Promise<ClaimedDelivery[]> {
     const result = (await this.db.query(
-      `UPDATE dispatch.deliveries SET status = 'sending', claimed_at = now(), attempts = ${attempts}, owner = $2, lease_expires_at = ${leaseEnd('$3')}, updated_at = now()
+      // A claim taken over while `sending` stays so (it may have reached a vendor); any other is `queued` until its attempt starts.
+      `UPDATE dispatch.deliveries SET status = CASE WHEN status = 'sending' THEN 'sending' ELSE 'queued' END, claimed_at = now(), attempts = ${attempts}, owner = $2, lease_expires_at = ${leaseEnd('$3')}, updated_at = now()
         WHERE delivery_id IN (SELECT delivery_id FROM dispatch.deliveries WHERE ${condition} ORDER BY ${order} LIMIT $1 FOR UPDATE SKIP LOCKED)
         ${RETURNING}`,
       [limit, this.owner.id, this.options.leaseMs],
@@ -183,5 +260,6 @@ function claimedOf(row: DeliveryRow): ClaimedDelivery {
     command: row.command,
     attempts: row.attempts,
     sentIdentities: row.sent_identities,
+    abandoned: row.status === 'sending',
   };
 }

@@ -14,6 +14,13 @@ export interface DispatchOptions {
   readonly leaseMs: number;
   /** How often a dispatcher renews the leases of all its claims (one statement); well under `leaseMs`. */
   readonly leaseRenewIntervalMs: number;
+  /**
+   * Deliveries of one channel admitted from the bus and not yet recorded; a command
+   * beyond it waits (its partition with it) until one is recorded.
+   */
+  readonly maxInFlightPerChannel: number;
+  /** Calls in flight to one vendor configuration at once. */
+  readonly maxCallsPerVendor: number;
 }
 
 export const DEFAULT_DISPATCH_OPTIONS: DispatchOptions = {
@@ -25,6 +32,8 @@ export const DEFAULT_DISPATCH_OPTIONS: DispatchOptions = {
   // a GC pause) before a live owner's claim could be taken over.
   leaseMs: 10_000,
   leaseRenewIntervalMs: 2_500,
+  maxInFlightPerChannel: 256,
+  maxCallsPerVendor: 64,
 };
 
 export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
@@ -34,7 +43,7 @@ export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
  * the other half. Never near zero (a vendor that just failed gets a real pause), and
  * spread, so failures of one vendor outage do not retry in lockstep.
  */
-export function retryDelayMs(options: DispatchOptions, attempt: number, random: number): number {
+export function retryDelayMs(options: Pick<DispatchOptions, 'initialRetryDelayMs' | 'maxRetryDelayMs'>, attempt: number, random: number): number {
   const exponential = Math.min(options.maxRetryDelayMs, options.initialRetryDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(exponential / 2 + (exponential / 2) * random);
 }

@@ -120,6 +120,27 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(twilio.requests.length).toBe(before);
   });
 
+  it('counts delivery outcomes by channel, vendor and outcome, and times vendor calls, on /metrics', async () => {
+    const scrape = async (): Promise<string> => (await fetch(`${dispatch.app.url}metrics`)).text();
+    const sent = { channel: 'sms', vendor: 'sms/twilio', outcome: 'sent_by_vendor' };
+    const failed = { channel: 'sms', vendor: 'none', outcome: 'delivery_failure' };
+    const twilioOk = { channel: 'sms', vendor: 'sms/twilio', result: 'ok' };
+    const before = await scrape();
+
+    const good = deliveryCommand('sms', { text: 'counted' }, ['+4915112345678']);
+    const bad = deliveryCommand('sms', { text: 'Hi {{#if name}}' }, ['+4915112345678']);
+    await dispatch.publishCommand(good);
+    await dispatch.publishCommand(bad);
+    await dispatch.outcomeOf(good.delivery_id);
+    await dispatch.outcomeOf(bad.delivery_id);
+
+    const after = await scrape();
+    expect(sampleOf(after, 'herald_deliveries_total', sent) - sampleOf(before, 'herald_deliveries_total', sent)).toBe(1);
+    expect(sampleOf(after, 'herald_deliveries_total', failed) - sampleOf(before, 'herald_deliveries_total', failed)).toBe(1);
+    expect(sampleOf(after, 'herald_vendor_call_duration_seconds_count', twilioOk) - sampleOf(before, 'herald_vendor_call_duration_seconds_count', twilioOk)).toBe(1);
+    expect(sampleOf(after, 'herald_vendor_call_duration_seconds_sum', twilioOk)).toBeGreaterThan(sampleOf(before, 'herald_vendor_call_duration_seconds_sum', twilioOk));
+  });
+
   it('stores an inbox command for the recipient, served newest first with seen/read/archived updates', async () => {
     const first = deliveryCommand('inbox', { title: 'Hello {{name}}', body: 'first', action_url: '/a' }, ['user-1'], { recipient: { kind: 'user', distinct_id: 'inbox-user' } });
     const second = deliveryCommand('inbox', { body: 'second' }, ['user-1'], { recipient: { kind: 'user', distinct_id: 'inbox-user' } });
@@ -197,3 +218,11 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(response.status).toBe(401);
   });
 });
+
+/** The value of the sample of `name` whose labels include `labels` in a Prometheus text exposition (0 when absent). */
+function sampleOf(exposition: string, name: string, labels: Record<string, string>): number {
+  const line = exposition
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${name}{`) && Object.entries(labels).every(([label, value]) => candidate.includes(`${label}="${value}"`)));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}

@@ -1,6 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { DeliveryStatus, deterministicUuid } from '@herald/contracts';
-import { OutboxMessage } from '@herald/event-store';
+import { deterministicUuid } from '@herald/contracts';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
 import { VendorReadModel } from '../read-models/vendor-read-model';
@@ -10,11 +10,15 @@ import { TemplateEngine } from '../rendering/template-engine';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
-import { DISPATCH_OPTIONS, DispatchOptions, retryDelayMs } from './dispatch-options';
+import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
-import { ClaimedDelivery, DeliveryLedger, FinalState } from './delivery-ledger';
-import { OutcomeFields, outcomeMessage } from './outcome-message';
+import { DeliveryDecision, DeliveryInput, DeliveryState, IdentityResult, decideDelivery } from './delivery-decider';
+import { ClaimedDelivery, DeliveryLedger, FinishRecord } from './delivery-ledger';
+import { DispatchMetrics } from './dispatch-metrics';
+import { outcomeMessage } from './outcome-message';
 import { RetryReports } from './retry-reports';
+import { VendorLimits } from './vendor-limits';
+import { WriteBatcher } from './write-batcher';
 
 export const VENDOR_REGISTRY = Symbol('VENDOR_REGISTRY');
 
@@ -23,17 +27,20 @@ interface Route {
   readonly vendor: ChannelVendor;
 }
 
-type IdentityResult = { readonly ok: true; readonly vendor: string; readonly vendorMessageId?: string } | { readonly ok: false; readonly retryable: boolean; readonly reason: string };
-
 /**
- * One attempt at a claimed delivery: render, then send to every destination identity
- * not sent yet, through the workspace's vendors of the channel by priority (the next
- * vendor when one fails), then either record the result with its outcome, or
- * schedule a retry when a failure may pass and attempts remain.
+ * One attempt at a claimed delivery, the adapter around `decideDelivery`: it renders,
+ * sends to every destination identity not sent yet through the workspace's vendors of
+ * the channel by priority (the next vendor when one fails), and carries out what the
+ * decider makes of it: record the result with its outcome, or schedule a retry. The
+ * ledger writes of concurrent attempts (the start of their vendor calls, their records)
+ * are coalesced into one statement each.
  */
 @Injectable()
 export class Dispatcher {
   private readonly templates = new TemplateEngine();
+  private readonly vendorLimits: VendorLimits;
+  private readonly starts: WriteBatcher<string, boolean>;
+  private readonly finishes: WriteBatcher<FinishRecord, boolean>;
 
   constructor(
     private readonly ledger: DeliveryLedger,
@@ -45,60 +52,85 @@ export class Dispatcher {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     private readonly retryReports: RetryReports,
-  ) {}
+    private readonly metrics: DispatchMetrics,
+  ) {
+    this.vendorLimits = new VendorLimits(options.maxCallsPerVendor);
+    this.starts = new WriteBatcher(async (ids) => {
+      const held = await ledger.startAttempts(ids);
+      return ids.map((id) => held.has(id));
+    });
+    this.finishes = new WriteBatcher((records) => ledger.finishAll(records));
+  }
 
   /**
-   * `abandoned`: the previous attempt's claim was found still open, its lease run out or
-   * its owner gone, so it may have reached a vendor without recording it. Repeating it could send twice; it is
-   * repeated only when every vendor of the route dedupes by the idempotency key.
+   * `abandoned`: the previous attempt's claim was found still `sending`, its lease run out
+   * or its owner gone, so it may have reached a vendor without recording it. Repeating it
+   * could send twice; it is repeated only when every vendor of the route dedupes by the
+   * idempotency key.
    */
-  attempt(delivery: ClaimedDelivery, abandoned = false): Promise<void> {
+  attempt(delivery: ClaimedDelivery, abandoned = delivery.abandoned): Promise<void> {
     return this.leases.hold(delivery.deliveryId, () => this.attemptHeld(delivery, abandoned));
+  }
+
+  /** What the decider makes of a redelivered command, given what the ledger found. */
+  decideRedelivery(found: Extract<DeliveryInput, { type: 'command_redelivered' }>['found'], channel: string): DeliveryDecision {
+    return decideDelivery({ type: 'command_redelivered', found }, { channel, attempts: 0, sentBefore: 0, policy: this.options }, this.clock.now());
   }
 
   private async attemptHeld(delivery: ClaimedDelivery, abandoned: boolean): Promise<void> {
     const { command } = delivery;
     const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true });
     // Not retried: the same data renders the same way (a strict template's missing variables included).
-    if (!rendered.ok) return this.fail(delivery, rendered.reason, false);
+    if (!rendered.ok) return this.carryOut(delivery, { type: 'unsendable', reason: rendered.reason });
     if (rendered.missingVariables.length > 0) this.logger.warn('template variables missing from the data: they render empty', { delivery_id: delivery.deliveryId, missing: rendered.missingVariables.join(', ') });
     const routes = await this.routesOf(delivery);
-    if (routes.length === 0) return this.fail(delivery, `no vendor is configured for the ${command.channel} channel`, false);
-    if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) {
-      return this.fail(delivery, 'outcome unknown: the dispatcher stopped between calling the vendor and recording the result; not repeated to avoid a duplicate', false);
-    }
+    if (routes.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: `no vendor is configured for the ${command.channel} channel` });
+    if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) return this.carryOut(delivery, { type: 'abandoned_without_dedupe' }, routes);
     const identities = command.destination.identities;
-    if (identities.length === 0) return this.fail(delivery, 'the command has no destination identity', false);
+    if (identities.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: 'the command has no destination identity' }, routes);
     const content = await this.withAttachments(delivery, rendered.content);
-    if (!content.ok) return this.fail(delivery, content.reason, false);
+    if (!content.ok) return this.carryOut(delivery, { type: 'unsendable', reason: content.reason }, routes);
 
+    // From here a vendor may be called: a claim whose owner dies now is in doubt.
+    if (!(await this.starts.run(delivery.deliveryId))) return this.lostClaim(delivery);
     const sent = new Set(delivery.sentIdentities);
-    let lastSent: IdentityResult | undefined;
-    const failures: Array<Extract<IdentityResult, { ok: false }>> = [];
-    for (const [index, identity] of identities.entries()) {
-      if (sent.has(index)) continue;
-      const result = await this.sendToIdentity(delivery, content.content, routes, identity, index);
-      if (result.ok) {
-        if (!(await this.ledger.markIdentitySent(delivery.deliveryId, index))) return this.lostClaim(delivery);
-        sent.add(index);
-        lastSent = result;
-      } else {
-        failures.push(result);
+    const pending = identities.map((_, index) => index).filter((index) => !sent.has(index));
+    const results: IdentityResult[] = [];
+    for (const [position, index] of pending.entries()) {
+      const result = await this.sendToIdentity(delivery, content.content, routes, identities[index], index);
+      results.push(result);
+      // Narrows what a lost attempt (or a retry) leaves to send. When every identity went out, the record says so itself.
+      const recordedWithResult = position === pending.length - 1 && results.every((each) => each.ok);
+      if (result.ok && !recordedWithResult && !(await this.ledger.markIdentitySent(delivery.deliveryId, index))) return this.lostClaim(delivery);
+    }
+    return this.carryOut(delivery, { type: 'sends_completed', results, jitter: Math.random() }, routes);
+  }
+
+  private async carryOut(delivery: ClaimedDelivery, input: DeliveryInput, routes: readonly Route[] = []): Promise<void> {
+    const state: DeliveryState = { channel: delivery.command.channel, attempts: delivery.attempts, sentBefore: delivery.sentIdentities.length, policy: this.options };
+    const now = this.clock.now();
+    const decision = decideDelivery(input, state, now);
+    const channel = delivery.command.channel;
+    const primaryVendor = routes[0] ? `${channel}/${routes[0].config.vendor}` : undefined;
+    switch (decision.kind) {
+      case 'record': {
+        if (decision.final.status === 'failed') this.logger.warn('delivery failed', { delivery_id: delivery.deliveryId, attempts: delivery.attempts, reason: decision.final.error });
+        const outcome = outcomeMessage(delivery, decision.outcome, now);
+        if (!(await this.finishes.run({ deliveryId: delivery.deliveryId, state: decision.final, outcome }))) return this.lostClaim(delivery);
+        this.metrics.outcome(channel, decision.final.vendor ?? primaryVendor, decision.outcome.status);
+        return;
       }
+      case 'retry': {
+        await this.retryReports.scheduled(delivery, decision.report);
+        this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: decision.delayMs, reason: decision.reason });
+        if (!(await this.ledger.scheduleRetry(delivery.deliveryId, decision.delayMs, decision.reason))) return this.lostClaim(delivery);
+        this.metrics.outcome(channel, primaryVendor, 'retrying');
+        return;
+      }
+      case 'resume_abandoned':
+      case 'acknowledge':
+        throw new Error(`an attempt cannot decide ${decision.kind}`);
     }
-    if (failures.length === 0) return this.succeed(delivery, lastSent);
-    const reason = failures.map((failure) => failure.reason).join('; ');
-    const canRetry = failures.some((failure) => failure.retryable);
-    if (canRetry && delivery.attempts < this.options.maxAttempts) {
-      const delayMs = retryDelayMs(this.options, delivery.attempts, Math.random());
-      await this.retryReports.scheduled(delivery, delayMs, reason);
-      this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: delayMs, reason });
-      if (!(await this.ledger.scheduleRetry(delivery.deliveryId, delayMs, reason))) this.lostClaim(delivery);
-      return;
-    }
-    // Some identities got it: the message reached the recipient, so report it sent.
-    if (sent.size > 0) return this.succeed(delivery, lastSent, reason);
-    return this.fail(delivery, reason, canRetry);
   }
 
   /** E-mail carries the command's attachments, loaded once per attempt for every identity and vendor. */
@@ -112,7 +144,7 @@ export class Dispatcher {
     const reasons: string[] = [];
     let anyRetryable = false;
     for (const route of routes) {
-      const result = await this.sendThrough(route, delivery, content, identity, index);
+      const result = await this.vendorLimits.run(route.config.id, () => this.sendThrough(route, delivery, content, identity, index));
       if (result.ok) return { ok: true, vendor: `${route.config.channel}/${route.config.vendor}`, vendorMessageId: result.vendorMessageId };
       anyRetryable ||= result.retryable;
       reasons.push(`${route.config.vendor}: ${result.reason}`);
@@ -122,6 +154,14 @@ export class Dispatcher {
   }
 
   private async sendThrough(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
+    const started = performance.now();
+    const result = await this.callVendor(route, delivery, content, identity, index);
+    const outcome = result.ok ? 'ok' : result.retryable ? 'retryable' : 'permanent';
+    this.metrics.vendorCall(route.config.channel, `${route.config.channel}/${route.config.vendor}`, outcome, (performance.now() - started) / 1000);
+    return result;
+  }
+
+  private async callVendor(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
     try {
       return await route.vendor.send({
         deliveryId: delivery.deliveryId,
@@ -150,34 +190,11 @@ export class Dispatcher {
     });
   }
 
-  private succeed(delivery: ClaimedDelivery, result: IdentityResult | undefined, partialFailure?: string): Promise<void> {
-    const vendor = result?.ok ? result.vendor : undefined;
-    const vendorMessageId = result?.ok ? result.vendorMessageId : undefined;
-    // Storing in the inbox is delivery itself; a vendor's acceptance is only "sent by vendor".
-    const status: DeliveryStatus = delivery.command.channel === 'inbox' ? 'delivered' : 'sent_by_vendor';
-    const state: FinalState = { status: 'sent', vendor, vendorMessageId, error: partialFailure };
-    return this.record(delivery, state, this.outcome(delivery, { status, vendor, vendor_message_id: vendorMessageId }));
-  }
-
-  private fail(delivery: ClaimedDelivery, reason: string, wasRetryable: boolean): Promise<void> {
-    this.logger.warn('delivery failed', { delivery_id: delivery.deliveryId, attempts: delivery.attempts, reason });
-    return this.record(delivery, { status: 'failed', error: reason }, this.outcome(delivery, { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable } }));
-  }
-
-  private async record(delivery: ClaimedDelivery, state: FinalState, outcome: OutboxMessage): Promise<void> {
-    if (!(await this.ledger.finish(delivery.deliveryId, state, outcome))) this.lostClaim(delivery);
-  }
-
   /**
    * This process's lease ran out while it worked (a stall longer than the lease) and
    * another dispatcher took the claim over: that one records and reports the delivery.
    */
   private lostClaim(delivery: ClaimedDelivery): void {
     this.logger.warn('delivery claim taken over by another dispatcher; this attempt records nothing', { delivery_id: delivery.deliveryId, attempt: delivery.attempts });
-  }
-
-  /** The one final outcome of a delivery; its id derives from the delivery alone, so a republish is deduped. */
-  private outcome(delivery: ClaimedDelivery, result: Omit<OutcomeFields, 'attempts'>): OutboxMessage {
-    return outcomeMessage(delivery, { ...result, attempts: delivery.attempts }, this.clock.now());
   }
 }

@@ -58,7 +58,7 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
       const expired = await this.ledger.claimExpired(BATCH);
       if (expired.length > 0) this.logger.info('resolving delivery claims whose lease ran out', { count: expired.length });
       await this.leases.holdAll(idsOf(expired), async () => {
-        for (const delivery of expired) await this.dispatcher.attempt(delivery, true);
+        for (const delivery of expired) await this.dispatcher.attempt(delivery);
       });
       attempted += due.length + expired.length;
       // A full batch: more may be waiting (after a crash, every claim of the dead owner).

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { ClaimedDelivery, DISPATCH_OUTBOX } from './delivery-ledger';
-import { outcomeMessage } from './outcome-message';
+import { OutcomeFields, outcomeMessage } from './outcome-message';
 
 /**
  * Reports an attempt that failed and will be retried (`retrying`, with the attempt, the
@@ -19,14 +19,8 @@ export class RetryReports {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async scheduled(delivery: ClaimedDelivery, delayMs: number, reason: string): Promise<void> {
-    const now = this.clock.now();
-    const fields = {
-      status: 'retrying' as const,
-      attempts: delivery.attempts,
-      next_attempt_at: new Date(now.getTime() + delayMs).toISOString(),
-      error: { message: reason, retryable: true },
-    };
-    await writeOutbox(this.db.manager, DISPATCH_OUTBOX, [outcomeMessage(delivery, fields, now, 'retrying', String(delivery.attempts))]);
+  /** `fields`: the decider's `retrying` report of the attempt. */
+  async scheduled(delivery: ClaimedDelivery, fields: OutcomeFields): Promise<void> {
+    await writeOutbox(this.db.manager, DISPATCH_OUTBOX, [outcomeMessage(delivery, fields, this.clock.now(), 'retrying', String(delivery.attempts))]);
   }
 }

@@ -6,11 +6,14 @@ import { ChannelVendor, SendRequest, SendResult, VendorConfig, contentOf, perman
 import { senderOf } from './http-email-vendors';
 
 /** Network failures nodemailer reports by code: the server may answer next time. */
+/** Connections per SMTP server: servers commonly allow a client 10 to 20 at once. */
+const SMTP_CONNECTIONS = 8;
+
 const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET']);
 
 /**
- * SMTP through nodemailer, one pooled transport per vendor configuration version and
- * server address. The host is resolved and checked against the outbound address rule
+ * SMTP through nodemailer, one pooled transport (SMTP_CONNECTIONS connections) per
+ * vendor configuration version and server address. The host is resolved and checked against the outbound address rule
  * before every send, and the transport connects to that checked address (TLS still
  * verifies the host name), so SMTP cannot reach a private address the rule refuses.
  * The Message-ID is derived from the delivery, so a receiving system that dedupes by
@@ -64,7 +67,13 @@ export class SmtpVendor implements ChannelVendor {
     }
     const credentials = config.credentials;
     const transport = nodemailer.createTransport({
+      // Concurrent sends spread over a pool of connections, one message at a time on each
+      // (nodemailer pipelines a message's RCPT commands where the server offers PIPELINING); a connection is
+      // renewed after `maxMessages`, not after nodemailer's default of 100, each renewal
+      // being a TCP connect, EHLO and AUTH.
       pool: true,
+      maxConnections: SMTP_CONNECTIONS,
+      maxMessages: 1_000,
       host: address,
       // Certificates name the host, not the address it resolved to.
       ...(isIP(host) === 0 ? { tls: { servername: host } } : {}),
