@@ -151,6 +151,9 @@ describe.each(runModeTargets())('the inbox from a browser: public key and user t
     }
     const otherUser = await fetch(`${dispatch.app.url}v1/user/bob/inbox/stream/?${query}`);
     expect(otherUser.status).toBe(403);
+    // A backend has webhooks: the stream is refused to an API key.
+    const backend = await fetch(`${dispatch.app.url}v1/user/alice/inbox/stream/`, { headers: { authorization: `Bearer ${dispatch.apiKey}` } });
+    expect(backend.status).toBe(403);
   });
 
   it('refuses the tokens of a deleted signing key', async () => {

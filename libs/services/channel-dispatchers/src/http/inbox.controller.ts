@@ -59,8 +59,9 @@ export class InboxController {
   /**
    * Server-sent events until the user token expires (the page reconnects with a new
    * one) or the page leaves: `ready` with the counts, then `item` and `update` with the
-   * message, and a `ping` comment-like event to keep proxies from closing it. 429 when
-   * the recipient or the key holds too many streams on this replica.
+   * message, and a `ping` event to keep proxies from closing it. A browser's only (403
+   * with an API key); 429 when the recipient or the public key holds too many streams
+   * on this replica.
    */
   @Get('stream')
   async stream(
@@ -69,6 +70,8 @@ export class InboxController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    // A backend has webhooks; an open stream per API key would only be a way to hold sockets.
+    if (caller.userToken === undefined) throw new HeraldError('permission_denied', 'the inbox stream is for a browser: a public key and a user token');
     const counts = await this.inbox.counts(caller.workspace.id, distinctId);
     const raw = reply.raw;
     const sink = {

@@ -56,8 +56,8 @@ export const dispatchOpenApi = {
         operationId: 'streamInboxMessages',
         summary: "Server-sent events of the recipient's inbox: `ready` (the counts), then `item` (a new message) and `update` (a changed one), and `ping`",
         description:
-          'An EventSource cannot set headers: a browser may pass the public key and the user token as the `public_key` and `token` query parameters. The stream ends when the user token expires; reconnect with a new one.',
-        security: inboxCallers,
+          'For a browser only (403 with an API key). An EventSource cannot set headers: a browser may pass the public key and the user token as the `public_key` and `token` query parameters. The stream ends when the user token expires; reconnect with a new one.',
+        security: [{ InboxPublicKey: [], InboxUserToken: [] }],
         parameters: [
           distinctId,
           query('public_key', { type: 'string' }, 'The public key, when it cannot be sent in Authorization'),
@@ -66,6 +66,7 @@ export const dispatchOpenApi = {
         responses: {
           '200': { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
           ...refusals,
+          '403': json(ref('ErrorResponse'), 'An API key (the stream is for a browser), a user token for another recipient, or an origin the public key does not allow'),
           '429': json(ref('ErrorResponse'), 'Too many open streams for this recipient or key'),
         },
       },
