@@ -16,4 +16,6 @@ export * from './messages/delivery-requested.v1';
 export * from './messages/delivery-outcome.v1';
 export * from './messages/run-messages.v1';
 export * from './messages/broadcast-accepted.v1';
+export * from './messages/inbox-updated.v1';
 export * from './input-hygiene';
+export * from './browser-origins';

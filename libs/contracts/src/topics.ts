@@ -108,6 +108,13 @@ export const TOPICS = {
     consumers: ['ingest-api', 'preference-service', 'channel-dispatchers'],
     purpose: 'API keys and workspace keys created, rotated or deleted (feeds authentication)',
   }),
+  inboxUpdated: topic({
+    name: 'notify.inbox.updated.v1',
+    key: 'workspace:recipient',
+    producers: ['channel-dispatchers'],
+    consumers: ['channel-dispatchers (a group per replica: the inbox event streams)'],
+    purpose: "An inbox message stored or its seen/read/archived state changed: pushed to the recipient's open event streams",
+  }),
   deadLetter: topic({
     name: 'notify.deadletter.v1',
     key: 'original key',

@@ -14,10 +14,13 @@ import { RetryReports } from './dispatch/retry-reports';
 import { RetryPoller } from './dispatch/retry-poller';
 import { InboxAuthGuard } from './http/inbox-auth.guard';
 import { InboxController } from './http/inbox.controller';
+import { InboxPreflightController } from './http/inbox-preflight.controller';
 import { InboxStore } from './inbox/inbox-store';
+import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
+import { BrowserKeyReadModel } from './read-models/browser-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
@@ -29,11 +32,11 @@ import { VendorRegistry } from './vendors/vendor-registry';
 export class ChannelDispatchersModule implements OnApplicationShutdown {
   constructor(@Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry) {}
 
-  static register(options: Partial<DispatchOptions> = {}): DynamicModule {
+  static register(options: Partial<DispatchOptions> = {}, streamLimits: Partial<StreamLimits> = {}): DynamicModule {
     return {
       module: ChannelDispatchersModule,
       imports: [ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS })],
-      controllers: [InboxController],
+      controllers: [InboxController, InboxPreflightController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
         // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.
@@ -55,7 +58,10 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         InboxStore,
         VendorReadModel,
         ApiKeyReadModel,
+        BrowserKeyReadModel,
         InboxAuthGuard,
+        { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
+        InboxStreams,
         DispatchOwner,
         DeliveryLedger,
         ClaimLeases,

@@ -6,6 +6,7 @@ import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeysController } from './api-keys/api-keys.controller';
+import { BROWSER_KEY_CONTROLLERS, BROWSER_KEY_PROVIDERS } from './browser-keys';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
@@ -34,6 +35,7 @@ export class ManagementApiModule {
         ...TEMPLATE_CONTROLLERS,
         ...VENDOR_CONTROLLERS,
         ...WORKFLOW_CONTROLLERS,
+        ...BROWSER_KEY_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -45,6 +47,7 @@ export class ManagementApiModule {
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,
         ...WORKFLOW_PROVIDERS,
+        ...BROWSER_KEY_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

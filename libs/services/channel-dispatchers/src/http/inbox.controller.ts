@@ -1,8 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FieldError, HeraldError } from '@herald/contracts';
+import { CLOCK, Clock } from '@herald/runtime';
 import { InboxItem, InboxStore, InboxUpdate } from '../inbox/inbox-store';
+import { InboxStreams } from '../inbox/inbox-streams';
 import { InboxWorkspace } from '../read-models/api-key-read-model';
-import { CurrentWorkspace, InboxAuthGuard } from './inbox-auth.guard';
+import { CurrentCaller, CurrentWorkspace, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -15,12 +18,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * inbox messages newest first (cursor meta as every cursor list), and
  * `PATCH .../inbox/{id}/` sets or clears seen, read and archived, and records a click
  * (`clicked: true`). Seen and clicked are reported to the run as delivery outcomes.
+ * The list's meta counts the unseen and unread messages (archived ones aside).
+ * `GET .../inbox/stream/` is a server-sent-events stream of the recipient's new
+ * (`item`) and changed (`update`) messages. A browser calls all of them with a public
+ * key and a user token (InboxAuthGuard).
  */
 // Same parameter name as preference-service's /v1/user/:distinct_id routes: they share one router in the embedded mode.
 @Controller('v1/user/:distinct_id/inbox')
 @UseGuards(InboxAuthGuard)
 export class InboxController {
-  constructor(private readonly inbox: InboxStore) {}
+  constructor(
+    private readonly inbox: InboxStore,
+    private readonly streams: InboxStreams,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   @Get()
   async list(
@@ -29,9 +40,11 @@ export class InboxController {
     @Query() query: Record<string, unknown>,
   ): Promise<{ meta: Record<string, unknown>; results: readonly InboxItem[] }> {
     const page = pageOf(query);
-    const result = await this.inbox.list(workspace.id, distinctId, page);
+    const [result, counts] = await Promise.all([this.inbox.list(workspace.id, distinctId, page), this.inbox.counts(workspace.id, distinctId)]);
     return {
       meta: {
+        unseen_count: counts.unseen,
+        unread_count: counts.unread,
         limit: page.limit,
         count: result.items.length,
         before: result.before ?? null,
@@ -41,6 +54,53 @@ export class InboxController {
       },
       results: result.items,
     };
+  }
+
+  /**
+   * Server-sent events until the user token expires (the page reconnects with a new
+   * one) or the page leaves: `ready` with the counts, then `item` and `update` with the
+   * message, and a `ping` event to keep proxies from closing it. A browser's only (403
+   * with an API key); 429 when the recipient or the public key holds too many streams
+   * on this replica.
+   */
+  @Get('stream')
+  async stream(
+    @CurrentCaller() caller: InboxCaller,
+    @Param('distinct_id') distinctId: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    // A backend has webhooks; an open stream per API key would only be a way to hold sockets.
+    if (caller.userToken === undefined) throw new HeraldError('permission_denied', 'the inbox stream is for a browser: a public key and a user token');
+    const counts = await this.inbox.counts(caller.workspace.id, distinctId);
+    const raw = reply.raw;
+    const sink = {
+      send: (event: string, data: unknown): void => {
+        raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      },
+      end: (): void => {
+        raw.end();
+      },
+    };
+    const close = this.streams.open(caller.workspace.id, distinctId, caller.limitKey, sink);
+    if (close === null) throw new HeraldError('rate_limited', 'too many open inbox streams for this user or key');
+    reply.hijack();
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // Proxies such as nginx otherwise buffer the stream.
+      'x-accel-buffering': 'no',
+    });
+    raw.write('retry: 5000\n\n');
+    sink.send('ready', { unseen_count: counts.unseen, unread_count: counts.unread });
+    const expiresInMs = caller.userToken === undefined ? undefined : caller.userToken.exp * 1000 - this.clock.now().getTime();
+    const expiry = expiresInMs === undefined ? undefined : setTimeout(() => raw.end(), Math.max(0, Math.min(expiresInMs, 2 ** 31 - 1)));
+    request.raw.on('close', () => {
+      if (expiry) clearTimeout(expiry);
+      close();
+    });
   }
 
   @Patch(':id')

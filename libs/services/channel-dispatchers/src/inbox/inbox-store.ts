@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { DeliveryRequested } from '@herald/contracts';
-import { writeOutbox } from '@herald/event-store';
+import { DeliveryRequested, INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, InboxItemState, InboxUpdated, TOPICS, envelopeOf, userKey } from '@herald/contracts';
+import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { outcomeMessage } from '../dispatch/outcome-message';
 import { InboxContent } from '../rendering/rendered-content';
@@ -10,17 +11,12 @@ import { InboxContent } from '../rendering/rendered-content';
 /** The engagement a recipient's client reports, each published once as a delivery outcome. */
 type EngagementKind = 'seen' | 'clicked';
 
-export interface InboxItem {
-  readonly id: string;
-  readonly created_at: string;
-  readonly title: string | null;
-  readonly body: string;
-  readonly avatar: string | null;
-  readonly action_url: string | null;
-  readonly seen_at: string | null;
-  readonly read_at: string | null;
-  readonly archived_at: string | null;
-  readonly clicked_at: string | null;
+export type InboxItem = InboxItemState;
+
+/** What a feed shows as badges: messages not seen yet, and not read yet (archived ones aside). */
+export interface InboxCounts {
+  readonly unseen: number;
+  readonly unread: number;
 }
 
 interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' | 'archived_at' | 'clicked_at'> {
@@ -59,12 +55,25 @@ export type InboxUpdate = { readonly seen?: boolean; readonly read?: boolean; re
 export class InboxStore {
   constructor(@InjectDataSource('dispatch') private readonly db: DataSource) {}
 
+  /** A new message is announced on notify.inbox.updated.v1 (for open event streams) in the same transaction. */
   async store(id: string, workspaceId: string, distinctId: string, deliveryId: string, content: InboxContent): Promise<void> {
-    await this.db.query(
-      `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-      [id, workspaceId, distinctId, deliveryId, content.title ?? null, content.body, content.avatar ?? null, content.actionUrl ?? null],
-    );
+    await this.db.transaction(async (tx) => {
+      const rows = (await tx.query(
+        `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
+        [id, workspaceId, distinctId, deliveryId, content.title ?? null, content.body, content.avatar ?? null, content.actionUrl ?? null],
+      )) as InboxRow[];
+      if (rows[0]) await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage({ workspace_id: workspaceId, distinct_id: distinctId, change: 'added', item: itemOf(rows[0]) })]);
+    });
+  }
+
+  async counts(workspaceId: string, distinctId: string): Promise<InboxCounts> {
+    const [row] = (await this.db.query(
+      `SELECT count(*) FILTER (WHERE seen_at IS NULL)::int AS unseen, count(*) FILTER (WHERE read_at IS NULL)::int AS unread
+         FROM dispatch.inbox_messages WHERE workspace_id = $1 AND distinct_id = $2 AND archived_at IS NULL`,
+      [workspaceId, distinctId],
+    )) as InboxCounts[];
+    return row;
   }
 
   /** Newest first; `after` pages to older items, `before` to newer ones. */
@@ -110,9 +119,24 @@ export class InboxStore {
       const row = (Array.isArray(rows[0]) ? rows[0] : rows) as UpdatedRow[];
       if (!row[0]) return null;
       await publishEngagement(tx, workspaceId, row[0]);
-      return itemOf(row[0]);
+      const item = itemOf(row[0]);
+      // The recipient's other open pages update their badges from this.
+      await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage({ workspace_id: workspaceId, distinct_id: distinctId, change: 'updated', item })]);
+      return item;
     });
   }
+}
+
+/** Keyed by recipient, so one recipient's changes stay in order; a random id, since each change is news. */
+function inboxUpdatedMessage(update: InboxUpdated): OutboxMessage {
+  const messageId = randomUUID();
+  return {
+    messageId,
+    topic: TOPICS.inboxUpdated.name,
+    key: userKey(update.workspace_id, update.distinct_id),
+    value: JSON.stringify(envelopeOf(INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, messageId, update.workspace_id, new Date(), update)),
+    headers: { 'message-id': messageId },
+  };
 }
 
 /** Writes the outcome of each engagement kind the row shows and has not reported yet. */

@@ -8,6 +8,7 @@
 import { NODE_TYPES } from '@herald/workflow';
 import { CONTENT_RULES } from '../templates/variant-content';
 import { VENDOR_CATALOGUE } from '../vendors/vendor-catalogue';
+import { browserKeysOpenApi } from '../browser-keys/browser-keys-openapi';
 
 type Schema = Record<string, unknown>;
 
@@ -139,6 +140,7 @@ export const managementOpenApi = {
   components: {
     securitySchemes: { ServiceTokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ServiceToken <token>`' } },
     schemas: {
+      ...browserKeysOpenApi.schemas,
       ErrorResponse: {
         type: 'object',
         required: ['code', 'message'],
@@ -618,6 +620,7 @@ export const managementOpenApi = {
         responses: { 204: { description: 'Deleted' }, ...errors(401, 404) },
       },
     },
+    ...browserKeysOpenApi.paths,
     '/v1/{workspace}/ws_api_key/': {
       get: {
         summary: 'List API keys (masked)',

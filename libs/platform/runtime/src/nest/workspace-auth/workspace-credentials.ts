@@ -85,7 +85,7 @@ export class WorkspaceCredentials {
         );
       }
       this.apiKeys.clear();
-    } else {
+    } else if (change.kind === 'workspace_key') {
       if (change.change === 'deleted') {
         await this.db.query(`DELETE FROM ${this.schema}.workspace_keys WHERE workspace_key_id = $1`, [change.workspace_key_id]);
       } else {
@@ -96,6 +96,9 @@ export class WorkspaceCredentials {
         );
       }
       this.workspaceKeys.clear();
+    } else {
+      // The browser inbox's keys are channel-dispatchers' business.
+      return;
     }
     this.logger.info('credentials read model updated', { kind: change.kind, change: change.change, workspace_id: change.workspace_id });
   }

@@ -3,7 +3,15 @@ import { outboxMigrations } from '@herald/event-store';
 import { CreateDispatchTables1763900000000 } from './1763900000000-create-dispatch-tables';
 import { AddInboxEngagement1764100000000 } from './1764100000000-add-inbox-engagement';
 import { AddDeliveryLeases1764300000000 } from './1764300000000-add-delivery-leases';
+import { AddBrowserKeys1764500000000 } from './1764500000000-add-browser-keys';
 import { AddQueuedClaims1764700000000 } from './1764700000000-add-queued-claims';
 
 /** Migrations of the `dispatch` schema, oldest first. */
-export const DISPATCH_MIGRATIONS: MigrationClass[] = [...outboxMigrations('dispatch'), CreateDispatchTables1763900000000, AddInboxEngagement1764100000000, AddDeliveryLeases1764300000000, AddQueuedClaims1764700000000];
+export const DISPATCH_MIGRATIONS: MigrationClass[] = [
+  ...outboxMigrations('dispatch'),
+  CreateDispatchTables1763900000000,
+  AddInboxEngagement1764100000000,
+  AddDeliveryLeases1764300000000,
+  AddBrowserKeys1764500000000,
+  AddQueuedClaims1764700000000,
+];

@@ -1,0 +1,111 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { INBOX_UPDATED_TYPE, InboxUpdated, TOPICS, parseEnvelope, parseInboxUpdated, userKey } from '@herald/contracts';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+
+/** Where a stream's events go: the HTTP response of one open event stream. */
+export interface StreamSink {
+  send(event: string, data: unknown): void;
+  end(): void;
+}
+
+export interface StreamLimits {
+  /** Open streams of one recipient on this replica (tabs of one user). */
+  readonly perSubscriber: number;
+  /** Open streams of one public key (or API key) on this replica: one leaked key cannot hold every socket. */
+  readonly perKey: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perSubscriber: 5, perKey: 1_000 };
+export const INBOX_STREAM_LIMITS = Symbol('INBOX_STREAM_LIMITS');
+
+const HEARTBEAT_MS = 25_000;
+
+interface OpenStream {
+  readonly subscriber: string;
+  readonly limitKey: string;
+  readonly sink: StreamSink;
+}
+
+/**
+ * The inbox event streams this replica holds, and the reader that feeds them. Every
+ * replica reads all of notify.inbox.updated.v1 (a consumer group of its own, from the
+ * latest offset), so a new inbox row reaches the stream on whichever replica holds it;
+ * in the embedded mode the same reader runs on the in-process bus. A missed event is not
+ * retried: a page that reconnects lists its inbox again.
+ */
+@Injectable()
+export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly bySubscriber = new Map<string, Set<OpenStream>>();
+  private readonly perKey = new Map<string, number>();
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly consumers: ConsumerRegistry,
+    @Inject(INBOX_STREAM_LIMITS) private readonly limits: StreamLimits,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.subscribe({
+      groupId: `herald.dispatch.inbox-streams.${randomUUID()}`,
+      topics: [TOPICS.inboxUpdated.name],
+      startFrom: 'latest',
+      handler: async (message) => {
+        // Only news for open pages: a message that does not parse is skipped, never retried.
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok || envelope.value.type !== INBOX_UPDATED_TYPE) return;
+        const parsed = parseInboxUpdated(envelope.value.payload);
+        if (parsed.ok) this.deliver(parsed.value);
+      },
+    });
+    this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Registers a stream; `null` when a limit is reached. The returned function unregisters it. */
+  open(workspaceId: string, distinctId: string, limitKey: string, sink: StreamSink): (() => void) | null {
+    const subscriber = userKey(workspaceId, distinctId);
+    const streams = this.bySubscriber.get(subscriber) ?? new Set<OpenStream>();
+    const keyCount = this.perKey.get(limitKey) ?? 0;
+    if (streams.size >= this.limits.perSubscriber || keyCount >= this.limits.perKey) return null;
+    const stream: OpenStream = { subscriber, limitKey, sink };
+    streams.add(stream);
+    this.bySubscriber.set(subscriber, streams);
+    this.perKey.set(limitKey, keyCount + 1);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      streams.delete(stream);
+      if (streams.size === 0) this.bySubscriber.delete(subscriber);
+      const left = (this.perKey.get(limitKey) ?? 1) - 1;
+      if (left === 0) this.perKey.delete(limitKey);
+      else this.perKey.set(limitKey, left);
+    };
+  }
+
+  /** Shutdown ends every stream, so closing the HTTP server does not wait for them. */
+  onModuleDestroy(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const streams of this.bySubscriber.values()) for (const stream of streams) stream.sink.end();
+    this.bySubscriber.clear();
+    this.perKey.clear();
+  }
+
+  private deliver(update: InboxUpdated): void {
+    const streams = this.bySubscriber.get(userKey(update.workspace_id, update.distinct_id));
+    if (!streams) return;
+    for (const stream of streams) {
+      try {
+        stream.sink.send(update.change === 'added' ? 'item' : 'update', update.item);
+      } catch (error) {
+        this.logger.warn('inbox stream write failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+
+  private ping(): void {
+    for (const streams of this.bySubscriber.values()) for (const stream of streams) stream.sink.send('ping', {});
+  }
+}

@@ -1,0 +1,99 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { OffsetList, offsetPage } from '../http/offset-page';
+import { WorkspaceScope } from '../workspaces/workspace-scope';
+import { CreatePublicKeyDto, PatchPublicKeyDto } from './public-key.dto';
+import { PublicKeyRow, PublicKeyStore } from './public-key-store';
+
+export interface PublicKeyView {
+  readonly id: string;
+  readonly api_key: string;
+  readonly name: string;
+  readonly allowed_domains: readonly string[] | null;
+  readonly is_secure_mode_enabled: boolean;
+  readonly is_deleted: boolean;
+  readonly is_default: boolean;
+  readonly created_at: Date;
+  readonly created_by: null;
+  readonly rotated_at: Date | null;
+  readonly rotated_by: null;
+  readonly updated_at: Date;
+  readonly updated_by: null;
+}
+
+/**
+ * `ws_public_key`: the key a web page uses, with a user token, to call the browser
+ * inbox. Not a secret; `allowed_domains` are the browser origins allowed to use it.
+ */
+@Controller('v1/:workspace/ws_public_key')
+@UseGuards(ServiceTokenGuard)
+export class PublicKeysController {
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly keys: PublicKeyStore,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: ManagementRequest,
+    @Param('workspace') slug: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ): Promise<OffsetList<PublicKeyView>> {
+    const page = offsetPage(limit, offset);
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    const { count, rows } = await this.keys.list(workspace, page);
+    return { meta: { count, ...page }, results: rows.map(viewOf) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreatePublicKeyDto): Promise<PublicKeyView> {
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    return viewOf(await this.keys.create(workspace, body));
+  }
+
+  @Patch(':id')
+  @HttpCode(202)
+  async update(
+    @Req() request: ManagementRequest,
+    @Param('workspace') slug: string,
+    @Param('id') id: string,
+    @Body() body: PatchPublicKeyDto,
+  ): Promise<PublicKeyView> {
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    return viewOf(await this.keys.update(workspace, id, { allowed_domains: body.allowed_domains }));
+  }
+
+  @Patch(':id/rotate')
+  @HttpCode(202)
+  async rotate(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('id') id: string): Promise<PublicKeyView> {
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    return viewOf(await this.keys.rotate(workspace, id));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('id') id: string): Promise<void> {
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    await this.keys.remove(workspace, id);
+  }
+}
+
+function viewOf(row: PublicKeyRow): PublicKeyView {
+  return {
+    id: row.id,
+    api_key: row.api_key,
+    name: row.name,
+    allowed_domains: row.allowed_domains,
+    is_secure_mode_enabled: row.is_secure_mode_enabled,
+    is_deleted: row.deleted_at !== null,
+    is_default: false,
+    created_at: row.created_at,
+    created_by: null,
+    rotated_at: row.rotated_at,
+    rotated_by: null,
+    updated_at: row.updated_at,
+    updated_by: null,
+  };
+}
