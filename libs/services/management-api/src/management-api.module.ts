@@ -5,6 +5,7 @@ import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account
 import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
+import { ApiKeyStore } from './api-keys/api-key-store';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
@@ -13,8 +14,10 @@ import { PreferenceCategoriesController, PreferenceCategoryStore } from './prefe
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
+import { WorkspaceKeyStore } from './workspace-keys/workspace-key-store';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
 import { WorkspaceScope } from './workspaces/workspace-scope';
+import { WorkspaceStore } from './workspaces/workspace-store';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
 /** `{management_url}`: accounts, workspaces, keys, and (later) workflow and template definitions. */
@@ -38,6 +41,9 @@ export class ManagementApiModule {
       providers: [
         ServiceTokenGuard,
         WorkspaceScope,
+        WorkspaceStore,
+        WorkspaceKeyStore,
+        ApiKeyStore,
         ManagementOutboxRelay,
         CommitVisibility,
         { provide: APP_INTERCEPTOR, useClass: CommitVisibilityInterceptor },
