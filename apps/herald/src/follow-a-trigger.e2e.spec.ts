@@ -189,6 +189,50 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     }
   });
 
+  it('deletes a workflow: a new trigger is refused, a run waiting on a delay finishes on the version it started with', async () => {
+    ok(
+      await management('POST', 'v1/staging/workflow/doomed/?commit=true&commit_message=first', {
+        name: 'Doomed',
+        category: 'transactional',
+        trigger_type: 'api',
+        tree: {
+          nodes: [
+            { name: 'Wait for it', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' },
+            { name: 'Inbox', node_type: 'send_inbox', template: 'hello' },
+          ],
+        },
+      }),
+    );
+    let messageId = '';
+    await expectEventually(async () => {
+      const response = await api('POST', 'trigger/', { workflow: 'doomed', recipients: ['ada'], data: { wait: '8s', name: 'Ada' } });
+      expect(response.status).toBe(202);
+      messageId = (response.body as { message_id: string }).message_id;
+    });
+    // The run has started and is waiting on its delay when the workflow goes.
+    await expectEventually(async () => expect(await runsOf(messageId)).toEqual([expect.objectContaining({ messages: [] })]));
+    const [waiting] = await runsOf(messageId);
+    expect(waiting.status).not.toBe('completed');
+
+    const deleted = await management('DELETE', 'v1/staging/workflow/doomed/');
+    expect(deleted.status).toBe(204);
+    expect((await management('GET', 'v1/staging/workflow/doomed/')).status).toBe(404);
+    expect((await management('DELETE', 'v1/staging/workflow/doomed/')).status).toBe(404);
+    // The delete answers once ingest knows: the very next trigger is refused, as for a workflow never created.
+    const refused = await api('POST', 'trigger/', { workflow: 'doomed', recipients: ['ada'], data: { wait: '1s' } });
+    expect(refused).toMatchObject({ status: 404, body: { detail: "workflow 'doomed' not found" } });
+
+    await expectEventually(
+      async () => {
+        const [run] = await runsOf(messageId);
+        expect(run).toMatchObject({ status: 'completed', messages: [expect.objectContaining({ channel: 'inbox', status: 'delivered' })] });
+        const detail = await api('GET', `v1/workflow_run/${run.execution_id}/`);
+        expect(detail.body).toMatchObject({ workflow: { slug: 'doomed', version: 1 } });
+      },
+      { timeoutMs: 30_000 },
+    );
+  });
+
   it('shows why a run failed before sending anything', async () => {
     ok(
       await management('POST', 'v1/staging/workflow/late/?commit=true&commit_message=first', {

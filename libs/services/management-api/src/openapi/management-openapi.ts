@@ -716,6 +716,11 @@ export const managementOpenApi = {
         requestBody: body(ref('WorkflowBody')),
         responses: { 201: json(ref('Workflow'), 'The draft with its validation_result, or the live version when committed'), ...errors(400, 401, 404) },
       },
+      delete: {
+        summary: 'Delete a workflow permanently (runs in flight finish on the version they started with)',
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
+        responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404) },
+      },
     },
     '/v1/{workspace}/workflow/{slug}/commit/': {
       patch: {

@@ -163,6 +163,37 @@ export class WorkflowStore {
     });
   }
 
+  /**
+   * Deletes the workflow, its draft and every version, and announces it: ingest then
+   * refuses new triggers (404). Runs already started are unaffected, since each carries
+   * the definition it started with (the engine's run.started event).
+   */
+  async remove(workspace: ScopedWorkspace, slug: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const [workflow] = (await tx.query(
+        `SELECT announced_changes FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`,
+        [workspace.id, slug],
+      )) as Array<{ announced_changes: number }>;
+      if (!workflow) throw HeraldError.notFound(`workflow '${slug}' not found`);
+      await tx.query(`DELETE FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
+      await tx.query(`DELETE FROM management.workflows WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
+        definitionChangedMessage(
+          {
+            kind: 'workflow',
+            change: 'deleted',
+            workspace_id: workspace.id,
+            workspace_slug: workspace.slug,
+            id: slug,
+            // Above every version announced before, so the read models drop all of them.
+            version: workflow.announced_changes + 1,
+          },
+          this.clock.now(),
+        ),
+      ]);
+    });
+  }
+
   private async announce(
     tx: EntityManager,
     workspace: ScopedWorkspace,
