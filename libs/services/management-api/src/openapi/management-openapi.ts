@@ -454,6 +454,73 @@ export const managementOpenApi = {
           },
         },
       },
+      MockDataBody: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'A partial update: the fields given replace the current ones; null clears a nullable one',
+        properties: {
+          payload: { type: 'object', description: 'Sample trigger data' },
+          tenant_id: nullable({ type: 'string', minLength: 1 }),
+          is_batch: { type: 'boolean' },
+          batch_count: { type: 'integer', minimum: 1, maximum: 100 },
+          recipient_sub_type: { type: 'string', enum: ['user', 'object'] },
+          recipient_distinct_id: nullable({ type: 'string', minLength: 1 }),
+          recipient_object: nullable(ref('ObjectRef')),
+          actor_sub_type: { type: 'string', enum: ['user', 'object'] },
+          actor_distinct_id: nullable({ type: 'string', minLength: 1 }),
+          actor_object: nullable(ref('ObjectRef')),
+        },
+      },
+      ObjectRef: {
+        type: 'object',
+        required: ['object_type', 'id'],
+        properties: { object_type: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1 } },
+      },
+      MockData: {
+        type: 'object',
+        required: ['data', 'transformed_data'],
+        properties: {
+          data: {
+            type: 'object',
+            required: ['payload', 'tenant_id', 'is_batch', 'batch_count', 'recipient_sub_type', 'recipient_object', 'recipient_distinct_id', 'actor_sub_type', 'actor_object', 'actor_distinct_id'],
+            properties: {
+              payload: { type: 'object' },
+              tenant_id: nullable({ type: 'string' }),
+              is_batch: { type: 'boolean' },
+              batch_count: { type: 'integer' },
+              recipient_sub_type: { type: 'string', enum: ['user', 'object'] },
+              recipient_object: nullable(ref('ObjectRef')),
+              recipient_distinct_id: nullable({ type: 'string' }),
+              actor_sub_type: { type: 'string', enum: ['user', 'object'] },
+              actor_object: nullable(ref('ObjectRef')),
+              actor_distinct_id: nullable({ type: 'string' }),
+            },
+          },
+          transformed_data: {
+            type: 'object',
+            description: 'What templates render with: the payload at the top, $recipient, $actor, $tenant and $brand, and $batched_events with $batched_events_count for a batch',
+          },
+        },
+      },
+      PreviewBody: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { data: { type: 'object', description: "Render with this instead of the template's mock data" } },
+      },
+      TemplatePreview: {
+        type: 'object',
+        required: ['template_slug', 'channel', 'variant_id', 'mode', 'data', 'rendered', 'missing_variables', 'error'],
+        properties: {
+          template_slug: { type: 'string' },
+          channel: channelName,
+          variant_id: { type: 'string' },
+          mode: { type: 'string', enum: ['draft', 'live'] },
+          data: { type: 'object', description: 'What the variant was rendered with' },
+          rendered: nullable({ type: 'object', required: ['channel'], properties: { channel: channelName }, description: 'The content as a dispatcher would send it' }),
+          missing_variables: { ...strings, description: '`field: path` of each placeholder the data had no value for' },
+          error: nullable({ type: 'string', description: 'Why the variant does not render (rendered is then null)' }),
+        },
+      },
       TemplateCommitBody: {
         type: 'object',
         description: 'The body of every PATCH .../commit/ (templates, workflows, categories)',
@@ -814,6 +881,29 @@ export const managementOpenApi = {
         summary: 'Remove the draft of a variant (the live one stays until the next commit)',
         parameters: variantParams,
         responses: { 204: { description: 'Removed' }, ...errors(401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/mock_data/': {
+      get: {
+        summary: "A template's mock data (sample input for previews) and what it renders as",
+        description: 'One per template, not versioned: both modes read the same.',
+        parameters: [workspaceParam, templateParam, modeQuery],
+        responses: { 200: json(ref('MockData'), 'The mock data; the defaults until first set'), ...errors(400, 401, 404) },
+      },
+      patch: {
+        summary: "Update a template's mock data",
+        parameters: [workspaceParam, templateParam],
+        requestBody: body(ref('MockDataBody')),
+        responses: { 200: json(ref('MockData'), 'The mock data after the update'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/preview/': {
+      post: {
+        summary: 'Render a variant with the mock data, or with given data (Herald)',
+        description: "The dispatchers' renderer, so the preview is what would be sent. A variant that does not render is still a 200, with `error`.",
+        parameters: [...variantParams, modeQuery],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('PreviewBody') } } },
+        responses: { 200: json(ref('TemplatePreview'), 'The rendered variant'), ...errors(400, 401, 404) },
       },
     },
     '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/vendor_approval/': {

@@ -10,6 +10,7 @@ import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-event
 import { returningRows } from '@herald/database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { templateHash } from './template-commit';
+import { DEFAULT_MOCK_DATA, MockData } from './mock-data';
 import { likePattern } from './template-params';
 import { Mode, TEMPLATE_COLUMNS, TemplateMeta, TemplateRow, VARIANT_COLUMNS, VARIANT_ORDER, VariantRow } from './template-rows';
 import { liveDocument } from './template-views';
@@ -111,6 +112,24 @@ export class TemplateStore {
       ),
     );
     return committed;
+  }
+
+  /** The template's mock data; the defaults until it is first set. */
+  async mockData(workspace: ScopedWorkspace, slug: string): Promise<MockData> {
+    const template = await this.requireTemplate(this.db, workspace, slug);
+    const [row] = (await this.db.query(`SELECT mock_data FROM management.templates WHERE id = $1`, [template.id])) as Array<{ mock_data: MockData | null }>;
+    return row?.mock_data ?? DEFAULT_MOCK_DATA;
+  }
+
+  /** Applies `update` to the current mock data and saves the result, one change of a template at a time. */
+  async updateMockData(workspace: ScopedWorkspace, slug: string, update: (current: MockData) => MockData): Promise<MockData> {
+    return this.db.transaction(async (tx) => {
+      const template = await this.requireTemplate(tx, workspace, slug, true);
+      const [row] = (await tx.query(`SELECT mock_data FROM management.templates WHERE id = $1`, [template.id])) as Array<{ mock_data: MockData | null }>;
+      const next = update(row?.mock_data ?? DEFAULT_MOCK_DATA);
+      await tx.query(`UPDATE management.templates SET mock_data = $2::jsonb WHERE id = $1`, [template.id, JSON.stringify(next)]);
+      return next;
+    });
   }
 
   /** The template or 404; `lock` holds it (FOR UPDATE) so changes to one template run one at a time. */
