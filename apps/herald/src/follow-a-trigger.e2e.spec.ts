@@ -233,6 +233,35 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     );
   });
 
+  it("refuses a trigger whose data breaks its workflow's schema, naming each failing path", async () => {
+    const orderSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      required: ['order_id', 'amount'],
+      properties: { order_id: { type: 'string' }, amount: { type: 'number', minimum: 0 }, items: { type: 'array', items: { type: 'object', required: ['sku'] } } },
+    };
+    ok(await management('POST', 'v1/staging/schema/order-placed/?commit=true&commit_message=first', { name: 'Order placed', json_schema: orderSchema }));
+    ok(
+      await management('POST', 'v1/staging/workflow/checked/?commit=true&commit_message=first', {
+        name: 'Checked',
+        category: 'transactional',
+        trigger_type: 'api',
+        payload_schema: { schema: 'order-placed' },
+        tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'hello' }] },
+      }),
+    );
+    // Both commits answer once ingest has them: no retry.
+    const refused = await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { amount: -1, items: [{ sku: 'A' }, {}] } });
+    expect(refused.status).toBe(400);
+    expect((refused.body as { detail: string }).detail).toBe('data.order_id: is required; data.items[1].sku: is required; data.amount: must be >= 0');
+    const accepted = await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { order_id: 'A-1', amount: 3, name: 'Ada' } });
+    expect(accepted.status).toBe(202);
+
+    // A new live version of the schema applies to the next trigger.
+    ok(await management('POST', 'v1/staging/schema/order-placed/?commit=true&commit_message=looser', { name: 'Order placed', json_schema: { type: 'object' } }));
+    expect((await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { amount: -1 } })).status).toBe(202);
+  });
+
   it('shows why a run failed before sending anything', async () => {
     ok(
       await management('POST', 'v1/staging/workflow/late/?commit=true&commit_message=first', {

@@ -17,3 +17,4 @@ export * from './messages/delivery-outcome.v1';
 export * from './messages/run-messages.v1';
 export * from './messages/broadcast-accepted.v1';
 export * from './input-hygiene';
+export * from './payload-schema';

@@ -11,6 +11,7 @@ import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
+import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
@@ -37,6 +38,7 @@ export class ManagementApiModule {
         ...TEMPLATE_CONTROLLERS,
         ...VENDOR_CONTROLLERS,
         ...WORKFLOW_CONTROLLERS,
+        ...SCHEMA_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -51,6 +53,7 @@ export class ManagementApiModule {
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,
         ...WORKFLOW_PROVIDERS,
+        ...SCHEMA_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

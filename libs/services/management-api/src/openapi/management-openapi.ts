@@ -132,7 +132,7 @@ export const managementOpenApi = {
     title: 'Herald management API',
     version: '1.2.2',
     description:
-      'Workspaces, workspace keys, API keys, preference categories, templates, vendors and workflows of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
+      'Workspaces, workspace keys, API keys, preference categories, templates, vendors, workflows and schemas of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
   },
   servers: [{ url: 'http://127.0.0.1:3001' }],
   security,
@@ -345,6 +345,7 @@ export const managementOpenApi = {
           override_recipients_single_object_fields_expr: nullable({ type: 'string' }),
           override_actor_user_expr: nullable({ type: 'string' }),
           override_tenant_expr: nullable({ type: 'string' }),
+          payload_schema: nullable(ref('PayloadSchemaLink')),
           active_at: nullable(dateTime),
           updated_by: actor,
           tree: { type: 'object' },
@@ -365,7 +366,45 @@ export const managementOpenApi = {
           trigger_events: { type: 'array', items: { type: 'string' } },
           ratelimit: nullable({ type: 'object' }),
           conditions: nullable({ type: 'array' }),
+          payload_schema: nullable(ref('PayloadSchemaLink')),
           tree: { type: 'object', properties: { nodes: { type: 'array', items: workflowNode } } },
+        },
+      },
+      PayloadSchemaLink: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['schema'],
+        description: 'A schema the data of triggers must satisfy (ingest answers 400 naming each failing path); it must be live when the workflow is committed',
+        properties: {
+          schema: { type: 'string', minLength: 1, description: 'Schema slug' },
+          version_no: nullable({ type: 'integer', minimum: 1, description: 'A committed version to pin; null or absent: the live one' }),
+        },
+      },
+      Schema: {
+        type: 'object',
+        required: ['slug', 'name', 'description', 'status', 'version_no', 'hash', 'json_schema', 'created_at', 'updated_at', 'committed_at', 'commit_message'],
+        properties: {
+          slug: { type: 'string', pattern: '^[a-z0-9-_]+$' },
+          name: { type: 'string' },
+          description: nullable({ type: 'string' }),
+          status: { type: 'string', enum: ['draft', 'live'] },
+          version_no: { type: 'integer', minimum: 1 },
+          hash: sha256,
+          json_schema: { type: 'object', description: 'A JSON Schema (draft 2020-12, or draft-07 when its $schema says so)' },
+          created_at: dateTime,
+          updated_at: dateTime,
+          committed_at: nullable(dateTime),
+          commit_message: nullable({ type: 'string' }),
+        },
+      },
+      SchemaBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'json_schema'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          description: nullable({ type: 'string' }),
+          json_schema: { type: 'object', description: 'Must compile as a JSON Schema (400 otherwise, with the reason)' },
         },
       },
       WorkflowVersion: {
@@ -813,6 +852,40 @@ export const managementOpenApi = {
           200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: ref('WorkflowVersion') } } }, 'Newest first'),
           ...errors(400, 401, 404),
         },
+      },
+    },
+    '/v1/{workspace}/schema/': {
+      get: {
+        summary: 'List schemas',
+        parameters: [workspaceParam, modeQuery, ...paging],
+        responses: { 200: json(offsetList(ref('Schema')), 'Schemas, newest change first'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/schema/{schema_slug}/': {
+      get: {
+        summary: 'Get a schema (draft or live)',
+        parameters: [workspaceParam, pathParam('schema_slug', 'Schema slug'), modeQuery],
+        responses: { 200: json(ref('Schema'), 'The schema'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: 'Create a schema or replace its draft (and commit it with commit=true)',
+        parameters: [
+          workspaceParam,
+          pathParam('schema_slug', 'Schema slug'),
+          query('commit', { type: 'boolean' }, 'Commit the draft at once'),
+          query('commit_message', { type: 'string' }, 'Commit message'),
+        ],
+        requestBody: body(ref('SchemaBody')),
+        responses: { 200: json(ref('Schema'), 'The draft, or the live version when committed'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v1/{workspace}/schema/{schema_slug}/commit/': {
+      patch: {
+        summary: 'Commit the draft of a schema',
+        description: 'Announced by definition.changed; answers once ingest checks triggers against it.',
+        parameters: [workspaceParam, pathParam('schema_slug', 'Schema slug'), query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        responses: { 200: json(ref('Schema'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },
     '/v2/{workspace}/template/': {

@@ -1,5 +1,6 @@
 import { MigrationClass } from '@herald/database';
 import { outboxMigrations } from '@herald/event-store';
+import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
@@ -9,7 +10,7 @@ import { CreateWorkflows1763700700000 } from './1763700700000-create-workflows';
 /**
  * Oldest first. The outbox carries management's changes to the other services.
  * Timestamps reserved per area: templates 17637004…, vendors 17637005…,
- * preference categories 17637006…, workflows 17637007….
+ * preference categories 17637006…, workflows 17637007…, schemas 17637008….
  */
 export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateAccounts1763700000000,
@@ -18,4 +19,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...VENDOR_MIGRATIONS,
   CreatePreferenceCategories1763700600000,
   CreateWorkflows1763700700000,
+  ...SCHEMA_MIGRATIONS,
 ];
