@@ -89,8 +89,11 @@ export class WorkflowStore {
     const { validation_result, categories } = await this.validate(workspace, document);
     refuseUnknownCategory(document, categories);
     return this.db.transaction(async (tx) => {
+      // A slug used before by a deleted workflow goes on counting its announced changes.
       await tx.query(
-        `INSERT INTO management.workflows (workspace_id, slug, is_enabled) VALUES ($1, $2, coalesce($3, true))
+        `INSERT INTO management.workflows (workspace_id, slug, is_enabled, announced_changes)
+         VALUES ($1, $2, coalesce($3, true),
+                 coalesce((SELECT announced_changes FROM management.deleted_workflows WHERE workspace_id = $1 AND slug = $2), 0))
          ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = coalesce($3, management.workflows.is_enabled)`,
         [workspace.id, slug, isEnabled ?? null],
       );
@@ -181,6 +184,11 @@ export class WorkflowStore {
       if (!workflow) throw HeraldError.notFound(`workflow '${slug}' not found`);
       await tx.query(`DELETE FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
       await tx.query(`DELETE FROM management.workflows WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
+      await tx.query(
+        `INSERT INTO management.deleted_workflows (workspace_id, slug, announced_changes) VALUES ($1, $2, $3)
+         ON CONFLICT (workspace_id, slug) DO UPDATE SET announced_changes = EXCLUDED.announced_changes`,
+        [workspace.id, slug, workflow.announced_changes + 1],
+      );
       await writeOutbox(tx, MANAGEMENT_OUTBOX, [
         definitionChangedMessage(
           {

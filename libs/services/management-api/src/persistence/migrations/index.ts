@@ -6,6 +6,7 @@ import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
 import { CreatePreferenceCategories1763700600000 } from './1763700600000-create-preference-categories';
 import { CreateWorkflows1763700700000 } from './1763700700000-create-workflows';
+import { DeletedWorkflows1763700710000 } from './1763700710000-deleted-workflows';
 
 /**
  * Oldest first. The outbox carries management's changes to the other services.
@@ -19,5 +20,6 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...VENDOR_MIGRATIONS,
   CreatePreferenceCategories1763700600000,
   CreateWorkflows1763700700000,
+  DeletedWorkflows1763700710000,
   ...SCHEMA_MIGRATIONS,
 ];
