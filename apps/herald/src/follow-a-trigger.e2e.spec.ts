@@ -189,6 +189,79 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     }
   });
 
+  it('deletes a workflow: a new trigger is refused, a run waiting on a delay finishes on the version it started with', async () => {
+    ok(
+      await management('POST', 'v1/staging/workflow/doomed/?commit=true&commit_message=first', {
+        name: 'Doomed',
+        category: 'transactional',
+        trigger_type: 'api',
+        tree: {
+          nodes: [
+            { name: 'Wait for it', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' },
+            { name: 'Inbox', node_type: 'send_inbox', template: 'hello' },
+          ],
+        },
+      }),
+    );
+    let messageId = '';
+    await expectEventually(async () => {
+      const response = await api('POST', 'trigger/', { workflow: 'doomed', recipients: ['ada'], data: { wait: '8s', name: 'Ada' } });
+      expect(response.status).toBe(202);
+      messageId = (response.body as { message_id: string }).message_id;
+    });
+    // The run has started and is waiting on its delay when the workflow goes.
+    await expectEventually(async () => expect(await runsOf(messageId)).toEqual([expect.objectContaining({ messages: [] })]));
+    const [waiting] = await runsOf(messageId);
+    expect(waiting.status).not.toBe('completed');
+
+    const deleted = await management('DELETE', 'v1/staging/workflow/doomed/');
+    expect(deleted.status).toBe(204);
+    expect((await management('GET', 'v1/staging/workflow/doomed/')).status).toBe(404);
+    expect((await management('DELETE', 'v1/staging/workflow/doomed/')).status).toBe(404);
+    // The delete answers once ingest knows: the very next trigger is refused, as for a workflow never created.
+    const refused = await api('POST', 'trigger/', { workflow: 'doomed', recipients: ['ada'], data: { wait: '1s' } });
+    expect(refused).toMatchObject({ status: 404, body: { detail: "workflow 'doomed' not found" } });
+
+    await expectEventually(
+      async () => {
+        const [run] = await runsOf(messageId);
+        expect(run).toMatchObject({ status: 'completed', messages: [expect.objectContaining({ channel: 'inbox', status: 'delivered' })] });
+        const detail = await api('GET', `v1/workflow_run/${run.execution_id}/`);
+        expect(detail.body).toMatchObject({ workflow: { slug: 'doomed', version: 1 } });
+      },
+      { timeoutMs: 30_000 },
+    );
+  });
+
+  it("refuses a trigger whose data breaks its workflow's schema, naming each failing path", async () => {
+    const orderSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      required: ['order_id', 'amount'],
+      properties: { order_id: { type: 'string' }, amount: { type: 'number', minimum: 0 }, items: { type: 'array', items: { type: 'object', required: ['sku'] } } },
+    };
+    ok(await management('POST', 'v1/staging/schema/order-placed/?commit=true&commit_message=first', { name: 'Order placed', json_schema: orderSchema }));
+    ok(
+      await management('POST', 'v1/staging/workflow/checked/?commit=true&commit_message=first', {
+        name: 'Checked',
+        category: 'transactional',
+        trigger_type: 'api',
+        payload_schema: { schema: 'order-placed' },
+        tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'hello' }] },
+      }),
+    );
+    // Both commits answer once ingest has them: no retry.
+    const refused = await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { amount: -1, items: [{ sku: 'A' }, {}] } });
+    expect(refused.status).toBe(400);
+    expect((refused.body as { detail: string }).detail).toBe('data.order_id: is required; data.items[1].sku: is required; data.amount: must be >= 0');
+    const accepted = await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { order_id: 'A-1', amount: 3, name: 'Ada' } });
+    expect(accepted.status).toBe(202);
+
+    // A new live version of the schema applies to the next trigger.
+    ok(await management('POST', 'v1/staging/schema/order-placed/?commit=true&commit_message=looser', { name: 'Order placed', json_schema: { type: 'object' } }));
+    expect((await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { amount: -1 } })).status).toBe(202);
+  });
+
   it('shows why a run failed before sending anything', async () => {
     ok(
       await management('POST', 'v1/staging/workflow/late/?commit=true&commit_message=first', {

@@ -19,3 +19,4 @@ export * from './messages/broadcast-accepted.v1';
 export * from './messages/inbox-updated.v1';
 export * from './input-hygiene';
 export * from './browser-origins';
+export * from './payload-schema';

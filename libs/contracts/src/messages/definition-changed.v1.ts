@@ -9,7 +9,7 @@ import { FieldError, ParseResult } from '../envelope';
 export const DEFINITION_CHANGED_TYPE = 'definition.changed';
 export const DEFINITION_CHANGED_VERSION = 1;
 
-export type DefinitionKind = 'workflow' | 'template' | 'category' | 'vendor';
+export type DefinitionKind = 'workflow' | 'template' | 'category' | 'vendor' | 'schema';
 
 export interface DefinitionChanged {
   readonly kind: DefinitionKind;
@@ -25,7 +25,7 @@ export interface DefinitionChanged {
   readonly document?: unknown;
 }
 
-const KINDS: readonly DefinitionKind[] = ['workflow', 'template', 'category', 'vendor'];
+const KINDS: readonly DefinitionKind[] = ['workflow', 'template', 'category', 'vendor', 'schema'];
 const CHANGES = ['committed', 'enabled', 'disabled', 'upserted', 'deleted'];
 
 export function parseDefinitionChanged(payload: unknown): ParseResult<DefinitionChanged> {

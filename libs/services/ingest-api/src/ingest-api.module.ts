@@ -12,6 +12,7 @@ import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
 import { ingestOpenApi } from './openapi/ingest-openapi';
 import { INGEST_MIGRATIONS } from './persistence/migrations';
+import { PayloadSchemaReadModel } from './read-models/payload-schema-read-model';
 import { WorkflowReadModel } from './read-models/workflow-read-model';
 
 /** Triggers and events in (REST and the Kafka ingress), validated and fanned out per recipient. */
@@ -25,7 +26,7 @@ export class IngestApiModule {
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
       ],
       controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController],
-      providers: [BacklogPushBack, WorkflowReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
+      providers: [BacklogPushBack, WorkflowReadModel, PayloadSchemaReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
     };
   }
 }

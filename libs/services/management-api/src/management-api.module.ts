@@ -5,17 +5,21 @@ import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account
 import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
+import { ApiKeyStore } from './api-keys/api-key-store';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { BROWSER_KEY_CONTROLLERS, BROWSER_KEY_PROVIDERS } from './browser-keys';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
+import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
+import { WorkspaceKeyStore } from './workspace-keys/workspace-key-store';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
 import { WorkspaceScope } from './workspaces/workspace-scope';
+import { WorkspaceStore } from './workspaces/workspace-store';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
 /** `{management_url}`: accounts, workspaces, keys, and (later) workflow and template definitions. */
@@ -36,10 +40,14 @@ export class ManagementApiModule {
         ...VENDOR_CONTROLLERS,
         ...WORKFLOW_CONTROLLERS,
         ...BROWSER_KEY_CONTROLLERS,
+        ...SCHEMA_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
         WorkspaceScope,
+        WorkspaceStore,
+        WorkspaceKeyStore,
+        ApiKeyStore,
         ManagementOutboxRelay,
         CommitVisibility,
         { provide: APP_INTERCEPTOR, useClass: CommitVisibilityInterceptor },
@@ -48,6 +56,7 @@ export class ManagementApiModule {
         ...VENDOR_PROVIDERS,
         ...WORKFLOW_PROVIDERS,
         ...BROWSER_KEY_PROVIDERS,
+        ...SCHEMA_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

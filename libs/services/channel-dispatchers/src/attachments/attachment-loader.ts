@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Attachment } from '@herald/contracts';
-import { LoadedAttachment } from '../rendering/rendered-content';
+import { LoadedAttachment } from '@herald/rendering';
 import { HTTP_PORT, HttpPort } from '../vendors/http/http.port';
 
 /** Vendors cap a whole message at 20 to 40 MB; one file past this is surely a mistake. */

@@ -6,7 +6,7 @@ import { DeliveryRequested, INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, InboxItem
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { outcomeMessage } from '../dispatch/outcome-message';
-import { InboxContent } from '../rendering/rendered-content';
+import { InboxContent } from '@herald/rendering';
 
 /** The engagement a recipient's client reports, each published once as a delivery outcome. */
 type EngagementKind = 'seen' | 'clicked';

@@ -1,5 +1,5 @@
 import { Channel } from '@herald/contracts';
-import { RenderedContent } from '../rendering/rendered-content';
+import { RenderedContent } from '@herald/rendering';
 import { RecordingServer } from '../testing/recording-server';
 import { MsTeamsVendor } from './chat/ms-teams-vendor';
 import { SlackVendor } from './chat/slack-vendor';

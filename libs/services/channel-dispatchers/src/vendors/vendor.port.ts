@@ -1,5 +1,5 @@
 import { Channel } from '@herald/contracts';
-import { RenderedContent } from '../rendering/rendered-content';
+import { RenderedContent } from '@herald/rendering';
 
 export type CredentialValue = string | number | boolean;
 

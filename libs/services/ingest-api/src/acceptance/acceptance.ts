@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { PayloadSchemaReadModel } from '../read-models/payload-schema-read-model';
 import { WorkflowReadModel } from '../read-models/workflow-read-model';
 import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
 import { AcceptedMessages, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
@@ -31,6 +32,7 @@ export interface Accepted {
 export class Acceptance {
   constructor(
     private readonly workflows: WorkflowReadModel,
+    private readonly schemas: PayloadSchemaReadModel,
     private readonly ledger: IdempotencyLedger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -47,6 +49,11 @@ export class Acceptance {
       const workflow = await this.infrastructure('reading the workflow read model', () => this.workflows.find(workspace.id, trigger.workflow));
       if (workflow === null) throw HeraldError.notFound(`workflow '${trigger.workflow}' not found`);
       if (!workflow.is_enabled) throw HeraldError.notFound(`workflow '${trigger.workflow}' is disabled`);
+      const link = workflow.payload_schema;
+      if (link) {
+        const problems = await this.infrastructure('reading the payload schema read model', () => this.schemas.problems(workspace.id, link, trigger.data));
+        if (problems.length > 0) throw HeraldError.validation(problems);
+      }
     }
     const accepted = await this.once(workspace, 'trigger', trigger.idempotency_key, proposedMessageId, (messageId) =>
       triggerMessages(workspace, trigger, messageId, via, this.clock.now()),

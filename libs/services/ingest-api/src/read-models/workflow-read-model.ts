@@ -4,16 +4,20 @@ import { DataSource } from 'typeorm';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { PayloadSchemaLink } from './payload-schema-read-model';
 
 export interface LiveWorkflow {
   readonly slug: string;
   readonly is_enabled: boolean;
   readonly trigger_type: string;
+  /** The schema its triggers' data must satisfy, if it links one. */
+  readonly payload_schema: PayloadSchemaLink | null;
 }
 
 interface AnnouncedWorkflow {
   readonly is_enabled?: boolean;
   readonly definition?: { readonly trigger_type?: string };
+  readonly payload_schema?: PayloadSchemaLink | null;
 }
 
 const CACHE_TTL_MS = 2_000;
@@ -50,7 +54,7 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
     const cacheKey = `${workspaceId}\u0000${slug}`;
     const cached = this.cache.get(cacheKey);
     if (cached !== undefined) return cached;
-    const [row] = (await this.db.query(`SELECT slug, is_enabled, trigger_type FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2`, [
+    const [row] = (await this.db.query(`SELECT slug, is_enabled, trigger_type, payload_schema FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2`, [
       workspaceId,
       slug,
     ])) as LiveWorkflow[];
@@ -71,10 +75,18 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
       const document = (change.document ?? {}) as AnnouncedWorkflow;
       // A redelivered or reordered older announcement never overwrites a newer one.
       await this.db.query(
-        `INSERT INTO ingest.workflows (workspace_id, slug, is_enabled, trigger_type, version) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = EXCLUDED.is_enabled, trigger_type = EXCLUDED.trigger_type, version = EXCLUDED.version
+        `INSERT INTO ingest.workflows (workspace_id, slug, is_enabled, trigger_type, version, payload_schema) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+         ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = EXCLUDED.is_enabled, trigger_type = EXCLUDED.trigger_type, version = EXCLUDED.version,
+           payload_schema = EXCLUDED.payload_schema
          WHERE ingest.workflows.version < EXCLUDED.version`,
-        [change.workspace_id, change.id, document.is_enabled !== false, document.definition?.trigger_type ?? 'api', change.version],
+        [
+          change.workspace_id,
+          change.id,
+          document.is_enabled !== false,
+          document.definition?.trigger_type ?? 'api',
+          change.version,
+          document.payload_schema ? JSON.stringify(document.payload_schema) : null,
+        ],
       );
     }
     this.cache.clear();

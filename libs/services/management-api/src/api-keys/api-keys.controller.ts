@@ -1,25 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { writeOutbox } from '@herald/event-store';
-import { CLOCK, Clock, generateCredential, hashToken } from '@herald/runtime';
+import { generateCredential, hashToken } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '@herald/database';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateApiKeyDto } from './api-key.dto';
-
-interface ApiKeyRow {
-  id: string;
-  name: string;
-  key_hint: string;
-  key_hash: Buffer;
-  created_at: Date;
-  deleted_at: Date | null;
-}
+import { ApiKeyRow, ApiKeyStore } from './api-key-store';
 
 export interface ApiKeyView {
   readonly id: string;
@@ -41,9 +27,8 @@ export interface ApiKeyView {
 @UseGuards(ServiceTokenGuard)
 export class ApiKeysController {
   constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
+    private readonly store: ApiKeyStore,
     private readonly scope: WorkspaceScope,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get()
@@ -55,15 +40,7 @@ export class ApiKeysController {
   ): Promise<OffsetList<ApiKeyView>> {
     const page = offsetPage(limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const [{ count }] = (await this.db.query(
-      `SELECT count(*)::int AS count FROM management.api_keys WHERE workspace_id = $1 AND deleted_at IS NULL`,
-      [workspace.id],
-    )) as Array<{ count: number }>;
-    const rows = (await this.db.query(
-      `SELECT id, name, key_hint, key_hash, created_at, deleted_at FROM management.api_keys
-        WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-      [workspace.id, page.limit, page.offset],
-    )) as ApiKeyRow[];
+    const { count, rows } = await this.store.list(workspace, page);
     return { meta: { count, ...page }, results: rows.map(view) };
   }
 
@@ -76,28 +53,7 @@ export class ApiKeysController {
   ): Promise<ApiKeyView & { api_key: string }> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const apiKey = generateCredential('hak');
-    const keyHash = hashToken(apiKey);
-    const row = await this.db.transaction(async (tx) => {
-      const [created] = (await tx.query(
-        `INSERT INTO management.api_keys (id, workspace_id, name, key_hash, key_hint)
-         VALUES ($1, $2, $3, $4, $5) RETURNING id, name, key_hint, key_hash, created_at, deleted_at`,
-        [randomUUID(), workspace.id, body.name, keyHash, maskedKey(apiKey)],
-      )) as ApiKeyRow[];
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
-        credentialsChangedMessage(
-          {
-            kind: 'api_key',
-            change: 'created',
-            api_key_id: created.id,
-            workspace_id: workspace.id,
-            workspace_slug: workspace.slug,
-            key_hash: keyHash.toString('hex'),
-          },
-          this.clock.now(),
-        ),
-      ]);
-      return created;
-    });
+    const row = await this.store.create(workspace, body.name, hashToken(apiKey), maskedKey(apiKey));
     return { ...view(row), api_key: apiKey };
   }
 
@@ -109,29 +65,7 @@ export class ApiKeysController {
     @Param('id', new ParseUUIDPipe({ exceptionFactory: () => HeraldError.notFound('API key not found') })) id: string,
   ): Promise<void> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    await this.db.transaction(async (tx) => {
-      const [row] = returningRows<ApiKeyRow>(
-        await tx.query(
-          `UPDATE management.api_keys SET deleted_at = now() WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-           RETURNING id, name, key_hint, key_hash, created_at, deleted_at`,
-          [id, workspace.id],
-        ),
-      );
-      if (!row) throw HeraldError.notFound('API key not found');
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
-        credentialsChangedMessage(
-          {
-            kind: 'api_key',
-            change: 'deleted',
-            api_key_id: row.id,
-            workspace_id: workspace.id,
-            workspace_slug: workspace.slug,
-            key_hash: row.key_hash.toString('hex'),
-          },
-          this.clock.now(),
-        ),
-      ]);
-    });
+    if (!(await this.store.remove(workspace, id))) throw HeraldError.notFound('API key not found');
   }
 }
 

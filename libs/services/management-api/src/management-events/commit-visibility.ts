@@ -7,13 +7,15 @@ import { collectAnnounced } from './announced-changes';
 
 /**
  * The read models a trigger goes through, per kind of definition: ingest-api answers
- * 404 for a workflow it does not know, and the engine runs it with its templates and
+ * 404 for a workflow it does not know (and checks trigger data against a linked
+ * schema), and the engine runs it with its templates and
  * categories. A commit is visible once each of them acknowledged the version.
  */
 const READERS: Partial<Record<DefinitionKind, readonly string[]>> = {
   workflow: ['ingest-api', 'workflow-engine'],
   template: ['workflow-engine'],
   category: ['workflow-engine'],
+  schema: ['ingest-api'],
 };
 
 interface Waiter {

@@ -133,7 +133,7 @@ export const managementOpenApi = {
     title: 'Herald management API',
     version: '1.2.2',
     description:
-      'Workspaces, workspace keys, API keys, preference categories, templates, vendors and workflows of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
+      'Workspaces, workspace keys, API keys, preference categories, templates, vendors, workflows and schemas of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
   },
   servers: [{ url: 'http://127.0.0.1:3001' }],
   security,
@@ -347,6 +347,7 @@ export const managementOpenApi = {
           override_recipients_single_object_fields_expr: nullable({ type: 'string' }),
           override_actor_user_expr: nullable({ type: 'string' }),
           override_tenant_expr: nullable({ type: 'string' }),
+          payload_schema: nullable(ref('PayloadSchemaLink')),
           active_at: nullable(dateTime),
           updated_by: actor,
           tree: { type: 'object' },
@@ -367,7 +368,45 @@ export const managementOpenApi = {
           trigger_events: { type: 'array', items: { type: 'string' } },
           ratelimit: nullable({ type: 'object' }),
           conditions: nullable({ type: 'array' }),
+          payload_schema: nullable(ref('PayloadSchemaLink')),
           tree: { type: 'object', properties: { nodes: { type: 'array', items: workflowNode } } },
+        },
+      },
+      PayloadSchemaLink: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['schema'],
+        description: 'A schema the data of triggers must satisfy (ingest answers 400 naming each failing path); it must be live when the workflow is committed',
+        properties: {
+          schema: { type: 'string', minLength: 1, description: 'Schema slug' },
+          version_no: nullable({ type: 'integer', minimum: 1, description: 'A committed version to pin; null or absent: the live one' }),
+        },
+      },
+      Schema: {
+        type: 'object',
+        required: ['slug', 'name', 'description', 'status', 'version_no', 'hash', 'json_schema', 'created_at', 'updated_at', 'committed_at', 'commit_message'],
+        properties: {
+          slug: { type: 'string', pattern: '^[a-z0-9-_]+$' },
+          name: { type: 'string' },
+          description: nullable({ type: 'string' }),
+          status: { type: 'string', enum: ['draft', 'live'] },
+          version_no: { type: 'integer', minimum: 1 },
+          hash: sha256,
+          json_schema: { type: 'object', description: 'A JSON Schema (draft 2020-12, or draft-07 when its $schema says so)' },
+          created_at: dateTime,
+          updated_at: dateTime,
+          committed_at: nullable(dateTime),
+          commit_message: nullable({ type: 'string' }),
+        },
+      },
+      SchemaBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'json_schema'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          description: nullable({ type: 'string' }),
+          json_schema: { type: 'object', description: 'Must compile as a JSON Schema (400 otherwise, with the reason)' },
         },
       },
       WorkflowVersion: {
@@ -454,6 +493,73 @@ export const managementOpenApi = {
             description:
               'A delivery whose content uses a variable missing from the data fails with delivery_failure, its failure_reason naming each missing `field: path`, and is not retried (instead of rendering it empty). Takes effect when committed',
           },
+        },
+      },
+      MockDataBody: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'A partial update: the fields given replace the current ones; null clears a nullable one',
+        properties: {
+          payload: { type: 'object', description: 'Sample trigger data' },
+          tenant_id: nullable({ type: 'string', minLength: 1 }),
+          is_batch: { type: 'boolean' },
+          batch_count: { type: 'integer', minimum: 1, maximum: 100 },
+          recipient_sub_type: { type: 'string', enum: ['user', 'object'] },
+          recipient_distinct_id: nullable({ type: 'string', minLength: 1 }),
+          recipient_object: nullable(ref('ObjectRef')),
+          actor_sub_type: { type: 'string', enum: ['user', 'object'] },
+          actor_distinct_id: nullable({ type: 'string', minLength: 1 }),
+          actor_object: nullable(ref('ObjectRef')),
+        },
+      },
+      ObjectRef: {
+        type: 'object',
+        required: ['object_type', 'id'],
+        properties: { object_type: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1 } },
+      },
+      MockData: {
+        type: 'object',
+        required: ['data', 'transformed_data'],
+        properties: {
+          data: {
+            type: 'object',
+            required: ['payload', 'tenant_id', 'is_batch', 'batch_count', 'recipient_sub_type', 'recipient_object', 'recipient_distinct_id', 'actor_sub_type', 'actor_object', 'actor_distinct_id'],
+            properties: {
+              payload: { type: 'object' },
+              tenant_id: nullable({ type: 'string' }),
+              is_batch: { type: 'boolean' },
+              batch_count: { type: 'integer' },
+              recipient_sub_type: { type: 'string', enum: ['user', 'object'] },
+              recipient_object: nullable(ref('ObjectRef')),
+              recipient_distinct_id: nullable({ type: 'string' }),
+              actor_sub_type: { type: 'string', enum: ['user', 'object'] },
+              actor_object: nullable(ref('ObjectRef')),
+              actor_distinct_id: nullable({ type: 'string' }),
+            },
+          },
+          transformed_data: {
+            type: 'object',
+            description: 'What templates render with: the payload at the top, $recipient, $actor, $tenant and $brand, and $batched_events with $batched_events_count for a batch',
+          },
+        },
+      },
+      PreviewBody: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { data: { type: 'object', description: "Render with this instead of the template's mock data" } },
+      },
+      TemplatePreview: {
+        type: 'object',
+        required: ['template_slug', 'channel', 'variant_id', 'mode', 'data', 'rendered', 'missing_variables', 'error'],
+        properties: {
+          template_slug: { type: 'string' },
+          channel: channelName,
+          variant_id: { type: 'string' },
+          mode: { type: 'string', enum: ['draft', 'live'] },
+          data: { type: 'object', description: 'What the variant was rendered with' },
+          rendered: nullable({ type: 'object', required: ['channel'], properties: { channel: channelName }, description: 'The content as a dispatcher would send it' }),
+          missing_variables: { ...strings, description: '`field: path` of each placeholder the data had no value for' },
+          error: nullable({ type: 'string', description: 'Why the variant does not render (rendered is then null)' }),
         },
       },
       TemplateCommitBody: {
@@ -719,6 +825,11 @@ export const managementOpenApi = {
         requestBody: body(ref('WorkflowBody')),
         responses: { 201: json(ref('Workflow'), 'The draft with its validation_result, or the live version when committed'), ...errors(400, 401, 404) },
       },
+      delete: {
+        summary: 'Delete a workflow permanently (runs in flight finish on the version they started with)',
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
+        responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404) },
+      },
     },
     '/v1/{workspace}/workflow/{slug}/commit/': {
       patch: {
@@ -744,6 +855,40 @@ export const managementOpenApi = {
           200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: ref('WorkflowVersion') } } }, 'Newest first'),
           ...errors(400, 401, 404),
         },
+      },
+    },
+    '/v1/{workspace}/schema/': {
+      get: {
+        summary: 'List schemas',
+        parameters: [workspaceParam, modeQuery, ...paging],
+        responses: { 200: json(offsetList(ref('Schema')), 'Schemas, newest change first'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/schema/{schema_slug}/': {
+      get: {
+        summary: 'Get a schema (draft or live)',
+        parameters: [workspaceParam, pathParam('schema_slug', 'Schema slug'), modeQuery],
+        responses: { 200: json(ref('Schema'), 'The schema'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: 'Create a schema or replace its draft (and commit it with commit=true)',
+        parameters: [
+          workspaceParam,
+          pathParam('schema_slug', 'Schema slug'),
+          query('commit', { type: 'boolean' }, 'Commit the draft at once'),
+          query('commit_message', { type: 'string' }, 'Commit message'),
+        ],
+        requestBody: body(ref('SchemaBody')),
+        responses: { 200: json(ref('Schema'), 'The draft, or the live version when committed'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v1/{workspace}/schema/{schema_slug}/commit/': {
+      patch: {
+        summary: 'Commit the draft of a schema',
+        description: 'Announced by definition.changed; answers once ingest checks triggers against it.',
+        parameters: [workspaceParam, pathParam('schema_slug', 'Schema slug'), query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        responses: { 200: json(ref('Schema'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },
     '/v2/{workspace}/template/': {
@@ -812,6 +957,29 @@ export const managementOpenApi = {
         summary: 'Remove the draft of a variant (the live one stays until the next commit)',
         parameters: variantParams,
         responses: { 204: { description: 'Removed' }, ...errors(401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/mock_data/': {
+      get: {
+        summary: "A template's mock data (sample input for previews) and what it renders as",
+        description: 'One per template, not versioned: both modes read the same.',
+        parameters: [workspaceParam, templateParam, modeQuery],
+        responses: { 200: json(ref('MockData'), 'The mock data; the defaults until first set'), ...errors(400, 401, 404) },
+      },
+      patch: {
+        summary: "Update a template's mock data",
+        parameters: [workspaceParam, templateParam],
+        requestBody: body(ref('MockDataBody')),
+        responses: { 200: json(ref('MockData'), 'The mock data after the update'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/preview/': {
+      post: {
+        summary: 'Render a variant with the mock data, or with given data (Herald)',
+        description: "The dispatchers' renderer, so the preview is what would be sent. A variant that does not render is still a 200, with `error`.",
+        parameters: [...variantParams, modeQuery],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('PreviewBody') } } },
+        responses: { 200: json(ref('TemplatePreview'), 'The rendered variant'), ...errors(400, 401, 404) },
       },
     },
     '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/vendor_approval/': {

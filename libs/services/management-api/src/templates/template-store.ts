@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
 import { Channel, DefinitionChanged, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
@@ -8,19 +10,127 @@ import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-event
 import { returningRows } from '@herald/database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { templateHash } from './template-commit';
-import { Mode, TEMPLATE_COLUMNS, TemplateRow, VARIANT_COLUMNS, VARIANT_ORDER, VariantRow } from './template-rows';
+import { DEFAULT_MOCK_DATA, MockData } from './mock-data';
+import { likePattern } from './template-params';
+import { Mode, TEMPLATE_COLUMNS, TemplateMeta, TemplateRow, VARIANT_COLUMNS, VARIANT_ORDER, VariantRow } from './template-rows';
 import { liveDocument } from './template-views';
 
 /** The DataSource outside a transaction, the transaction's manager inside one. */
 export type Queryable = Pick<EntityManager, 'query'>;
 
+/** A transaction of the template store: what `transaction` hands its work. */
+export type TemplateTransaction = EntityManager;
+
 /**
  * Reads and writes of templates and variants (schema-qualified, parameterised SQL),
- * shared by the template, variant and approval controllers.
+ * shared by the template, variant and approval controllers. A change spanning
+ * several calls runs them in one `transaction`; reads outside one use `connection`.
  */
 @Injectable()
 export class TemplateStore {
-  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+  constructor(
+    @InjectDataSource('management') private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  get connection(): Queryable {
+    return this.db;
+  }
+
+  transaction<T>(work: (tx: TemplateTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Newest first; `live` lists only templates with a live version; `q` matches slug or name. */
+  async list(workspace: ScopedWorkspace, mode: Mode, q: string | undefined, page: OffsetPage): Promise<{ count: number; rows: TemplateRow[] }> {
+    const where = `workspace_id = $1 AND ($2 = 'draft' OR live IS NOT NULL)
+      AND ($3::text IS NULL OR slug ILIKE $3 OR (CASE WHEN $2 = 'live' THEN live->>'name' ELSE name END) ILIKE $3)`;
+    const filter = [workspace.id, mode, q ? likePattern(q) : null];
+    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM management.templates WHERE ${where}`, filter)) as Array<{
+      count: number;
+    }>;
+    const rows = (await this.db.query(
+      `SELECT ${TEMPLATE_COLUMNS} FROM management.templates WHERE ${where} ORDER BY created_at DESC, slug LIMIT $4 OFFSET $5`,
+      [...filter, page.limit, page.offset],
+    )) as TemplateRow[];
+    return { count, rows };
+  }
+
+  /** Creates the template if new, and locks it (FOR UPDATE) for the rest of the transaction. */
+  async createAndLock(tx: EntityManager, workspace: ScopedWorkspace, slug: string, name: string): Promise<TemplateRow> {
+    await tx.query(
+      `INSERT INTO management.templates (id, workspace_id, slug, name, hash) VALUES ($1, $2, $3, $4, '')
+       ON CONFLICT (workspace_id, slug) DO NOTHING`,
+      [randomUUID(), workspace.id, slug, name],
+    );
+    return this.requireTemplate(tx, workspace, slug, true);
+  }
+
+  /** The draft metadata; the caller refreshes the draft's hash after. */
+  async updateDraftMeta(tx: EntityManager, templateId: string, meta: TemplateMeta): Promise<TemplateRow> {
+    const [updated] = returningRows<TemplateRow>(
+      await tx.query(
+        `UPDATE management.templates SET name = $2, description = $3, tags = $4::jsonb, enabled_channels = $5::jsonb, strict = $6
+          WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
+        [templateId, meta.name, meta.description, JSON.stringify(meta.tags), JSON.stringify(meta.enabled_channels), meta.strict],
+      ),
+    );
+    return updated;
+  }
+
+  /** Adds a channel to the template's enabled ones (a variant was added to it). */
+  async enableChannel(tx: EntityManager, template: TemplateRow, channel: Channel): Promise<TemplateRow> {
+    if (template.enabled_channels.includes(channel)) return template;
+    const [updated] = returningRows<TemplateRow>(
+      await tx.query(`UPDATE management.templates SET enabled_channels = $2::jsonb WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`, [
+        template.id,
+        JSON.stringify([...template.enabled_channels, channel]),
+      ]),
+    );
+    return updated;
+  }
+
+  /**
+   * Writes a commit: the variant rows it planned replace the live ones (and update
+   * drafts), and the live metadata becomes the next version. Not yet announced.
+   */
+  async writeCommit(
+    tx: EntityManager,
+    template: TemplateRow,
+    variants: readonly VariantRow[],
+    live: TemplateMeta,
+    commitMessage: string | null,
+    now: Date,
+  ): Promise<TemplateRow> {
+    await tx.query(`DELETE FROM management.template_variants WHERE template_id = $1 AND mode = 'live'`, [template.id]);
+    for (const row of variants) await this.writeVariant(tx, row);
+    const [committed] = returningRows<TemplateRow>(
+      await tx.query(
+        `UPDATE management.templates SET live = $2::jsonb, version_no = coalesce(version_no, 0) + 1, commit_message = $3, active_at = $4
+          WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
+        [template.id, JSON.stringify(live), commitMessage, now],
+      ),
+    );
+    return committed;
+  }
+
+  /** The template's mock data; the defaults until it is first set. */
+  async mockData(workspace: ScopedWorkspace, slug: string): Promise<MockData> {
+    const template = await this.requireTemplate(this.db, workspace, slug);
+    const [row] = (await this.db.query(`SELECT mock_data FROM management.templates WHERE id = $1`, [template.id])) as Array<{ mock_data: MockData | null }>;
+    return row?.mock_data ?? DEFAULT_MOCK_DATA;
+  }
+
+  /** Applies `update` to the current mock data and saves the result, one change of a template at a time. */
+  async updateMockData(workspace: ScopedWorkspace, slug: string, update: (current: MockData) => MockData): Promise<MockData> {
+    return this.db.transaction(async (tx) => {
+      const template = await this.requireTemplate(tx, workspace, slug, true);
+      const [row] = (await tx.query(`SELECT mock_data FROM management.templates WHERE id = $1`, [template.id])) as Array<{ mock_data: MockData | null }>;
+      const next = update(row?.mock_data ?? DEFAULT_MOCK_DATA);
+      await tx.query(`UPDATE management.templates SET mock_data = $2::jsonb WHERE id = $1`, [template.id, JSON.stringify(next)]);
+      return next;
+    });
+  }
 
   /** The template or 404; `lock` holds it (FOR UPDATE) so changes to one template run one at a time. */
   async requireTemplate(db: Queryable, workspace: ScopedWorkspace, slug: string, lock = false): Promise<TemplateRow> {

@@ -1,16 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { Channel, HeraldError } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '@herald/database';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { sha256Of } from '../hashing/canonical-hash';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
 import { channelOf, modeOf } from './template-params';
-import { TEMPLATE_COLUMNS, TemplateRow, VariantRow } from './template-rows';
+import { VariantRow } from './template-rows';
 import { TemplateStore, variantNotFound } from './template-store';
 import { VariantDetailView, VariantSummaryView, variantDetailView, variantSummaryView } from './template-views';
 import { UpsertVariantDto, VARIANT_ID } from './variant.dto';
@@ -26,7 +23,6 @@ import { APPROVAL_CHANNELS } from './vendor-approval';
 @UseGuards(ServiceTokenGuard)
 export class TemplateVariantsController {
   constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
     private readonly scope: WorkspaceScope,
     private readonly store: TemplateStore,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -69,8 +65,8 @@ export class TemplateVariantsController {
     const channel = channelOf(rawChannel);
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const template = await this.store.requireTemplate(this.db, workspace, slug);
-    const row = await this.store.variant(this.db, template.id, mode, channel, variantId);
+    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
+    const row = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
     if (!row) throw variantNotFound(slug, channel, variantId, mode);
     return variantDetailView(row, slug);
   }
@@ -95,7 +91,7 @@ export class TemplateVariantsController {
     if (!VARIANT_ID.test(variantId)) throw HeraldError.validation([{ path: 'variant_id', message: `must match ${VARIANT_ID.source}` }]);
     const needsVendorApproval = vendorApprovalOf(channel, body.needs_vendor_approval);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.db.transaction(async (tx) => {
+    return this.store.transaction(async (tx) => {
       const template = await this.store.requireTemplate(tx, workspace, slug, true);
       const tenantId = body.tenant_id ?? null;
       const siblings = await this.store.variants(tx, template.id, 'draft', { channel });
@@ -131,7 +127,7 @@ export class TemplateVariantsController {
         updated_at: now,
       };
       await this.store.writeVariant(tx, row);
-      await this.store.refreshDraft(tx, await this.enableChannel(tx, template, channel));
+      await this.store.refreshDraft(tx, await this.store.enableChannel(tx, template, channel));
       return variantDetailView(row, slug);
     });
   }
@@ -148,7 +144,7 @@ export class TemplateVariantsController {
   ): Promise<void> {
     const channel = channelOf(rawChannel);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    await this.db.transaction(async (tx) => {
+    await this.store.transaction(async (tx) => {
       const template = await this.store.requireTemplate(tx, workspace, slug, true);
       const removed = await this.store.deleteVariant(tx, template.id, 'draft', channel, variantId);
       if (!removed) throw variantNotFound(slug, channel, variantId, 'draft');
@@ -168,21 +164,10 @@ export class TemplateVariantsController {
     const page = offsetPage(limit, offset);
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const template = await this.store.requireTemplate(this.db, workspace, slug);
-    const count = await this.store.countVariants(this.db, template.id, mode, channel);
-    const rows = await this.store.variants(this.db, template.id, mode, { channel, page });
+    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
+    const count = await this.store.countVariants(this.store.connection, template.id, mode, channel);
+    const rows = await this.store.variants(this.store.connection, template.id, mode, { channel, page });
     return { meta: { count, ...page }, results: rows.map((row) => variantSummaryView(row, slug)) };
-  }
-
-  private async enableChannel(tx: EntityManager, template: TemplateRow, channel: Channel): Promise<TemplateRow> {
-    if (template.enabled_channels.includes(channel)) return template;
-    const [updated] = returningRows<TemplateRow>(
-      await tx.query(`UPDATE management.templates SET enabled_channels = $2::jsonb WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`, [
-        template.id,
-        JSON.stringify([...template.enabled_channels, channel]),
-      ]),
-    );
-    return updated;
   }
 }
 

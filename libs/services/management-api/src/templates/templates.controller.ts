@@ -1,18 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { returningRows } from '@herald/database';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { commitErrors, planCommit } from './template-commit';
 import { CommitTemplateDto, TEMPLATE_SLUG, UpsertTemplateDto } from './template.dto';
-import { likePattern, modeOf } from './template-params';
-import { Mode, TEMPLATE_COLUMNS, TemplateMeta, TemplateRow, VariantRow } from './template-rows';
-import { TemplateStore } from './template-store';
+import { modeOf } from './template-params';
+import { Mode, TemplateMeta, TemplateRow, VariantRow } from './template-rows';
+import { Queryable, TemplateStore, TemplateTransaction } from './template-store';
 import { TemplateView, templateView } from './template-views';
 
 /**
@@ -23,7 +19,6 @@ import { TemplateView, templateView } from './template-views';
 @UseGuards(ServiceTokenGuard)
 export class TemplatesController {
   constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
     private readonly scope: WorkspaceScope,
     private readonly store: TemplateStore,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -42,17 +37,8 @@ export class TemplatesController {
     const page = offsetPage(limit, offset);
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const where = `workspace_id = $1 AND ($2 = 'draft' OR live IS NOT NULL)
-      AND ($3::text IS NULL OR slug ILIKE $3 OR (CASE WHEN $2 = 'live' THEN live->>'name' ELSE name END) ILIKE $3)`;
-    const filter = [workspace.id, mode, q ? likePattern(q) : null];
-    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM management.templates WHERE ${where}`, filter)) as Array<{
-      count: number;
-    }>;
-    const rows = (await this.db.query(
-      `SELECT ${TEMPLATE_COLUMNS} FROM management.templates WHERE ${where} ORDER BY created_at DESC, slug LIMIT $4 OFFSET $5`,
-      [...filter, page.limit, page.offset],
-    )) as TemplateRow[];
-    const counts = await this.store.channelCounts(this.db, rows.map((row) => row.id), mode);
+    const { count, rows } = await this.store.list(workspace, mode, q, page);
+    const counts = await this.store.channelCounts(this.store.connection, rows.map((row) => row.id), mode);
     return { meta: { count, ...page }, results: rows.map((row) => templateView(row, mode, counts.get(row.id) ?? new Map())) };
   }
 
@@ -65,9 +51,9 @@ export class TemplatesController {
   ): Promise<TemplateView> {
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const row = await this.store.requireTemplate(this.db, workspace, slug);
+    const row = await this.store.requireTemplate(this.store.connection, workspace, slug);
     if (mode === 'live' && !row.live) throw HeraldError.notFound(`template (slug: '${slug}') has no live version; commit it first`);
-    return this.view(this.db, row, mode);
+    return this.view(this.store.connection, row, mode);
   }
 
   /** Creates the template, or updates its draft metadata: the reference answers 200 either way. */
@@ -81,13 +67,8 @@ export class TemplatesController {
   ): Promise<TemplateView> {
     if (!TEMPLATE_SLUG.test(slug)) throw HeraldError.validation([{ path: 'template_slug', message: `must match ${TEMPLATE_SLUG.source}` }]);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO management.templates (id, workspace_id, slug, name, hash) VALUES ($1, $2, $3, $4, '')
-         ON CONFLICT (workspace_id, slug) DO NOTHING`,
-        [randomUUID(), workspace.id, slug, body.name],
-      );
-      const current = await this.store.requireTemplate(tx, workspace, slug, true);
+    return this.store.transaction(async (tx) => {
+      const current = await this.store.createAndLock(tx, workspace, slug, body.name);
       const meta: TemplateMeta = {
         name: body.name,
         description: body.description !== undefined ? body.description : current.description,
@@ -95,13 +76,7 @@ export class TemplatesController {
         enabled_channels: body.enabled_channels ?? current.enabled_channels,
         strict: body.strict ?? current.strict ?? false,
       };
-      const [updated] = returningRows<TemplateRow>(
-        await tx.query(
-          `UPDATE management.templates SET name = $2, description = $3, tags = $4::jsonb, enabled_channels = $5::jsonb, strict = $6
-            WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
-          [current.id, meta.name, meta.description, JSON.stringify(meta.tags), JSON.stringify(meta.enabled_channels), meta.strict],
-        ),
-      );
+      const updated = await this.store.updateDraftMeta(tx, current.id, meta);
       return this.view(tx, await this.store.refreshDraft(tx, updated), 'draft');
     });
   }
@@ -125,7 +100,7 @@ export class TemplatesController {
       throw HeraldError.validation([{ path: 'commit_message', message: 'must be at most 1000 characters' }]);
     }
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.db.transaction(async (tx) => {
+    return this.store.transaction(async (tx) => {
       const template = await this.store.requireTemplate(tx, workspace, slug, true);
       if (template.live && template.live_hash === template.hash) return this.view(tx, template, 'live');
       const drafts = await this.store.variants(tx, template.id, 'draft');
@@ -136,7 +111,7 @@ export class TemplatesController {
   }
 
   private async publish(
-    tx: EntityManager,
+    tx: TemplateTransaction,
     workspace: ScopedWorkspace,
     template: TemplateRow,
     drafts: readonly VariantRow[],
@@ -145,8 +120,6 @@ export class TemplatesController {
     const now = this.clock.now();
     const lives = await this.store.variants(tx, template.id, 'live');
     const plan = planCommit(drafts, lives, now);
-    await tx.query(`DELETE FROM management.template_variants WHERE template_id = $1 AND mode = 'live'`, [template.id]);
-    for (const row of [...plan.live, ...plan.draft]) await this.store.writeVariant(tx, row);
     const live: TemplateMeta = {
       name: template.name,
       description: template.description,
@@ -154,17 +127,11 @@ export class TemplatesController {
       enabled_channels: template.enabled_channels,
       strict: template.strict ?? false,
     };
-    const [committed] = returningRows<TemplateRow>(
-      await tx.query(
-        `UPDATE management.templates SET live = $2::jsonb, version_no = coalesce(version_no, 0) + 1, commit_message = $3, active_at = $4
-          WHERE id = $1 RETURNING ${TEMPLATE_COLUMNS}`,
-        [template.id, JSON.stringify(live), commitMessage, now],
-      ),
-    );
+    const committed = await this.store.writeCommit(tx, template, [...plan.live, ...plan.draft], live, commitMessage, now);
     return this.store.announce(tx, workspace, committed, 'committed');
   }
 
-  private async view(db: EntityManager | DataSource, row: TemplateRow, mode: Mode): Promise<TemplateView> {
+  private async view(db: Queryable, row: TemplateRow, mode: Mode): Promise<TemplateView> {
     const counts = await this.store.channelCounts(db, [row.id], mode);
     return templateView(row, mode, counts.get(row.id) ?? new Map());
   }

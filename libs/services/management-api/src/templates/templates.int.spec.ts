@@ -711,6 +711,83 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
     });
   });
 
+  describe('mock data and preview', () => {
+    const mock = `${T}/preview-me/mock_data/`;
+
+    beforeAll(async () => {
+      expect((await call('POST', `${T}/preview-me/`, { name: 'Preview me', enabled_channels: ['email'] })).status).toBe(200);
+      const content = { subject: 'Order {{order}} for {{$recipient.distinct_id}}', html: '<p>{{order}} &amp; {{note}}</p>', text: '{{$batched_events_count}} orders' };
+      expect((await call('POST', variantPath('preview-me', 'email', 'default'), { locale: 'en', content })).status).toBe(200);
+    });
+
+    it('answers the defaults until set, then keeps the fields a PATCH leaves out', async () => {
+      expect((await call('GET', mock)).body).toEqual({
+        data: {
+          payload: {},
+          tenant_id: null,
+          is_batch: false,
+          batch_count: 2,
+          recipient_sub_type: 'user',
+          recipient_object: null,
+          recipient_distinct_id: null,
+          actor_sub_type: 'user',
+          actor_object: null,
+          actor_distinct_id: null,
+        },
+        transformed_data: {},
+      });
+      expect((await call('PATCH', mock, { payload: { order: 'A-1' }, recipient_distinct_id: 'ada' })).status).toBe(200);
+      const updated = await call('PATCH', mock, { is_batch: true, batch_count: 3 });
+      expect(updated.body).toMatchObject({
+        data: { payload: { order: 'A-1' }, recipient_distinct_id: 'ada', is_batch: true, batch_count: 3 },
+        transformed_data: { order: 'A-1', $recipient: { distinct_id: 'ada' }, $batched_events_count: 3 },
+      });
+      expect((await call('GET', `${mock}?mode=live`)).body).toEqual(updated.body);
+    });
+
+    it('refuses invalid mock data by field path, changing nothing', async () => {
+      const before = (await call('GET', mock)).body;
+      const refused = await call('PATCH', mock, { payload: 'x', batch_count: 1000, recipient_sub_type: 'group' });
+      expect(refused.status).toBe(400);
+      expect(detailOf(refused)).toBe('payload: must be a JSON object; batch_count: must be an integer from 1 to 100; recipient_sub_type: must be one of user, object');
+      expect((await call('GET', mock)).body).toEqual(before);
+      expect((await call('GET', `${T}/no-such-template/mock_data/`)).status).toBe(404);
+    });
+
+    it('renders a draft variant with the mock data as the dispatchers would, naming missing variables', async () => {
+      const preview = await call('POST', variantPath('preview-me', 'email', 'default', 'preview/'));
+      expect(preview).toEqual({
+        status: 200,
+        body: {
+          template_slug: 'preview-me',
+          channel: 'email',
+          variant_id: 'default',
+          mode: 'draft',
+          data: expect.objectContaining({ order: 'A-1' }),
+          rendered: { channel: 'email', subject: 'Order A-1 for ada', html: '<p>A-1 &amp; </p>', text: '3 orders' },
+          missing_variables: ['html: note'],
+          error: null,
+        },
+      });
+    });
+
+    it('renders with the data given instead, and says why a variant does not render', async () => {
+      const given = await call('POST', variantPath('preview-me', 'email', 'default', 'preview/'), { data: { order: 'B-2', note: '<b>' } });
+      expect(given.body).toMatchObject({ rendered: { subject: 'Order B-2 for ', html: '<p>B-2 &amp; &lt;b&gt;</p>' } });
+      expect((await call('POST', variantPath('preview-me', 'email', 'default', 'preview/?mode=live'))).status).toBe(404);
+
+      expect((await call('POST', variantPath('preview-me', 'email', 'broken'), { locale: 'en', content: { subject: '{{#if}}', text: 'x' } })).status).toBe(200);
+      const broken = await call('POST', variantPath('preview-me', 'email', 'broken', 'preview/'));
+      expect(broken.body).toMatchObject({ rendered: null, error: expect.stringContaining('template error in subject') });
+    });
+
+    it('refuses an invalid preview body by field path', async () => {
+      const refused = await call('POST', variantPath('preview-me', 'email', 'default', 'preview/'), { data: [], extra: 1 });
+      expect(refused.status).toBe(400);
+      expect(detailOf(refused)).toBe('extra: is not a field of a preview request (data); data: must be a JSON object');
+    });
+  });
+
   describe('isolation', () => {
     it("shows another account none of this account's templates", async () => {
       expect((await call('GET', `${T}/`, undefined, otherToken)).body).toEqual({ meta: { count: 0, limit: 20, offset: 0 }, results: [] });

@@ -1,6 +1,4 @@
 import { Body, Controller, Inject, Param, Patch, Query, Req, UseGuards } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { Channel, HeraldError } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
@@ -8,7 +6,7 @@ import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
 import { channelOf, modeOf } from './template-params';
 import { TemplateRow, VariantRow } from './template-rows';
-import { TemplateStore, variantNotFound } from './template-store';
+import { Queryable, TemplateStore, variantNotFound } from './template-store';
 import { VariantDetailView, variantDetailView } from './template-views';
 import { DiscardVariantDto, VendorApprovalDto } from './variant-approval.dto';
 import { DISCARDABLE_STATUSES, applyVendorApproval, variantApprovalOf } from './vendor-approval';
@@ -28,7 +26,6 @@ interface LiveTarget {
 @UseGuards(ServiceTokenGuard)
 export class VariantApprovalController {
   constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
     private readonly scope: WorkspaceScope,
     private readonly store: TemplateStore,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -52,7 +49,7 @@ export class VariantApprovalController {
     const channel = channelOf(rawChannel);
     modeOf(mode, ['live'], 'live');
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.db.transaction(async (tx) => {
+    return this.store.transaction(async (tx) => {
       const { template, live } = await this.liveTarget(tx, workspace, slug, channel, variantId);
       const now = this.clock.now();
       const result = applyVendorApproval(live.vendor_approvals, body, now);
@@ -87,7 +84,7 @@ export class VariantApprovalController {
     const channel = channelOf(rawChannel);
     modeOf(mode, ['live'], 'live');
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.db.transaction(async (tx) => {
+    return this.store.transaction(async (tx) => {
       const { template, live } = await this.liveTarget(tx, workspace, slug, channel, variantId);
       if (!DISCARDABLE_STATUSES.includes(live.approval_status)) {
         throw new HeraldError(
@@ -112,7 +109,7 @@ export class VariantApprovalController {
   }
 
   /** The live variant, locked with its template; 404 when not live, 409 when it needs no vendor approval. */
-  private async liveTarget(tx: EntityManager, workspace: ScopedWorkspace, slug: string, channel: Channel, variantId: string): Promise<LiveTarget> {
+  private async liveTarget(tx: Queryable, workspace: ScopedWorkspace, slug: string, channel: Channel, variantId: string): Promise<LiveTarget> {
     const template = await this.store.requireTemplate(tx, workspace, slug, true);
     const live = await this.store.variant(tx, template.id, 'live', channel, variantId);
     if (!live) throw variantNotFound(slug, channel, variantId, 'live');

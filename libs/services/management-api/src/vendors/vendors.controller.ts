@@ -1,36 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { FieldError, HeraldError } from '@herald/contracts';
-import { writeOutbox } from '@herald/event-store';
-import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
-import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '@herald/database';
-import { ScopedWorkspace, WorkspaceScope, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
+import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { Credentials } from './credential-fields';
-import { CHANNELS, VendorSpec, isChannel, vendorSpecOf } from './vendor-catalogue';
+import { CHANNELS, isChannel, vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
-import { VendorChange, parseNewVendor, parseVendorUpdate } from './vendor.dto';
-
-interface VendorRow {
-  id: string;
-  channel: string;
-  vendor: string;
-  is_enabled: boolean;
-  priority: number;
-  /** Set only when it overrides the vendor's default. */
-  base_url: string | null;
-  settings: Record<string, unknown>;
-  credentials_sealed: Buffer | null;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
+import { VendorRow, VendorStore, sealedOf } from './vendor-store';
 
 export interface VendorView {
   readonly id: string;
@@ -50,17 +27,6 @@ export interface VendorView {
 }
 
 /**
- * The document of a vendor's `definition.changed` message: the whole configuration the
- * dispatchers need, its credentials still sealed (base64 of the SecretBox blob, opened
- * with HERALD_SECRETS_KEY and the associated data `vendor:<id>`).
- */
-export interface VendorDocument extends Omit<VendorView, 'credentials' | 'has_credentials' | 'created_at' | 'updated_at'> {
-  readonly credentials_sealed: string;
-}
-
-const COLUMNS = `id, channel, vendor, is_enabled, priority, base_url, settings, credentials_sealed, version, created_at, updated_at, deleted_at`;
-
-/**
  * decisions.md, Management API: the vendors a workspace delivers each channel through,
  * with sealed credentials and a fallback priority. PUT upserts and is partial on an
  * update (an absent field keeps its value, so settings change without resending secrets).
@@ -69,10 +35,9 @@ const COLUMNS = `id, channel, vendor, is_enabled, priority, base_url, settings, 
 @UseGuards(ServiceTokenGuard)
 export class VendorsController {
   constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
+    private readonly store: VendorStore,
     private readonly scope: WorkspaceScope,
     private readonly credentials: VendorCredentials,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Ordered by channel, then priority (the fallback order), then vendor. */
@@ -86,17 +51,7 @@ export class VendorsController {
   ): Promise<OffsetList<VendorView>> {
     const { page, onlyChannel } = listQuery(channel, limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const [{ count }] = (await this.db.query(
-      `SELECT count(*)::int AS count FROM management.vendors
-        WHERE workspace_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR channel = $2)`,
-      [workspace.id, onlyChannel],
-    )) as Array<{ count: number }>;
-    const rows = (await this.db.query(
-      `SELECT ${COLUMNS} FROM management.vendors
-        WHERE workspace_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR channel = $2)
-        ORDER BY channel, priority, vendor LIMIT $3 OFFSET $4`,
-      [workspace.id, onlyChannel, page.limit, page.offset],
-    )) as VendorRow[];
+    const { count, rows } = await this.store.list(workspace, onlyChannel, page);
     return { meta: { count, ...page }, results: rows.map((row) => this.view(row)) };
   }
 
@@ -108,13 +63,7 @@ export class VendorsController {
     @Param('vendor') vendor: string,
   ): Promise<VendorView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const spec = vendorSpecOf(channel, vendor);
-    const [row] = (await this.db.query(
-      `SELECT ${COLUMNS} FROM management.vendors WHERE workspace_id = $1 AND channel = $2 AND vendor = $3 AND deleted_at IS NULL`,
-      [workspace.id, spec.channel, spec.vendor],
-    )) as VendorRow[];
-    if (!row) throw notConfigured(spec);
-    return this.view(row);
+    return this.view(await this.store.get(workspace, vendorSpecOf(channel, vendor)));
   }
 
   /** 201 when the vendor was not configured (or had been deleted), 200 when it was updated. */
@@ -124,25 +73,12 @@ export class VendorsController {
     @Param('workspace') slug: string,
     @Param('channel') channel: string,
     @Param('vendor') vendor: string,
-    // Not a DTO type: the body is validated in the handler, with the path's vendor (vendor.dto.ts).
+    // Not a DTO type: the body is validated in the store, with the path's vendor (vendor.dto.ts).
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<VendorView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const spec = vendorSpecOf(channel, vendor);
-    const { row, created } = await this.db.transaction(async (tx) => {
-      await lockWorkspaceForWrites(tx, workspace.id);
-      const [existing] = (await tx.query(
-        `SELECT ${COLUMNS} FROM management.vendors WHERE workspace_id = $1 AND channel = $2 AND vendor = $3`,
-        [workspace.id, spec.channel, spec.vendor],
-      )) as Array<VendorRow | undefined>;
-      const live = existing?.deleted_at === null ? existing : undefined;
-      const written = live
-        ? await this.update(tx, workspace, spec, live, parseVendorUpdate(body, spec))
-        : await this.create(tx, workspace, spec, existing, body);
-      await this.announce(tx, workspace, written, 'upserted');
-      return { row: written, created: !live };
-    });
+    const { row, created } = await this.store.put(workspace, vendorSpecOf(channel, vendor), body);
     void reply.status(created ? 201 : 200);
     return this.view(row);
   }
@@ -156,110 +92,7 @@ export class VendorsController {
     @Param('vendor') vendor: string,
   ): Promise<void> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const spec = vendorSpecOf(channel, vendor);
-    await this.db.transaction(async (tx) => {
-      await lockWorkspaceForWrites(tx, workspace.id);
-      // The row stays (its version must keep increasing); the secrets of a removed vendor do not.
-      const [row] = returningRows<VendorRow>(
-        await tx.query(
-          `UPDATE management.vendors SET deleted_at = now(), updated_at = now(), credentials_sealed = NULL, version = version + 1
-            WHERE workspace_id = $1 AND channel = $2 AND vendor = $3 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-          [workspace.id, spec.channel, spec.vendor],
-        ),
-      );
-      if (!row) throw notConfigured(spec);
-      await this.announce(tx, workspace, row, 'deleted');
-    });
-  }
-
-  /** A first configuration, or a new one of a deleted vendor (which keeps its row, id and version count). */
-  private async create(
-    tx: EntityManager,
-    workspace: ScopedWorkspace,
-    spec: VendorSpec,
-    deleted: VendorRow | undefined,
-    body: unknown,
-  ): Promise<VendorRow> {
-    const change = parseNewVendor(body, spec);
-    await refuseTakenPriority(tx, workspace, spec, change.priority);
-    const id = deleted?.id ?? randomUUID();
-    const values = [
-      id,
-      change.is_enabled ?? true,
-      change.priority,
-      change.base_url ?? null,
-      JSON.stringify(change.settings ?? {}),
-      this.credentials.seal(id, change.credentials),
-    ];
-    if (deleted) {
-      const [row] = returningRows<VendorRow>(
-        await tx.query(
-          `UPDATE management.vendors SET is_enabled = $2, priority = $3, base_url = $4, settings = $5::jsonb, credentials_sealed = $6,
-                  version = version + 1, created_at = now(), updated_at = now(), deleted_at = NULL
-            WHERE id = $1 RETURNING ${COLUMNS}`,
-          values,
-        ),
-      );
-      return row;
-    }
-    const [row] = (await tx.query(
-      `INSERT INTO management.vendors (id, is_enabled, priority, base_url, settings, credentials_sealed, workspace_id, channel, vendor)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
-      [...values, workspace.id, spec.channel, spec.vendor],
-    )) as VendorRow[];
-    return row;
-  }
-
-  private async update(tx: EntityManager, workspace: ScopedWorkspace, spec: VendorSpec, live: VendorRow, change: VendorChange): Promise<VendorRow> {
-    const priority = change.priority ?? live.priority;
-    if (priority !== live.priority) await refuseTakenPriority(tx, workspace, spec, priority);
-    const [row] = returningRows<VendorRow>(
-      await tx.query(
-        `UPDATE management.vendors SET is_enabled = $2, priority = $3, base_url = $4, settings = $5::jsonb, credentials_sealed = $6,
-                version = version + 1, updated_at = now()
-          WHERE id = $1 RETURNING ${COLUMNS}`,
-        [
-          live.id,
-          change.is_enabled ?? live.is_enabled,
-          priority,
-          change.base_url === undefined ? live.base_url : change.base_url,
-          JSON.stringify(change.settings ?? live.settings),
-          change.credentials ? this.credentials.seal(live.id, change.credentials) : live.credentials_sealed,
-        ],
-      ),
-    );
-    return row;
-  }
-
-  private announce(tx: EntityManager, workspace: ScopedWorkspace, row: VendorRow, change: 'upserted' | 'deleted'): Promise<void> {
-    return writeOutbox(tx, MANAGEMENT_OUTBOX, [
-      definitionChangedMessage(
-        {
-          kind: 'vendor',
-          change,
-          workspace_id: workspace.id,
-          workspace_slug: workspace.slug,
-          id: `${row.channel}/${row.vendor}`,
-          version: row.version,
-          document: change === 'deleted' ? undefined : this.document(row),
-        },
-        this.clock.now(),
-      ),
-    ]);
-  }
-
-  private document(row: VendorRow): VendorDocument {
-    return {
-      id: row.id,
-      channel: row.channel,
-      vendor: row.vendor,
-      is_enabled: row.is_enabled,
-      priority: row.priority,
-      base_url: this.view(row).base_url,
-      settings: row.settings,
-      credentials_sealed: sealedOf(row).toString('base64'),
-      version: row.version,
-    };
+    await this.store.remove(workspace, vendorSpecOf(channel, vendor));
   }
 
   private view(row: VendorRow): VendorView {
@@ -282,32 +115,6 @@ export class VendorsController {
   }
 }
 
-function sealedOf(row: VendorRow): Buffer {
-  // Only deleted rows lack credentials (a CHECK constraint), and they are never shown.
-  if (!row.credentials_sealed) throw new Error(`vendor ${row.id} has no credentials`);
-  return row.credentials_sealed;
-}
-
-/**
- * Serialises the vendor changes of a workspace, so a priority check and the write that
- * follows see the same channel. NO KEY UPDATE leaves rows referencing the workspace
- * (keys, templates) free to be written meanwhile.
- */
-/** Two live vendors of a channel may not share a priority, or the fallback order would be ambiguous. */
-async function refuseTakenPriority(tx: EntityManager, workspace: ScopedWorkspace, spec: VendorSpec, priority: number): Promise<void> {
-  const [holder] = (await tx.query(
-    `SELECT vendor FROM management.vendors
-      WHERE workspace_id = $1 AND channel = $2 AND priority = $3 AND vendor <> $4 AND deleted_at IS NULL`,
-    [workspace.id, spec.channel, priority, spec.vendor],
-  )) as Array<{ vendor: string }>;
-  if (holder) throw new HeraldError('conflict', `priority ${priority} of channel '${spec.channel}' is already taken by '${holder.vendor}'`);
-}
-
-function notConfigured(spec: VendorSpec): HeraldError {
-  return HeraldError.notFound(`vendor '${spec.channel}/${spec.vendor}' is not configured`);
-}
-
-/** `?channel=` (optional, one of the channels) with the offset page, every invalid parameter reported at once. */
 function listQuery(channel: unknown, limit: string | undefined, offset: string | undefined): { page: OffsetPage; onlyChannel: string | null } {
   const errors: FieldError[] = [];
   let onlyChannel: string | null = null;

@@ -8,6 +8,7 @@ import { DefinitionValidationContext, WorkflowValidation, validateWorkflow } fro
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { returningRows } from '@herald/database';
 import { PreferenceCategoryStore } from '../preference-categories/preference-category-store';
+import { SchemaStore } from '../schemas/schema-store';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { sha256Of } from '../hashing/canonical-hash';
 import { EXPRESSION_SYNTAX, ExpressionSyntax, TEMPLATE_CATALOGUE, TemplateCatalogue } from './workflow-validation-ports';
@@ -32,6 +33,7 @@ export class WorkflowStore {
     @Inject(EXPRESSION_SYNTAX) private readonly syntax: ExpressionSyntax,
     @Inject(TEMPLATE_CATALOGUE) private readonly templates: TemplateCatalogue,
     private readonly categories: PreferenceCategoryStore,
+    private readonly schemas: SchemaStore,
   ) {}
 
   async list(
@@ -83,11 +85,15 @@ export class WorkflowStore {
 
   /** Creates the workflow or replaces its draft; the draft records its validation result either way. */
   async saveDraft(workspace: ScopedWorkspace, slug: string, document: WorkflowDocument, isEnabled?: boolean): Promise<WorkflowVersionRow> {
+    refuseMalformedSchemaLink(document);
     const { validation_result, categories } = await this.validate(workspace, document);
     refuseUnknownCategory(document, categories);
     return this.db.transaction(async (tx) => {
+      // A slug used before by a deleted workflow goes on counting its announced changes.
       await tx.query(
-        `INSERT INTO management.workflows (workspace_id, slug, is_enabled) VALUES ($1, $2, coalesce($3, true))
+        `INSERT INTO management.workflows (workspace_id, slug, is_enabled, announced_changes)
+         VALUES ($1, $2, coalesce($3, true),
+                 coalesce((SELECT announced_changes FROM management.deleted_workflows WHERE workspace_id = $1 AND slug = $2), 0))
          ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = coalesce($3, management.workflows.is_enabled)`,
         [workspace.id, slug, isEnabled ?? null],
       );
@@ -112,6 +118,7 @@ export class WorkflowStore {
     const draft = await this.get(workspace, slug, 'draft');
     if (draft.status !== 'draft') throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
     const { definition, validation_result } = await this.validate(workspace, draft.document);
+    await this.refuseSchemaNotLive(workspace, draft.document);
     return this.db.transaction(async (tx) => {
       await this.lockWorkflow(tx, workspace.id, slug);
       if (!definition) {
@@ -163,6 +170,42 @@ export class WorkflowStore {
     });
   }
 
+  /**
+   * Deletes the workflow, its draft and every version, and announces it: ingest then
+   * refuses new triggers (404). Runs already started are unaffected, since each carries
+   * the definition it started with (the engine's run.started event).
+   */
+  async remove(workspace: ScopedWorkspace, slug: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const [workflow] = (await tx.query(
+        `SELECT announced_changes FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`,
+        [workspace.id, slug],
+      )) as Array<{ announced_changes: number }>;
+      if (!workflow) throw HeraldError.notFound(`workflow '${slug}' not found`);
+      await tx.query(`DELETE FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
+      await tx.query(`DELETE FROM management.workflows WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
+      await tx.query(
+        `INSERT INTO management.deleted_workflows (workspace_id, slug, announced_changes) VALUES ($1, $2, $3)
+         ON CONFLICT (workspace_id, slug) DO UPDATE SET announced_changes = EXCLUDED.announced_changes`,
+        [workspace.id, slug, workflow.announced_changes + 1],
+      );
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
+        definitionChangedMessage(
+          {
+            kind: 'workflow',
+            change: 'deleted',
+            workspace_id: workspace.id,
+            workspace_slug: workspace.slug,
+            id: slug,
+            // Above every version announced before, so the read models drop all of them.
+            version: workflow.announced_changes + 1,
+          },
+          this.clock.now(),
+        ),
+      ]);
+    });
+  }
+
   private async announce(
     tx: EntityManager,
     workspace: ScopedWorkspace,
@@ -193,6 +236,8 @@ export class WorkflowStore {
             is_enabled: live.is_enabled,
             hash: live.hash,
             definition,
+            // Not part of the engine's definition: ingest checks trigger data with it.
+            payload_schema: live.document.payload_schema ?? null,
           },
         },
         this.clock.now(),
@@ -212,6 +257,20 @@ export class WorkflowStore {
       templateExists: (slug) => templates.has(slug),
     };
     return { ...validateWorkflow(document, context), categories };
+  }
+
+  /** A workflow goes live only linked to a schema that is live (ingest could not check its triggers otherwise). */
+  private async refuseSchemaNotLive(workspace: ScopedWorkspace, document: WorkflowDocument): Promise<void> {
+    const link = document.payload_schema as { schema: string; version_no?: number | null } | null | undefined;
+    if (!link) return;
+    if (!(await this.schemas.liveSlugs(workspace.id)).has(link.schema)) {
+      throw HeraldError.validation([
+        { path: 'payload_schema.schema', message: `no live schema with slug "${link.schema}" (commit it: PATCH /v1/{workspace}/schema/${link.schema}/commit/)` },
+      ]);
+    }
+    if (typeof link.version_no === 'number' && !(await this.schemas.hasCommittedVersion(workspace.id, link.schema, link.version_no))) {
+      throw HeraldError.validation([{ path: 'payload_schema.version_no', message: `schema "${link.schema}" has no committed version ${link.version_no}` }]);
+    }
   }
 
   /** Saves and commits of one workflow take turns. */
@@ -249,6 +308,23 @@ export class WorkflowStore {
     return `(v.status = 'draft' OR (v.status = 'active' AND NOT EXISTS (
       SELECT 1 FROM management.workflow_versions d WHERE d.workspace_id = v.workspace_id AND d.slug = v.slug AND d.status = 'draft')))`;
   }
+}
+
+/** `payload_schema`: null, or `{schema, version_no?}` naming a schema by slug (the reference's shape). */
+function refuseMalformedSchemaLink(document: WorkflowDocument): void {
+  const link = document.payload_schema;
+  if (link === undefined || link === null) return;
+  const errors: Array<{ path: string; message: string }> = [];
+  if (typeof link !== 'object' || Array.isArray(link)) errors.push({ path: 'payload_schema', message: 'must be null or an object {schema, version_no}' });
+  else {
+    const { schema, version_no, ...rest } = link as Record<string, unknown>;
+    if (typeof schema !== 'string' || schema === '') errors.push({ path: 'payload_schema.schema', message: 'is required: a schema slug' });
+    if (version_no !== undefined && version_no !== null && !(Number.isInteger(version_no) && (version_no as number) >= 1)) {
+      errors.push({ path: 'payload_schema.version_no', message: 'must be a positive integer or null (the live version)' });
+    }
+    for (const key of Object.keys(rest)) errors.push({ path: `payload_schema.${key}`, message: 'is not a field of payload_schema (schema, version_no)' });
+  }
+  if (errors.length > 0) throw HeraldError.validation(errors);
 }
 
 /**

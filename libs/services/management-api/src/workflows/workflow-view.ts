@@ -17,6 +17,7 @@ export const WRITABLE_FIELDS = [
   'override_recipients_single_object_fields_expr',
   'override_actor_user_expr',
   'override_tenant_expr',
+  'payload_schema',
   'tree',
 ] as const;
 
@@ -64,6 +65,7 @@ export function workflowView(row: WorkflowVersionRow): Record<string, unknown> {
     override_recipients_single_object_fields_expr: d.override_recipients_single_object_fields_expr ?? null,
     override_actor_user_expr: d.override_actor_user_expr ?? null,
     override_tenant_expr: d.override_tenant_expr ?? null,
+    payload_schema: d.payload_schema ?? null,
     active_at: row.status === 'draft' ? null : row.active_at,
     updated_by: row.updated_by,
     tree: d.tree ?? { nodes: [] },

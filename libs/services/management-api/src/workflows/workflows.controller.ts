@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
@@ -124,6 +124,14 @@ export class WorkflowsController {
     if (typeof isEnabled !== 'boolean') throw HeraldError.validation([{ path: 'is_enabled', message: 'must be a boolean' }]);
     const workspace = await this.workspace(request, workspaceSlug);
     return workflowView(await this.store.setEnabled(workspace, slugOf(slug), isEnabled));
+  }
+
+  /** Permanently deletes the workflow; runs in flight finish on the version they started with. */
+  @Delete(':slug')
+  @HttpCode(204)
+  async remove(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string): Promise<void> {
+    const workspace = await this.workspace(request, workspaceSlug);
+    await this.store.remove(workspace, slugOf(slug));
   }
 
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {

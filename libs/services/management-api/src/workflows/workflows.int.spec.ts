@@ -196,6 +196,29 @@ describe.each(databaseTargets())('management API: workflows ($kind)', (target) =
     expect((await t.call('PATCH', `${W}/order-updates/enable/`, { is_enabled: 'yes' })).status).toBe(400);
   });
 
+  it('deletes a workflow, announcing it above every earlier version, and a new one with the slug goes on counting', async () => {
+    const body = { ...richWorkflow(), name: 'Short-lived' };
+    expect((await t.call('POST', `${W}/short-lived/?commit=true`, body)).status).toBe(201);
+    const ofSlug = (): DefinitionChanged[] => workflowEvents().filter((d) => d.id === 'short-lived');
+    await expectEventually(() => expect(ofSlug()).toHaveLength(1));
+
+    expect((await t.call('DELETE', `${W}/short-lived/`)).status).toBe(204);
+    await expectEventually(() => expect(ofSlug()).toHaveLength(2));
+    expect(ofSlug()[1]).toMatchObject({ change: 'deleted', version: 2 });
+    expect(ofSlug()[1].document).toBeUndefined();
+    expect((await t.call('GET', `${W}/short-lived/`)).status).toBe(404);
+    expect((await t.call('GET', `${W}/short-lived/versions/`)).status).toBe(404);
+    expect((await t.call('DELETE', `${W}/short-lived/`)).status).toBe(404);
+    expect((await t.call('DELETE', `${W}/Bad Slug/`)).status).toBe(400);
+
+    // Created again: version 1 of the workflow, but its announcement comes after the delete's.
+    const again = await t.call('POST', `${W}/short-lived/?commit=true`, body);
+    expect(again).toMatchObject({ status: 201, body: { version_no: 1, status: 'active' } });
+    await expectEventually(() => expect(ofSlug()).toHaveLength(3));
+    expect(ofSlug()[2]).toMatchObject({ change: 'committed', version: 3, document: { version_no: 1 } });
+    expect((await t.call('DELETE', `${W}/short-lived/`)).status).toBe(204);
+  });
+
   it('lists workflows by mode and slug, with offset pagination', async () => {
     await t.call('POST', `${W}/draft-only/`, { ...richWorkflow(), name: 'Draft only' });
     const drafts = (await t.call('GET', `${W}/?mode=draft`)).body as { meta: { count: number }; results: Array<{ slug: string }> };

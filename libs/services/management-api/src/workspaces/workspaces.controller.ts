@@ -1,33 +1,20 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { CLOCK, Clock } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { OffsetList, offsetPage } from '../http/offset-page';
-import { seedDefaultCategories } from '../preference-categories/default-categories';
+import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
 import { CreateWorkspaceDto, slugOf } from './create-workspace.dto';
+import { WorkspaceRow, WorkspaceStore } from './workspace-store';
 
-export interface WorkspaceView {
-  readonly uid: string;
-  readonly slug: string;
-  readonly data_center: Record<string, unknown>;
+export interface WorkspaceView extends WorkspaceRow {
   readonly is_expired: boolean;
   readonly has_limit_reached: boolean;
-  readonly name: string;
-  readonly description: string;
-  readonly mode: string;
 }
 
 /** Interface 2.10 / 4.6: the workspaces of the token's account, offset-paginated. */
 @Controller('v1/workspace')
 @UseGuards(ServiceTokenGuard)
 export class WorkspacesController {
-  constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly store: WorkspaceStore) {}
 
   @Get()
   list(@Req() request: ManagementRequest, @Query('limit') limit?: string, @Query('offset') offset?: string): Promise<OffsetList<WorkspaceView>> {
@@ -41,31 +28,15 @@ export class WorkspacesController {
     const accountId = accountOf(request);
     const slug = body.slug ?? slugOf(body.name);
     if (!slug) throw HeraldError.validation([{ path: 'name', message: 'must contain a letter or a digit' }]);
-    const workspaceId = randomUUID();
-    await this.db.transaction(async (tx) => {
-      const inserted = (await tx.query(
-        `INSERT INTO management.workspaces (id, account_id, slug, name, description, mode)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account_id, slug) DO NOTHING RETURNING id`,
-        [workspaceId, accountId, slug, body.name, body.description ?? '', body.mode ?? 'sandbox'],
-      )) as unknown[];
-      if (inserted.length === 0) throw new HeraldError('conflict', `workspace '${slug}' already exists`);
-      // A new workspace can name a category in its first workflow at once.
-      await seedDefaultCategories(tx, [workspaceId], this.clock.now());
-    });
+    const created = await this.store.create(accountId, { slug, name: body.name, description: body.description ?? '', mode: body.mode ?? 'sandbox' });
+    if (!created) throw new HeraldError('conflict', `workspace '${slug}' already exists`);
     return this.page(accountId, { limit: 20, offset: 0 });
   }
 
-  private async page(accountId: string, { limit, offset }: { limit: number; offset: number }): Promise<OffsetList<WorkspaceView>> {
-    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM management.workspaces WHERE account_id = $1`, [
-      accountId,
-    ])) as Array<{ count: number }>;
-    const rows = (await this.db.query(
-      `SELECT id AS uid, slug, name, description, mode, data_center
-         FROM management.workspaces WHERE account_id = $1 ORDER BY created_at, slug LIMIT $2 OFFSET $3`,
-      [accountId, limit, offset],
-    )) as Array<Omit<WorkspaceView, 'is_expired' | 'has_limit_reached'>>;
+  private async page(accountId: string, page: OffsetPage): Promise<OffsetList<WorkspaceView>> {
+    const { count, rows } = await this.store.list(accountId, page);
     return {
-      meta: { count, limit, offset },
+      meta: { count, ...page },
       results: rows.map((row) => ({ ...row, is_expired: false, has_limit_reached: false })),
     };
   }

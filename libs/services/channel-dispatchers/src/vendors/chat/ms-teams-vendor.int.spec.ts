@@ -1,4 +1,4 @@
-import { MsTeamsContent } from '../../rendering/rendered-content';
+import { MsTeamsContent } from '@herald/rendering';
 import { RecordingServer, ScriptedResponse } from '../../testing/recording-server';
 import { GuardedHttp } from '../http/guarded-http';
 import { SendResult, VendorConfig } from '../vendor.port';

@@ -1,4 +1,4 @@
-import { MsTeamsContent } from '../../rendering/rendered-content';
+import { MsTeamsContent } from '@herald/rendering';
 import { FORM_HEADERS, JSON_HEADERS, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort, HttpRequest, HttpResponse } from '../http/http.port';
 import { InvalidIdentityError } from '../identity';

@@ -1,4 +1,4 @@
-import { SlackContent } from '../../rendering/rendered-content';
+import { SlackContent } from '@herald/rendering';
 import { JSON_HEADERS, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort, HttpResponse } from '../http/http.port';
 import { InvalidIdentityError } from '../identity';

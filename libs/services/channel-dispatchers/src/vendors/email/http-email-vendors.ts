@@ -1,4 +1,4 @@
-import { EmailContent, LoadedAttachment } from '../../rendering/rendered-content';
+import { EmailContent, LoadedAttachment } from '@herald/rendering';
 import { FORM_HEADERS, JSON_HEADERS, basicAuth, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort } from '../http/http.port';
 import { addressOf } from '../identity';

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { PushContent } from '../../rendering/rendered-content';
+import { PushContent } from '@herald/rendering';
 import { LocalApnsServer } from '../../testing/local-apns-server';
 import { AddressGuard } from '../net/address-guard';
 import { SendResult, VendorConfig } from '../vendor.port';

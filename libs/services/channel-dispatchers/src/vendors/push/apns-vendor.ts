@@ -1,4 +1,4 @@
-import { PushContent } from '../../rendering/rendered-content';
+import { PushContent } from '@herald/rendering';
 import { failureOf, unreachable } from '../http/http-outcome';
 import { addressOf } from '../identity';
 import { AddressGuard } from '../net/address-guard';

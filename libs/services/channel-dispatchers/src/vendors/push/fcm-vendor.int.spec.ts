@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { PushContent } from '../../rendering/rendered-content';
+import { PushContent } from '@herald/rendering';
 import { LocalFcmServer } from '../../testing/local-fcm-server';
 import { GuardedHttp } from '../http/guarded-http';
 import { SendResult, VendorConfig } from '../vendor.port';

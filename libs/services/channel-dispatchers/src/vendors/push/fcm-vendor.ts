@@ -1,4 +1,4 @@
-import { PushContent } from '../../rendering/rendered-content';
+import { PushContent } from '@herald/rendering';
 import { FORM_HEADERS, JSON_HEADERS, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort, HttpResponse } from '../http/http.port';
 import { addressOf } from '../identity';

@@ -1,6 +1,6 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import webpush from 'web-push';
-import { WebpushContent } from '../../rendering/rendered-content';
+import { WebpushContent } from '@herald/rendering';
 import { LocalPushService } from '../../testing/local-push-service';
 import { GuardedHttp } from '../http/guarded-http';
 import { SendResult, VendorConfig } from '../vendor.port';

@@ -1,5 +1,5 @@
 import webpush, { PushSubscription } from 'web-push';
-import { WebpushContent } from '../../rendering/rendered-content';
+import { WebpushContent } from '@herald/rendering';
 import { callVendor, failureOf, isResponse } from '../http/http-outcome';
 import { HttpPort } from '../http/http.port';
 import { InvalidIdentityError } from '../identity';

@@ -1,4 +1,4 @@
-import { RenderedContent } from '../../rendering/rendered-content';
+import { RenderedContent } from '@herald/rendering';
 import { RecordingServer } from '../../testing/recording-server';
 import { GuardedHttp } from '../http/guarded-http';
 import { SendResult, VendorConfig } from '../vendor.port';

@@ -1,4 +1,4 @@
-import { WhatsappContent } from '../../rendering/rendered-content';
+import { WhatsappContent } from '@herald/rendering';
 import { JSON_HEADERS, callVendor, failureOf, isResponse, parseJson } from '../http/http-outcome';
 import { HttpPort, HttpResponse } from '../http/http.port';
 import { addressOf } from '../identity';

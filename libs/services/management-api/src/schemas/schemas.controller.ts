@@ -1,0 +1,134 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { FieldError, HeraldError, compilePayloadSchema } from '@herald/contracts';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { commitMessageOf } from '../http/commit-message';
+import { OffsetList, offsetPage } from '../http/offset-page';
+import { booleanOf, modeOf } from '../http/query-params';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { SchemaDraft, SchemaRow, SchemaStore } from './schema-store';
+
+const SLUG = /^[a-z0-9-_]{1,255}$/;
+
+export interface SchemaView {
+  readonly slug: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly status: 'draft' | 'live';
+  readonly version_no: number;
+  readonly hash: string;
+  readonly json_schema: Record<string, unknown>;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+  readonly committed_at: Date | null;
+  readonly commit_message: string | null;
+}
+
+/**
+ * `/v1/{workspace}/schema/...` as in the reference: JSON Schemas of trigger data, a
+ * draft (upsert, `commit=true` to make it live at once) and committed versions. A
+ * workflow links one with `payload_schema`; ingest then checks its triggers' data.
+ */
+@Controller('v1/:workspace/schema')
+@UseGuards(ServiceTokenGuard)
+export class SchemasController {
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly store: SchemaStore,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Query('mode') mode?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ): Promise<OffsetList<SchemaView>> {
+    const page = offsetPage(limit, offset);
+    const selected = modeOf(mode);
+    const { count, rows } = await this.store.list(await this.workspace(request, workspaceSlug), selected, page);
+    return { meta: { count, ...page }, results: rows.map(schemaView) };
+  }
+
+  @Get(':slug')
+  async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string, @Query('mode') mode?: string): Promise<SchemaView> {
+    const selected = modeOf(mode);
+    return schemaView(await this.store.get(await this.workspace(request, workspaceSlug), slugOf(slug), selected));
+  }
+
+  /** Creates the schema or replaces its draft; `commit=true` also makes it live. */
+  @Post(':slug')
+  @HttpCode(200)
+  async upsert(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Body() body: unknown,
+    @Query('commit') commit?: string,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<SchemaView> {
+    const shouldCommit = booleanOf('commit', commit);
+    const draft = schemaDraftOf(body);
+    const workspace = await this.workspace(request, workspaceSlug);
+    const saved = await this.store.saveDraft(workspace, slugOf(slug), draft);
+    if (!shouldCommit) return schemaView(saved);
+    return schemaView(await this.store.commit(workspace, saved.slug, commitMessage?.trim() || null));
+  }
+
+  @Patch(':slug/commit')
+  async commit(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Body() body: unknown,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<SchemaView> {
+    const message = commitMessageOf(commitMessage, body) ?? null;
+    return schemaView(await this.store.commit(await this.workspace(request, workspaceSlug), slugOf(slug), message));
+  }
+
+  private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {
+    return this.scope.resolve(accountOf(request), slug);
+  }
+}
+
+function slugOf(slug: string): string {
+  if (!SLUG.test(slug)) throw HeraldError.validation([{ path: 'schema_slug', message: 'must match ^[a-z0-9-_]+$, 1 to 255 characters' }]);
+  return slug;
+}
+
+/** The upsert body: name, an optional description, and a JSON Schema that compiles; every problem by its path. */
+function schemaDraftOf(body: unknown): SchemaDraft {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
+  const fields = body as Record<string, unknown>;
+  const errors: FieldError[] = Object.keys(fields)
+    .filter((key) => !['name', 'description', 'json_schema'].includes(key))
+    .map((key) => ({ path: key, message: 'is not a field of a schema (name, description, json_schema)' }));
+  if (typeof fields.name !== 'string' || fields.name.trim() === '') errors.push({ path: 'name', message: 'is required: a non-empty string' });
+  if (fields.description !== undefined && fields.description !== null && typeof fields.description !== 'string') {
+    errors.push({ path: 'description', message: 'must be a string or null' });
+  }
+  if (fields.json_schema === undefined) errors.push({ path: 'json_schema', message: 'is required' });
+  else {
+    const compiled = compilePayloadSchema(fields.json_schema);
+    if (!compiled.ok) errors.push(...compiled.errors);
+  }
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return { name: fields.name as string, description: (fields.description as string | null | undefined) ?? null, json_schema: fields.json_schema as Record<string, unknown> };
+}
+
+function schemaView(row: SchemaRow): SchemaView {
+  return {
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    status: row.status === 'draft' ? 'draft' : 'live',
+    version_no: row.version_no,
+    hash: row.hash,
+    json_schema: row.json_schema,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    committed_at: row.committed_at,
+    commit_message: row.commit_message,
+  };
+}

@@ -1,0 +1,129 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { HeraldError, JsonRecord } from '@herald/contracts';
+import { RenderedContent, TemplateEngine, renderContent } from '@herald/rendering';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { WorkspaceScope } from '../workspaces/workspace-scope';
+import { MockData, transformedData, updateMockData } from './mock-data';
+import { channelOf, modeOf } from './template-params';
+import { Mode } from './template-rows';
+import { TemplateStore, variantNotFound } from './template-store';
+
+export interface MockDataView {
+  readonly data: MockData;
+  readonly transformed_data: JsonRecord;
+}
+
+export interface PreviewView {
+  readonly template_slug: string;
+  readonly channel: string;
+  readonly variant_id: string;
+  readonly mode: Mode;
+  /** What the variant was rendered with: the body's `data`, else the template's transformed mock data. */
+  readonly data: JsonRecord;
+  /** The content as a dispatcher would send it; null when it does not render (`error` says why). */
+  readonly rendered: RenderedContent | null;
+  /** `field: path` of each placeholder the data had no value for. */
+  readonly missing_variables: readonly string[];
+  readonly error: string | null;
+}
+
+/**
+ * A template's mock data (the reference's `mock_data`: sample input for previews), and
+ * Herald's preview of any variant rendered with it by the dispatchers' own renderer,
+ * so what the preview shows is what would be sent. Mock data is one per template, not
+ * versioned: `mode` is accepted and both modes read the same.
+ */
+@Controller('v2/:workspace/template/:template_slug')
+@UseGuards(ServiceTokenGuard)
+export class TemplateMockDataController {
+  private readonly engine = new TemplateEngine();
+
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly store: TemplateStore,
+  ) {}
+
+  @Get('mock_data')
+  async get(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Query('mode') mode?: string,
+  ): Promise<MockDataView> {
+    modeOf(mode);
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    return mockDataView(await this.store.mockData(workspace, slug));
+  }
+
+  /** Partial: the fields given replace the current ones. */
+  @Patch('mock_data')
+  async update(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Body() body: unknown,
+  ): Promise<MockDataView> {
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    const saved = await this.store.updateMockData(workspace, slug, (current) => {
+      const result = updateMockData(current, body);
+      if (!result.ok) throw HeraldError.validation(result.errors);
+      return result.data;
+    });
+    return mockDataView(saved);
+  }
+
+  /**
+   * Renders the variant (draft by default, `mode=live` for the live copy) with the
+   * body's `data` if given, else with the template's mock data. A variant that does not
+   * render is still a 200: the answer's `error` says why, as a delivery would fail.
+   */
+  @Post('channel/:channel/variant/:variant_id/preview')
+  @HttpCode(200)
+  async preview(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Param('channel') rawChannel: string,
+    @Param('variant_id') variantId: string,
+    @Body() body: unknown,
+    @Query('mode') rawMode?: string,
+  ): Promise<PreviewView> {
+    const channel = channelOf(rawChannel);
+    const mode = modeOf(rawMode);
+    const given = previewDataOf(body);
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
+    const variant = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
+    if (!variant) throw variantNotFound(slug, channel, variantId, mode);
+    const data = given ?? transformedData(await this.store.mockData(workspace, slug));
+    const strict = mode === 'live' ? (template.live?.strict ?? false) : (template.strict ?? false);
+    const result = renderContent(this.engine, channel, variant.content as JsonRecord, data, { strict });
+    return {
+      template_slug: slug,
+      channel,
+      variant_id: variantId,
+      mode,
+      data,
+      rendered: result.ok ? result.content : null,
+      missing_variables: result.ok ? result.missingVariables : [],
+      error: result.ok ? null : result.reason,
+    };
+  }
+}
+
+function mockDataView(data: MockData): MockDataView {
+  return { data, transformed_data: transformedData(data) };
+}
+
+/** The optional body of a preview: `{ "data": {...} }` or nothing. */
+function previewDataOf(body: unknown): JsonRecord | undefined {
+  if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
+  const errors = Object.keys(body)
+    .filter((key) => key !== 'data')
+    .map((key) => ({ path: key, message: 'is not a field of a preview request (data)' }));
+  const { data } = body as { data?: unknown };
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) errors.push({ path: 'data', message: 'must be a JSON object' });
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return data as JsonRecord;
+}
