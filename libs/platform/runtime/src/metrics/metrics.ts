@@ -140,9 +140,23 @@ export class InstrumentedBus implements MessageBus {
   }
 
   subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const { groupId } = options;
+    const { groupId, batchHandler } = options;
     return this.inner.subscribe({
       ...options,
+      ...(batchHandler
+        ? {
+            batchHandler: async (messages: readonly IncomingMessage[]) => {
+              const topic = messages[0].topic;
+              try {
+                await batchHandler(messages);
+                this.consumed.inc({ topic, group: groupId, outcome: 'ok' }, messages.length);
+              } catch (error) {
+                this.consumed.inc({ topic, group: groupId, outcome: 'error' }, messages.length);
+                throw error;
+              }
+            },
+          }
+        : {}),
       handler: async (message: IncomingMessage) => {
         const end = this.handlerSeconds.startTimer({ topic: message.topic, group: groupId });
         try {

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { HeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
 import { HeraldLogger } from '../logging/logger';
-import { DeadLetters, EnvelopeConsumer, boundedAttempts, deadLetteringHandler } from '../messaging/dead-letter';
+import { DeadLetters, EnvelopeBatchConsumer, EnvelopeConsumer, boundedAttempts, boundedBatchAttempts, deadLetteringBatchHandler, deadLetteringHandler } from '../messaging/dead-letter';
 import { HEALTH_REGISTRY, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS, METRICS_REGISTRY } from './tokens';
 
 /**
@@ -15,7 +15,9 @@ import { HEALTH_REGISTRY, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS, METRICS_REG
  *
  * Every handler subscribed here is wrapped in `boundedAttempts`: no message can hold
  * its partition for longer than `HERALD_MESSAGE_MAX_ATTEMPTS` failures that are not an
- * outage; it goes to the dead-letter topic and the consumer moves on.
+ * outage; it goes to the dead-letter topic and the consumer moves on. A batch handler
+ * is wrapped in `boundedBatchAttempts`: a batch that fails for another reason than an
+ * outage is split into its messages, each bounded like this.
  */
 @Injectable()
 export class ConsumerRegistry implements OnModuleDestroy {
@@ -37,7 +39,8 @@ export class ConsumerRegistry implements OnModuleDestroy {
       maxAttempts: this.config.messageMaxAttempts,
       dependenciesHealthy: async () => (await this.health.readiness()).ready,
     });
-    const subscription = await this.bus.subscribe({ ...options, handler });
+    const batchHandler = options.batchHandler && boundedBatchAttempts(options.batchHandler, handler);
+    const subscription = await this.bus.subscribe({ ...options, handler, ...(batchHandler ? { batchHandler } : {}) });
     this.subscriptions.push(subscription);
     this.logger.info('consumer started', { group: options.groupId, topics: options.topics });
     return subscription;
@@ -49,6 +52,16 @@ export class ConsumerRegistry implements OnModuleDestroy {
       groupId: consumer.groupId,
       topics,
       handler: deadLetteringHandler(this.deadLetters, consumer),
+    });
+  }
+
+  /** Subscribes a typed batch consumer (see `deadLetteringBatchHandler`). */
+  consumeBatches<T>(topics: readonly string[], consumer: EnvelopeBatchConsumer<T>, maxBatchMessages?: number): Promise<Subscription> {
+    return this.subscribe({
+      groupId: consumer.groupId,
+      topics,
+      ...deadLetteringBatchHandler(this.deadLetters, consumer),
+      ...(maxBatchMessages === undefined ? {} : { maxBatchMessages }),
     });
   }
 
