@@ -599,13 +599,29 @@ async function graphileWorkerPeer(options: Options, label: string, jobs: number)
       },
     },
   });
-  cleanups.push({ what: 'graphile-worker runner', run: () => runner.stop() });
   runner.events.on('job:complete', () => {
     completed++;
     lastAt = performance.now();
   });
   const utils = await makeWorkerUtils({ connectionString: url, logger: quiet });
-  cleanups.push({ what: 'graphile-worker utils', run: async () => { await utils.release(); } });
+  try {
+    return await measurePeer(options, label, jobs, sql, utils, () => completed, () => lastAt);
+  } finally {
+    // Stopped before Herald is measured: its polling would share the machine (and the statement counts).
+    await utils.release();
+    await runner.stop();
+  }
+}
+
+async function measurePeer(
+  options: Options,
+  label: string,
+  jobs: number,
+  sql: Client,
+  utils: { addJobs: (specs: Array<{ identifier: string; payload: unknown }>) => Promise<unknown> },
+  completedJobs: () => number,
+  lastCompletedAt: () => number,
+): Promise<{ seconds: number; perS: number; selfCpu: number; machineCpu: Record<string, number> }> {
   const addAll = async (count: number, offset: number): Promise<void> => {
     const chunks = Array.from({ length: Math.ceil(count / 500) }, (_, c) => Array.from({ length: Math.min(500, count - c * 500) }, (_, i) => ({ identifier: 'insert_row', payload: { n: offset + c * 500 + i } })));
     let next = 0;
@@ -616,15 +632,15 @@ async function graphileWorkerPeer(options: Options, label: string, jobs: number)
   const warmup = Math.min(options.warmupRuns, jobs);
   if (warmup > 0) {
     await addAll(warmup, 0);
-    await waitFor(() => completed >= warmup, options.phaseTimeoutS * 1000, `${label}: graphile-worker warm-up`);
+    await waitFor(() => completedJobs() >= warmup, options.phaseTimeoutS * 1000, `${label}: graphile-worker warm-up`);
   }
-  const base = completed;
+  const base = completedJobs();
   const cpu = cpuMeter();
   const machine = machineCpuMeter();
   const started = performance.now();
   await addAll(jobs, warmup);
-  await waitFor(() => completed >= base + jobs, options.phaseTimeoutS * 1000, `${label}: graphile-worker ${int(jobs)} jobs`);
-  const seconds = (lastAt - started) / 1000;
+  await waitFor(() => completedJobs() >= base + jobs, options.phaseTimeoutS * 1000, `${label}: graphile-worker ${int(jobs)} jobs`);
+  const seconds = (lastCompletedAt() - started) / 1000;
   const selfCpu = cpu();
   const machineCpu = machine();
   const rowsInserted = Number((await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM bench_rows`)).rows[0].n);
