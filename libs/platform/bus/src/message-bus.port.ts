@@ -59,8 +59,9 @@ export type MessageHandler = (message: IncomingMessage) => Promise<void | Messag
  * Messages of ONE partition, in offset order, at least one. Resolving consumes them
  * all; throwing redelivers all of them (the bus does not split a batch: setting a
  * poison message aside is the caller's policy, see the runtime's ConsumerRegistry).
+ * It may resolve with each message's outcome, in the order given (for metrics).
  */
-export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void>;
+export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void | ReadonlyArray<void | MessageOutcome>>;
 
 export interface RetryPolicy {
   readonly initialDelayMs: number;

@@ -167,6 +167,9 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     expect(handled.filter((n) => n === 'erin')).toHaveLength(1);
     expect(handled.filter((n) => n === 'frank')).toHaveLength(1);
     expect(batches.filter((names) => names.includes('stuck'))).toHaveLength(4);
+    // The metrics count each message's outcome, not the batch's.
+    await expectEventually(async () => expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="dead_lettered"} 2`));
+    expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="ok"} 2`);
   });
 
   it('retries an outage without a bound and without losing the message', async () => {

@@ -173,6 +173,8 @@ export function deadLetteringBatchHandler<T>(deadLetters: DeadLetters, consumer:
     for (const { message, reasonCode, errors } of invalid) {
       await deadLetters.send(consumer.groupId, message, reasonCode, reasonCode === 'invalid_envelope' ? 'invalid envelope' : 'invalid payload', errors);
     }
+    const setAside = new Set(invalid.map((i) => i.message));
+    return messages.map((m): MessageOutcome => (setAside.has(m) ? 'dead_lettered' : 'handled'));
   };
   return { handler, batchHandler };
 }
@@ -186,28 +188,30 @@ export function deadLetteringBatchHandler<T>(deadLetters: DeadLetters, consumer:
  * consumers' idempotence (every input is deduped by its id) makes harmless.
  */
 export function boundedBatchAttempts(batch: BatchHandler, single: MessageHandler): BatchHandler {
-  // Per partition, while a split is under way: the last offset it handled. A batch handed
-  // again after a split failed goes on from there, one by one, so what the split already
-  // handled (or set aside) is not handled again and the bounded counts can grow.
-  const splitThrough = new Map<string, bigint>();
+  // Per partition, while a split is under way: the last offset it handled and the
+  // outcomes so far. A batch handed again after a split failed goes on from there, one
+  // by one, so what the split already handled (or set aside) is not handled again and
+  // the bounded counts can grow.
+  const splits = new Map<string, { through: bigint; outcomes: Map<string, void | MessageOutcome> }>();
   return async (messages) => {
     const partitionKey = `${messages[0].topic}:${messages[0].partition}`;
-    const through = splitThrough.get(partitionKey);
-    const rest = through === undefined ? messages : messages.filter((m) => BigInt(m.offset) > through);
-    if (through === undefined && rest.length > 1) {
+    const split = splits.get(partitionKey);
+    const rest = split === undefined ? messages : messages.filter((m) => BigInt(m.offset) > split.through);
+    if (split === undefined && rest.length > 1) {
       try {
-        await batch(rest);
-        return;
+        return await batch(rest);
       } catch (error) {
         if (classifyFailure(error).kind === 'transient') throw error;
       }
     }
-    splitThrough.set(partitionKey, through ?? -1n);
+    const state = split ?? { through: -1n, outcomes: new Map<string, void | MessageOutcome>() };
+    splits.set(partitionKey, state);
     for (const message of rest) {
-      await single(message);
-      splitThrough.set(partitionKey, BigInt(message.offset));
+      state.outcomes.set(message.offset, await single(message));
+      state.through = BigInt(message.offset);
     }
-    splitThrough.delete(partitionKey);
+    splits.delete(partitionKey);
+    return messages.map((m) => state.outcomes.get(m.offset) ?? 'handled');
   };
 }
 

@@ -148,8 +148,11 @@ export class InstrumentedBus implements MessageBus {
             batchHandler: async (messages: readonly IncomingMessage[]) => {
               const topic = messages[0].topic;
               try {
-                await batchHandler(messages);
-                this.consumed.inc({ topic, group: groupId, outcome: 'ok' }, messages.length);
+                const outcomes = await batchHandler(messages);
+                const deadLettered = outcomes?.filter((o) => o === 'dead_lettered').length ?? 0;
+                if (deadLettered > 0) this.consumed.inc({ topic, group: groupId, outcome: 'dead_lettered' }, deadLettered);
+                if (messages.length > deadLettered) this.consumed.inc({ topic, group: groupId, outcome: 'ok' }, messages.length - deadLettered);
+                return outcomes;
               } catch (error) {
                 this.consumed.inc({ topic, group: groupId, outcome: 'error' }, messages.length);
                 throw error;
