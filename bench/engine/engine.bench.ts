@@ -58,6 +58,8 @@ interface Options {
   readonly partitions: number;
   readonly engineConcurrency: number;
   readonly queryStats: boolean;
+  readonly peer: boolean;
+  readonly peerConcurrency: number;
   readonly appends: number;
   readonly concurrency: number;
   readonly timers: number;
@@ -97,6 +99,8 @@ const USAGE = `Usage: node -r ./tools/register.js bench/engine/engine.bench.ts [
                         (KafkaBus partitionsConsumedConcurrently; default 4, as deployed)
   --query-stats         count and time every SQL statement of the process (pg driver) per
                         runs case, and print the costliest ones to stderr
+  --no-peer             runs phase (distributed): skip the graphile-worker peer
+  --peer-concurrency N  graphile-worker's concurrent jobs in the peer (default 10)
   --appends N           appends per append workload (default 20000 Postgres, a quarter on PGlite)
   --concurrency N       appends in flight (default 16)
   --timers N            pending timers (default 100000)
@@ -128,7 +132,7 @@ temporary database is created on it and dropped at the end).`;
 class UsageError extends Error {}
 
 function parseOptions(argv: readonly string[]): Options {
-  const flags = new Set(['--json', '--help', '--query-stats']);
+  const flags = new Set(['--json', '--help', '--query-stats', '--no-peer']);
   const values = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -149,7 +153,7 @@ function parseOptions(argv: readonly string[]): Options {
   }
   const known = new Set([
     ...flags,
-    ...['--phases', '--modes', '--runs', '--embedded-runs', '--warmup-runs', '--workflows', '--partitions', '--engine-concurrency', '--appends'],
+    ...['--phases', '--modes', '--runs', '--embedded-runs', '--warmup-runs', '--workflows', '--partitions', '--engine-concurrency', '--peer-concurrency', '--appends'],
     ...['--concurrency', '--timers', '--scenarios', '--spread-seconds', '--burst-seconds', '--lead-seconds'],
     ...['--timer-batch', '--timer-idle-ms', '--phase-timeout', '--max-seconds'],
     ...['--batch-triggers', '--batch-recipients', '--batch-window', '--digests', '--digest-lead'],
@@ -181,6 +185,8 @@ function parseOptions(argv: readonly string[]): Options {
     partitions: integer('--partitions', 6, 1, 1_000),
     engineConcurrency: integer('--engine-concurrency', 4, 1, 1_000),
     queryStats: values.has('--query-stats'),
+    peer: !values.has('--no-peer'),
+    peerConcurrency: integer('--peer-concurrency', 10, 1, 1_000),
     appends: integer('--appends', 20_000, 1, 1_000_000),
     concurrency: integer('--concurrency', 16, 1, 256),
     timers: integer('--timers', 100_000, 1, 2_000_000),
@@ -561,6 +567,88 @@ async function publishAll(bus: MessageBus, topic: string, messages: readonly Out
   await Promise.all(Array.from({ length: inFlight }, worker));
 }
 
+/**
+ * The peer: graphile-worker 0.18, a Postgres job queue for Node, on the same Postgres
+ * server (a database of its own), in this process, with N jobs that each insert one
+ * row. As for Herald's runs, the runner is up before the clock starts, the jobs are
+ * added in chunks of 500 (4 calls in flight), and the time runs from the first add to
+ * the N-th completed job (`job:complete`, after graphile-worker marked it done).
+ */
+async function graphileWorkerPeer(options: Options, label: string, jobs: number): Promise<{ seconds: number; perS: number; selfCpu: number; machineCpu: Record<string, number> }> {
+  const url = await openDatabase('distributed', options, `${label.replace(/[^a-z0-9]/g, '_')}_peer`);
+  const sql = new Client({ connectionString: url });
+  await sql.connect();
+  cleanups.push({ what: 'peer sql client', run: () => sql.end() });
+  await sql.query(`CREATE TABLE bench_rows (id bigserial PRIMARY KEY, n integer NOT NULL, inserted_at timestamptz NOT NULL DEFAULT now())`);
+  const { run, makeWorkerUtils, Logger } = await import('graphile-worker');
+  const quiet = new Logger(() => (level, message) => {
+    if (level === 'error') progress(`graphile-worker: ${message}`);
+  });
+  let completed = 0;
+  let lastAt = 0;
+  const runner = await run({
+    connectionString: url,
+    concurrency: options.peerConcurrency,
+    maxPoolSize: options.peerConcurrency + 2,
+    noHandleSignals: true,
+    pollInterval: 1_000,
+    logger: quiet,
+    taskList: {
+      insert_row: async (payload, helpers) => {
+        await helpers.query('INSERT INTO bench_rows (n) VALUES ($1)', [(payload as { n: number }).n]);
+      },
+    },
+  });
+  runner.events.on('job:complete', () => {
+    completed++;
+    lastAt = performance.now();
+  });
+  const utils = await makeWorkerUtils({ connectionString: url, logger: quiet });
+  try {
+    return await measurePeer(options, label, jobs, sql, utils, () => completed, () => lastAt);
+  } finally {
+    // Stopped before Herald is measured: its polling would share the machine (and the statement counts).
+    await utils.release();
+    await runner.stop();
+  }
+}
+
+async function measurePeer(
+  options: Options,
+  label: string,
+  jobs: number,
+  sql: Client,
+  utils: { addJobs: (specs: Array<{ identifier: string; payload: unknown }>) => Promise<unknown> },
+  completedJobs: () => number,
+  lastCompletedAt: () => number,
+): Promise<{ seconds: number; perS: number; selfCpu: number; machineCpu: Record<string, number> }> {
+  const addAll = async (count: number, offset: number): Promise<void> => {
+    const chunks = Array.from({ length: Math.ceil(count / 500) }, (_, c) => Array.from({ length: Math.min(500, count - c * 500) }, (_, i) => ({ identifier: 'insert_row', payload: { n: offset + c * 500 + i } })));
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < chunks.length) await utils.addJobs(chunks[next++]);
+    }));
+  };
+  const warmup = Math.min(options.warmupRuns, jobs);
+  if (warmup > 0) {
+    await addAll(warmup, 0);
+    await waitFor(() => completedJobs() >= warmup, options.phaseTimeoutS * 1000, `${label}: graphile-worker warm-up`);
+  }
+  const base = completedJobs();
+  const cpu = cpuMeter();
+  const machine = machineCpuMeter();
+  const started = performance.now();
+  await addAll(jobs, warmup);
+  await waitFor(() => completedJobs() >= base + jobs, options.phaseTimeoutS * 1000, `${label}: graphile-worker ${int(jobs)} jobs`);
+  const seconds = (lastCompletedAt() - started) / 1000;
+  const selfCpu = cpu();
+  const machineCpu = machine();
+  const rowsInserted = Number((await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM bench_rows`)).rows[0].n);
+  if (rowsInserted !== warmup + jobs) throw new BenchError(`${label}: graphile-worker inserted ${rowsInserted} rows for ${warmup + jobs} jobs`);
+  progress(`${label}: graphile-worker peer ${int(jobs / seconds)} jobs/s (${fixed(seconds, 2)} s)`);
+  return { seconds, perS: jobs / seconds, selfCpu, machineCpu };
+}
+
 async function runsPhase(mode: Mode, options: Options, rows: Row[]): Promise<void> {
   const label = `runs-${mode}`;
   const n = mode === 'distributed' ? options.runs : options.embeddedRuns;
@@ -648,6 +736,27 @@ async function runsPhase(mode: Mode, options: Options, rows: Row[]): Promise<voi
     return waitFor(() => (received.get(slug) ?? 0) >= target, options.phaseTimeoutS * 1000, what).finally(stop);
   };
 
+  // The peer runs before and after Herald in the same run, so both see the same machine.
+  const peers: Array<Awaited<ReturnType<typeof graphileWorkerPeer>>> = [];
+  const runPeer = async (): Promise<void> => {
+    if (mode !== 'distributed' || !options.peer) return;
+    const peer = await graphileWorkerPeer(options, `${label}-${peers.length + 1}`, n);
+    peers.push(peer);
+    rows.push({
+      phase: 'runs',
+      mode: 'Postgres (peer)',
+      case: `graphile-worker 0.18, job inserts 1 row, concurrency ${options.peerConcurrency} (${peers.length === 1 ? 'before' : 'after'} Herald)`,
+      count: n,
+      seconds: peer.seconds,
+      perS: peer.perS,
+      unit: 'jobs/s',
+      notes: cpuNotes(peer.selfCpu, peer.machineCpu),
+      extra: { selfCpu: peer.selfCpu, machineCpu: peer.machineCpu },
+    });
+  };
+  await runPeer();
+  const heraldRows: Row[] = [];
+
   for (const workflow of options.workflows) {
     const slug = slugOf(workflow);
     if (options.warmupRuns > 0) {
@@ -671,7 +780,7 @@ async function runsPhase(mode: Mode, options: Options, rows: Row[]): Promise<voi
     if (options.queryStats) reportQueryStats(`${label} ${workflow}`, n);
     const selfCpu = cpu();
     const machineCpu = machine();
-    rows.push({
+    heraldRows.push({
       phase: 'runs',
       mode: mode === 'distributed' ? 'Postgres + Kafka' : 'PGlite + in-process bus',
       case: workflow === 'send' ? 'trigger → send_email' : 'trigger → delay 0 → send_email',
@@ -690,6 +799,13 @@ async function runsPhase(mode: Mode, options: Options, rows: Row[]): Promise<voi
       extra: { publishedMs, selfCpu, machineCpu, duplicates },
     });
     progress(`${label} ${workflow}: ${int(n / seconds)} runs/s (${fixed(seconds, 2)} s)`);
+  }
+  await runPeer();
+  const peerPerS = peers.length > 0 ? peers.reduce((sum, p) => sum + p.perS, 0) / peers.length : undefined;
+  for (const row of heraldRows) {
+    const ratio = peerPerS === undefined ? undefined : row.perS / peerPerS;
+    rows.push(ratio === undefined ? row : { ...row, notes: `**${fixed(ratio, 2)}× graphile-worker** (mean of the peer's runs, ${int(peerPerS as number)} jobs/s); ${row.notes}`, extra: { ...row.extra, peerPerS, ratio } });
+    if (ratio !== undefined) progress(`${label} ${row.case}: ${fixed(ratio, 2)}× graphile-worker (${int(row.perS)} runs/s vs ${int(peerPerS as number)} jobs/s)`);
   }
   await runCleanups();
 }

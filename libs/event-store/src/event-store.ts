@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreTables, eventStoreTables } from './event-store-tables';
-import { AppendRequest, AppendResult, CompactOptions, RecordedEvent, StreamFromSnapshot, TimerSchedule } from './event-store.types';
+import { AppendRequest, AppendResult, BatchAppendResult, BatchProjection, CompactOptions, RecordedEvent, StreamFromSnapshot, TimerSchedule } from './event-store.types';
 import { STREAM_POSITION_CONSTRAINT } from './migrations/stream-events.migration';
 import { writeOutbox } from './outbox-writer';
 import { isUniqueViolation } from './postgres-errors';
@@ -13,6 +13,18 @@ interface StreamEventRow {
   readonly data: unknown;
   readonly metadata: Record<string, unknown>;
   readonly recorded_at: Date;
+}
+
+/** An event row, or (`is_snapshot`) the snapshot row, of one of many streams. */
+interface StreamRow extends SnapshotOrEventRow {
+  readonly stream_id: string;
+}
+
+/** Thrown inside a batch's transaction to roll it back when some of its streams lost a race. */
+class LostRaces extends Error {
+  constructor(readonly streamIds: ReadonlySet<string>) {
+    super(`${streamIds.size} stream(s) moved past their expected position`);
+  }
 }
 
 /** An event row, or (`is_snapshot`) the snapshot row with its state in `data`. */
@@ -76,6 +88,163 @@ export class EventStore {
       ...(snapshotRow === undefined ? {} : { snapshot: { position: snapshotRow.position, state: snapshotRow.data } }),
       events: eventRows.map((row) => recordedEvent(streamId, row)),
     };
+  }
+
+  /**
+   * Many streams in one statement, by stream id (a stream with nothing stored reads as
+   * no events). With `fromSnapshot`, each from its snapshot as `readStreamFromSnapshot`
+   * reads one.
+   */
+  async readStreams(streamIds: readonly string[], { fromSnapshot = false }: { fromSnapshot?: boolean } = {}): Promise<Map<string, StreamFromSnapshot>> {
+    const ids = [...new Set(streamIds)];
+    const streams = new Map<string, { snapshot?: { position: number; state: unknown }; events: RecordedEvent[] }>(ids.map((id) => [id, { events: [] }]));
+    if (ids.length === 0) return streams;
+    const rows = fromSnapshot
+      ? await this.dataSource.query<StreamRow[]>(
+          `WITH snapshot AS (SELECT stream_id, position, state FROM ${this.tables.streamSnapshots} WHERE stream_id = ANY($1::text[]))
+           SELECT stream_id, true AS is_snapshot, position, NULL::text AS type, state AS data, NULL::jsonb AS metadata, NULL::timestamptz AS recorded_at
+             FROM snapshot
+           UNION ALL
+           SELECT e.stream_id, false, e.position, e.type, e.data, e.metadata, e.recorded_at
+             FROM ${this.tables.streamEvents} e LEFT JOIN snapshot s ON s.stream_id = e.stream_id
+            WHERE e.stream_id = ANY($1::text[]) AND e.position > coalesce(s.position, 0)
+           ORDER BY stream_id, is_snapshot DESC, position`,
+          [ids],
+        )
+      : await this.dataSource.query<StreamRow[]>(
+          `SELECT stream_id, false AS is_snapshot, position, type, data, metadata, recorded_at
+             FROM ${this.tables.streamEvents} WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, position`,
+          [ids],
+        );
+    for (const row of rows) {
+      const stream = streams.get(row.stream_id);
+      if (stream === undefined) continue;
+      if (row.is_snapshot) stream.snapshot = { position: row.position, state: row.data };
+      else stream.events.push(recordedEvent(row.stream_id, row));
+    }
+    return streams;
+  }
+
+  /**
+   * Appends to many streams in one transaction, a statement per table whatever the
+   * batch size: events (each stream checked against its expected position), timer
+   * cancels, outbox rows, timers, snapshots, then `project` with the appends written.
+   * A stream that is not at its expected position (another writer got there first) is
+   * left out and reported in `conflicts`, and the others are written without it: the
+   * caller decides only those again. Per-request `project` hooks run too, in order.
+   */
+  async appendBatch(requests: readonly AppendRequest[], project?: BatchProjection): Promise<BatchAppendResult> {
+    const streamIds = new Set<string>();
+    for (const request of requests) {
+      if (!Number.isInteger(request.expectedPosition) || request.expectedPosition < 0) {
+        throw new Error(`expectedPosition must be a non-negative integer, got ${request.expectedPosition}`);
+      }
+      if (request.events.length === 0) throw new Error('an append records at least one event');
+      if (streamIds.has(request.streamId)) throw new Error(`stream ${request.streamId} appears twice in one batch`);
+      streamIds.add(request.streamId);
+    }
+    const conflicts = new Set<string>();
+    let pending = [...requests];
+    while (pending.length > 0) {
+      try {
+        await this.dataSource.transaction(async (tx) => {
+          const lost = await this.insertBatchEvents(tx, pending);
+          // Rolled back whole: a lost stream may have had some of its positions written.
+          if (lost.size > 0) throw new LostRaces(lost);
+          await this.writeBatchEffects(tx, pending);
+          for (const request of pending) if (request.project) await request.project(tx);
+          if (project) await project(tx, pending);
+        });
+        break;
+      } catch (error) {
+        if (!(error instanceof LostRaces)) throw error;
+        for (const id of error.streamIds) conflicts.add(id);
+        pending = pending.filter((r) => !error.streamIds.has(r.streamId));
+      }
+    }
+    const positions = new Map(pending.map((r) => [r.streamId, r.expectedPosition + r.events.length]));
+    return { positions, conflicts };
+  }
+
+  /**
+   * One statement for every stream's events: a stream that does not end at its expected
+   * position gets nothing; positions a concurrent writer took are skipped (ON CONFLICT,
+   * which waits for that writer's commit). Returns the streams not fully written.
+   */
+  private async insertBatchEvents(tx: EntityManager, requests: readonly AppendRequest[]): Promise<Set<string>> {
+    const events = requests.flatMap((r) => r.events.map((e, i) => ({ streamId: r.streamId, position: r.expectedPosition + i + 1, event: e })));
+    const inserted = await tx.query<Array<{ stream_id: string; inserted: number }>>(
+      `WITH expected AS (
+         SELECT x.stream_id, x.expected FROM unnest($1::text[], $2::integer[]) AS x(stream_id, expected)
+       ), stale AS (
+         SELECT x.stream_id FROM expected x
+          WHERE (SELECT coalesce(max(position), 0) FROM ${this.tables.streamEvents} WHERE stream_id = x.stream_id) <> x.expected
+       ), written AS (
+         INSERT INTO ${this.tables.streamEvents} (stream_id, position, type, data, metadata)
+         SELECT e.stream_id, e.position, e.type, e.data, e.metadata
+           FROM unnest($3::text[], $4::integer[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(stream_id, position, type, data, metadata, ord)
+          WHERE e.stream_id NOT IN (SELECT stream_id FROM stale)
+          ORDER BY e.ord
+         ON CONFLICT ON CONSTRAINT ${STREAM_POSITION_CONSTRAINT} DO NOTHING
+         RETURNING stream_id
+       )
+       SELECT stream_id, count(*)::integer AS inserted FROM written GROUP BY stream_id`,
+      [
+        requests.map((r) => r.streamId),
+        requests.map((r) => r.expectedPosition),
+        events.map((e) => e.streamId),
+        events.map((e) => e.position),
+        events.map((e) => e.event.type),
+        events.map((e) => JSON.stringify(e.event.data ?? null)),
+        events.map((e) => JSON.stringify(e.event.metadata ?? {})),
+      ],
+    );
+    const written = new Map(inserted.map((row) => [row.stream_id, row.inserted]));
+    return new Set(requests.filter((r) => written.get(r.streamId) !== r.events.length).map((r) => r.streamId));
+  }
+
+  /** Timer cancels (before schedules, so an append can move a timer by reusing its id), outbox rows, timers and snapshots of a batch. */
+  private async writeBatchEffects(tx: EntityManager, requests: readonly AppendRequest[]): Promise<void> {
+    const cancels = requests.flatMap((r) => (r.cancelTimerIds ?? []).map((timerId) => ({ streamId: r.streamId, timerId })));
+    if (cancels.length > 0) {
+      await tx.query(
+        `DELETE FROM ${this.tables.timers} t USING unnest($1::text[], $2::text[]) AS c(stream_id, timer_id)
+          WHERE t.stream_id = c.stream_id AND t.timer_id = c.timer_id`,
+        [cancels.map((c) => c.streamId), cancels.map((c) => c.timerId)],
+      );
+    }
+    const outbox = requests.flatMap((r) => r.outbox ?? []);
+    if (outbox.length > 0) await writeOutbox(tx, this.tables.outbox, outbox);
+    const timers = requests.flatMap((r) => (r.timers ?? []).map((timer) => ({ streamId: r.streamId, timer })));
+    if (timers.length > 0) {
+      await tx.query(
+        `INSERT INTO ${this.tables.timers} (timer_id, stream_id, due_at, topic, key, value)
+         SELECT t.timer_id, t.stream_id, t.due_at, t.topic, t.key, t.value
+           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[]) AS t(timer_id, stream_id, due_at, topic, key, value)`,
+        [
+          timers.map((t) => t.timer.timerId),
+          timers.map((t) => t.streamId),
+          timers.map((t) => t.timer.dueAt.toISOString()),
+          timers.map((t) => t.timer.topic),
+          timers.map((t) => t.timer.key),
+          timers.map((t) => t.timer.value),
+        ],
+      );
+    }
+    const snapshots = requests.filter((r) => r.snapshot !== undefined);
+    if (snapshots.length > 0) {
+      await tx.query(
+        `INSERT INTO ${this.tables.streamSnapshots} AS s (stream_id, position, state)
+         SELECT x.stream_id, x.position, x.state FROM unnest($1::text[], $2::integer[], $3::jsonb[]) AS x(stream_id, position, state)
+         ON CONFLICT (stream_id) DO UPDATE SET position = EXCLUDED.position, state = EXCLUDED.state, taken_at = now()
+          WHERE s.position < EXCLUDED.position`,
+        [
+          snapshots.map((r) => r.streamId),
+          snapshots.map((r) => r.expectedPosition + r.events.length),
+          snapshots.map((r) => JSON.stringify(r.snapshot?.state ?? null)),
+        ],
+      );
+    }
   }
 
   /**

@@ -81,3 +81,17 @@ export interface CompactOptions {
   /** Covered events younger than this (by the database clock) stay. Default 0. */
   readonly minAgeMs?: number;
 }
+
+/** What `EventStore.appendBatch` wrote. */
+export interface BatchAppendResult {
+  /** The position each written stream is at now (the next append's `expectedPosition`). */
+  readonly positions: ReadonlyMap<string, number>;
+  /** Streams that were not at their expected position: nothing of theirs was written. */
+  readonly conflicts: ReadonlySet<string>;
+}
+
+/**
+ * Read-model updates of a whole batch, in its transaction: given the appends that are
+ * written (streams that lost a race are left out), set-based statements.
+ */
+export type BatchProjection = (tx: EntityManager, appended: readonly AppendRequest[]) => Promise<void>;

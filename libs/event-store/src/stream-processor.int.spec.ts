@@ -94,5 +94,81 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     const stubborn = async (): Promise<Input> => ({ id: 'a', amount: 3 });
     expect(await processor.process('s3', { id: 'b', amount: 1 }, new Date(), stubborn)).toMatchObject({ events: [{ type: 'added', id: 'b' }], position: 4 });
   });
+
+  it('processes a batch of many streams: one read, decided in order per stream, one transaction with effects and projection rows', async () => {
+    await db.clearOutboxAndTimers();
+    await db.dataSource.query(`CREATE TABLE "${db.schema}".projected (stream_id text PRIMARY KEY, total integer NOT NULL)`);
+    const store = new EventStore(db.dataSource, db.schema);
+    const projected = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, (events, _b, after, streamId) =>
+      events.some((e) => e.type === 'reached_ten') ? { outbox: [{ messageId: `${streamId}:ten`, topic: 't', key: streamId, value: JSON.stringify({ total: after.total }) }] } : {},
+    { projection: {
+      rowsOf: (_events, _before, after, streamId) => ({ streamId, total: after.total }),
+      write: async (tx, rows) => {
+        await tx.query(
+          `INSERT INTO "${db.schema}".projected (stream_id, total) SELECT * FROM unnest($1::text[], $2::integer[])
+           ON CONFLICT (stream_id) DO UPDATE SET total = EXCLUDED.total`,
+          [rows.map((r) => r.streamId), rows.map((r) => r.total)],
+        );
+      },
+    } });
+    await processor.process('b1', { id: 'x', amount: 5 }, new Date());
+    const steps = await projected.processBatch(
+      [
+        { streamId: 'b1', input: { id: 'y', amount: 2 } },
+        { streamId: 'b2', input: { id: 'p', amount: 9 } },
+        { streamId: 'b1', input: { id: 'z', amount: 4 } },
+        { streamId: 'b2', input: { id: 'p', amount: 9 } },
+        { streamId: 'b3', input: { id: 'q', amount: 1 } },
+        { streamId: 'b1', input: { id: 'x', amount: 5 } },
+      ],
+      new Date(),
+    );
+    expect(steps.get('b1')).toMatchObject({ state: { total: 11, seen: ['x', 'y', 'z'], reached: true }, position: 4, conflicts: 0 });
+    expect(steps.get('b1')?.events.map((e) => e.type)).toEqual(['added', 'added', 'reached_ten']);
+    expect(steps.get('b2')).toMatchObject({ state: { total: 9 }, position: 1 });
+    expect(steps.get('b3')).toMatchObject({ state: { total: 1 }, position: 1 });
+    // One transaction: every event the batch wrote has the same recorded_at.
+    const written = await db.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(DISTINCT recorded_at)::int AS n FROM "${db.schema}".stream_events WHERE stream_id IN ('b2', 'b3') OR (stream_id = 'b1' AND position > 1)`,
+    );
+    expect(written[0].n).toBe(1);
+    expect(await db.count('outbox')).toBe(1);
+    const rows = await db.dataSource.query(`SELECT stream_id, total FROM "${db.schema}".projected ORDER BY stream_id`);
+    expect(rows).toEqual([{ stream_id: 'b1', total: 11 }, { stream_id: 'b2', total: 9 }, { stream_id: 'b3', total: 1 }]);
+    // Nothing new: no append at all.
+    const again = await projected.processBatch([{ streamId: 'b3', input: { id: 'q', amount: 1 } }], new Date());
+    expect(again.get('b3')).toMatchObject({ events: [], position: 1 });
+  });
+
+  it('decides again only the streams of a batch that lost a race; the others are written once', async () => {
+    const store = new EventStore(db.dataSource, db.schema);
+    await processor.process('r1', { id: 'a', amount: 1 }, new Date());
+    // A stale view of r1 (as a replica that read it before another writer appended).
+    const stale = new Map([['r1', { state: counter.initialState(), position: 0, snapshotPosition: 0 }]]);
+    const steps = await processor.processBatch(
+      [
+        { streamId: 'r1', input: { id: 'b', amount: 2 } },
+        { streamId: 'r2', input: { id: 'c', amount: 3 } },
+      ],
+      new Date(),
+      { loaded: stale },
+    );
+    expect(steps.get('r1')).toMatchObject({ state: { total: 3, seen: ['a', 'b'] }, position: 2, conflicts: 1 });
+    expect(steps.get('r2')).toMatchObject({ state: { total: 3 }, position: 1, conflicts: 0 });
+    expect((await store.readStream('r1')).map((e) => (e.data as { id: string }).id)).toEqual(['a', 'b']);
+    expect(await store.readStream('r2')).toHaveLength(1);
+
+    // appendBatch itself: the loser is reported and nothing of it written, the rest is.
+    const result = await store.appendBatch([
+      { streamId: 'r1', expectedPosition: 1, events: [{ type: 'added', data: { id: 'late' } }] },
+      { streamId: 'r3', expectedPosition: 0, events: [{ type: 'added', data: { id: 'd' } }, { type: 'added', data: { id: 'e' } }] },
+    ]);
+    expect([...result.conflicts]).toEqual(['r1']);
+    expect(result.positions.get('r3')).toBe(2);
+    expect(await store.readStream('r1')).toHaveLength(2);
+    const streams = await store.readStreams(['r1', 'r3', 'nothing-here']);
+    expect(streams.get('r3')?.events.map((e) => e.position)).toEqual([1, 2]);
+    expect(streams.get('nothing-here')?.events).toEqual([]);
+  });
 });
 

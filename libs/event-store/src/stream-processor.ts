@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Decider } from '@herald/workflow';
 import { EventStore } from './event-store';
-import { NewEvent, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
+import { AppendRequest, NewEvent, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
 import { StreamConflictError } from './stream-conflict.error';
 
 /** What the decided events cause besides being recorded: messages to publish, timers to set or cancel. */
@@ -44,12 +44,36 @@ export interface SnapshotPolicy<State> {
   decode(stored: unknown): State;
 }
 
-export interface StreamProcessorOptions<State> {
-  /** Without it the whole stream is read and folded on every step (no extra statement). */
-  readonly snapshot?: SnapshotPolicy<State>;
+/**
+ * Read-model updates as rows: a step contributes its rows (`rowsOf`), and `write` puts
+ * the rows of every step of a batch (one step for `process`) with set-based statements,
+ * in the append's transaction.
+ */
+export interface BatchProjectionPolicy<Event, State, Rows> {
+  rowsOf(events: readonly Event[], before: State, after: State, streamId: string, now: Date): Rows | undefined;
+  write(tx: EntityManager, rows: readonly Rows[]): Promise<void>;
 }
 
-interface LoadedStream<State> {
+export interface StreamProcessorOptions<State, Event = unknown, Rows = unknown> {
+  /** Without it the whole stream is read and folded on every step (no extra statement). */
+  readonly snapshot?: SnapshotPolicy<State>;
+  readonly projection?: BatchProjectionPolicy<Event, State, Rows>;
+}
+
+/** One input of a batch, for the stream it names. */
+export interface BatchInput<Input> {
+  readonly streamId: string;
+  readonly input: Input;
+}
+
+export interface ProcessBatchOptions<Input, State> {
+  /** As `process`'s follow-up, asked after each input of the stream. */
+  readonly followUp?: (streamId: string, state: State) => Promise<Input | undefined>;
+  /** Streams the caller already loaded (`load`): they are not read again, unless they lose a race. */
+  readonly loaded?: ReadonlyMap<string, LoadedStream<State>>;
+}
+
+export interface LoadedStream<State> {
   readonly state: State;
   readonly position: number;
   readonly snapshotPosition: number;
@@ -67,13 +91,13 @@ const MAX_FOLLOW_UPS = 4;
  * two consumers during a rebalance), nothing was written: read again and decide again.
  * The decider stays pure; this is the only place that touches the store.
  */
-export class StreamProcessor<Input, Event, State> {
+export class StreamProcessor<Input, Event, State, Rows = unknown> {
   constructor(
     private readonly store: EventStore,
     private readonly decider: Decider<Input, Event, State>,
     private readonly codec: StreamCodec<Event>,
     private readonly effectsOf: (events: readonly Event[], before: State, after: State, streamId: string, now: Date) => StepEffects,
-    private readonly options: StreamProcessorOptions<State> = {},
+    private readonly options: StreamProcessorOptions<State, NoInfer<Event>, Rows> = {},
   ) {
     const every = options.snapshot?.every;
     if (every !== undefined && (!Number.isInteger(every) || every < 1)) throw new Error(`snapshot.every must be a positive integer, got ${every}`);
@@ -91,7 +115,6 @@ export class StreamProcessor<Input, Event, State> {
    * race, or a crash before the append, it is asked again.
    */
   async process(streamId: string, input: Input, now: Date, followUp?: (state: State) => Promise<Input | undefined>): Promise<ProcessedStep<Event, State>> {
-    const policy = this.options.snapshot;
     for (let attempt = 1; ; attempt += 1) {
       const { state, position, snapshotPosition } = await this.load(streamId);
       let events = this.decider.decide(input, state, now);
@@ -104,13 +127,12 @@ export class StreamProcessor<Input, Event, State> {
       }
       if (events.length === 0) return { events, state, position, conflicts: attempt - 1 };
       try {
-        const result = await this.store.append({
-          streamId,
-          expectedPosition: position,
-          events: events.map((e) => this.codec.toStored(e)),
-          ...this.effectsOf(events, state, after, streamId, now),
-          ...(policy !== undefined && position + events.length - snapshotPosition >= policy.every ? { snapshot: { state: policy.encode(after) } } : {}),
-        });
+        const request = this.appendRequest(streamId, { before: state, after, events, position, snapshotPosition }, now);
+        const rows = this.options.projection?.rowsOf(events, state, after, streamId, now);
+        const projection = this.options.projection;
+        const result = await this.store.append(
+          rows === undefined || projection === undefined ? request : { ...request, project: (tx) => projection.write(tx, [rows]) },
+        );
         return { events, state: after, position: result.position, conflicts: attempt - 1 };
       } catch (error) {
         if (!(error instanceof StreamConflictError) || attempt >= MAX_ATTEMPTS) throw error;
@@ -118,6 +140,112 @@ export class StreamProcessor<Input, Event, State> {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
       }
     }
+  }
+
+  /**
+   * A batch of inputs of many streams, each stream's in the order given: every stream
+   * read in one statement (or taken from `loaded`), every input decided in memory on the
+   * state its stream's earlier inputs left, and every stream's events, effects and
+   * projection rows appended in one transaction (`EventStore.appendBatch`). Only the
+   * streams that lost a race are read and decided again. Returns each stream's step
+   * (all its inputs' events together).
+   */
+  async processBatch(items: readonly BatchInput<Input>[], now: Date, options: ProcessBatchOptions<Input, State> = {}): Promise<Map<string, ProcessedStep<Event, State>>> {
+    const inputsOf = new Map<string, Input[]>();
+    for (const { streamId, input } of items) {
+      const inputs = inputsOf.get(streamId);
+      if (inputs === undefined) inputsOf.set(streamId, [input]);
+      else inputs.push(input);
+    }
+    const steps = new Map<string, ProcessedStep<Event, State>>();
+    let pending = [...inputsOf.keys()];
+    let loaded = options.loaded ?? new Map<string, LoadedStream<State>>();
+    const missing = pending.filter((id) => !loaded.has(id));
+    if (missing.length > 0) loaded = new Map([...loaded, ...(await this.loadMany(missing))]);
+    for (let attempt = 1; ; attempt += 1) {
+      const decided: Array<DecidedStep<Event, State> & { streamId: string }> = [];
+      for (const streamId of pending) {
+        const stream = loaded.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 };
+        const step = await this.decideAll(streamId, stream, inputsOf.get(streamId) ?? [], now, options.followUp);
+        if (step.events.length === 0) steps.set(streamId, { events: [], state: stream.state, position: stream.position, conflicts: attempt - 1 });
+        else decided.push({ streamId, ...step });
+      }
+      if (decided.length === 0) return steps;
+      const projection = this.options.projection;
+      const rowsByStream = new Map<string, Rows>();
+      if (projection) {
+        for (const d of decided) {
+          const rows = projection.rowsOf(d.events, d.before, d.after, d.streamId, now);
+          if (rows !== undefined) rowsByStream.set(d.streamId, rows);
+        }
+      }
+      const { conflicts } = await this.store.appendBatch(
+        decided.map((d) => this.appendRequest(d.streamId, d, now)),
+        projection && rowsByStream.size > 0
+          ? (tx, appended) => projection.write(tx, appended.flatMap((a) => (rowsByStream.has(a.streamId) ? [rowsByStream.get(a.streamId) as Rows] : [])))
+          : undefined,
+      );
+      for (const d of decided) {
+        if (!conflicts.has(d.streamId)) steps.set(d.streamId, { events: d.events, state: d.after, position: d.position + d.events.length, conflicts: attempt - 1 });
+      }
+      if (conflicts.size === 0) return steps;
+      if (attempt >= MAX_ATTEMPTS) {
+        const [lost] = conflicts;
+        throw new StreamConflictError(lost, decided.find((d) => d.streamId === lost)?.position ?? 0);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
+      pending = [...conflicts];
+      loaded = await this.loadMany(pending);
+    }
+  }
+
+  /** Many streams' states in one statement. */
+  async loadMany(streamIds: readonly string[]): Promise<Map<string, LoadedStream<State>>> {
+    const policy = this.options.snapshot;
+    const streams = await this.store.readStreams(streamIds, { fromSnapshot: policy !== undefined });
+    const loaded = new Map<string, LoadedStream<State>>();
+    for (const [streamId, { snapshot, events }] of streams) {
+      const snapshotPosition = snapshot?.position ?? 0;
+      const initial = snapshot === undefined || policy === undefined ? this.decider.initialState() : policy.decode(snapshot.state);
+      loaded.set(streamId, { state: this.fold(initial, events), position: lastPosition(events, snapshotPosition), snapshotPosition });
+    }
+    return loaded;
+  }
+
+  /** A stream's inputs decided in order on the state the earlier ones left, each followed up as in `process`. */
+  private async decideAll(
+    streamId: string,
+    stream: LoadedStream<State>,
+    inputs: readonly Input[],
+    now: Date,
+    followUp: ProcessBatchOptions<Input, State>['followUp'],
+  ): Promise<DecidedStep<Event, State>> {
+    const events: Event[] = [];
+    let after = stream.state;
+    for (const input of inputs) {
+      const decided = this.decider.decide(input, after, now);
+      events.push(...decided);
+      after = decided.reduce(this.decider.evolve, after);
+      for (let round = 0, next = await followUp?.(streamId, after); next !== undefined && round < MAX_FOLLOW_UPS; round += 1, next = await followUp?.(streamId, after)) {
+        const more = this.decider.decide(next, after, now);
+        if (more.length === 0) break;
+        events.push(...more);
+        after = more.reduce(this.decider.evolve, after);
+      }
+    }
+    return { before: stream.state, after, events, position: stream.position, snapshotPosition: stream.snapshotPosition };
+  }
+
+  private appendRequest(streamId: string, step: DecidedStep<Event, State>, now: Date): AppendRequest {
+    const policy = this.options.snapshot;
+    const { events, before, after, position, snapshotPosition } = step;
+    return {
+      streamId,
+      expectedPosition: position,
+      events: events.map((e) => this.codec.toStored(e)),
+      ...this.effectsOf(events, before, after, streamId, now),
+      ...(policy !== undefined && position + events.length - snapshotPosition >= policy.every ? { snapshot: { state: policy.encode(after) } } : {}),
+    };
   }
 
   private async load(streamId: string): Promise<LoadedStream<State>> {
@@ -137,6 +265,15 @@ export class StreamProcessor<Input, Event, State> {
     for (const recorded of events) state = this.decider.evolve(state, this.codec.fromStored(recorded));
     return state;
   }
+}
+
+interface DecidedStep<Event, State> {
+  readonly before: State;
+  readonly after: State;
+  readonly events: readonly Event[];
+  /** Where the stream was when read: the append's expected position. */
+  readonly position: number;
+  readonly snapshotPosition: number;
 }
 
 function lastPosition(events: readonly RecordedEvent[], otherwise: number): number {

@@ -9,6 +9,9 @@
  *   hands messages of a partition to the handler one by one, in offset order;
  * - a message counts as consumed only when its handler resolves (at-least-once):
  *   a handler that throws gets the same message again after a backoff;
+ * - in batch mode (`batchHandler`) the owner hands over what it has of one partition
+ *   at a time, in offset order, as one call: resolving consumes them all, throwing
+ *   hands the same batch again after a backoff (every message's `attempt` grows);
  * - members of one group split the partitions; when a member stops, the others
  *   take over its partitions from the last committed offset.
  */
@@ -52,6 +55,14 @@ export type MessageOutcome = 'handled' | 'dead_lettered';
 
 export type MessageHandler = (message: IncomingMessage) => Promise<void | MessageOutcome>;
 
+/**
+ * Messages of ONE partition, in offset order, at least one. Resolving consumes them
+ * all; throwing redelivers all of them (the bus does not split a batch: setting a
+ * poison message aside is the caller's policy, see the runtime's ConsumerRegistry).
+ * It may resolve with each message's outcome, in the order given (for metrics).
+ */
+export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void | ReadonlyArray<void | MessageOutcome>>;
+
 export interface RetryPolicy {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
@@ -61,6 +72,14 @@ export interface SubscribeOptions {
   readonly groupId: string;
   readonly topics: readonly string[];
   readonly handler: MessageHandler;
+  /**
+   * Batch mode: when given, the bus calls this instead of `handler`. `handler` stays
+   * the one-message path of the same work, which decorators use to isolate a message
+   * of a failing batch.
+   */
+  readonly batchHandler?: BatchHandler;
+  /** Most messages in one batch. Default: `DEFAULT_MAX_BATCH_MESSAGES`. */
+  readonly maxBatchMessages?: number;
   /** Where a group with no committed offset starts. Default: earliest. */
   readonly startFrom?: 'earliest' | 'latest';
   readonly retry?: RetryPolicy;
@@ -109,6 +128,9 @@ export interface MessageBus {
  * `message.max.bytes` (1 MiB plus the record batch overhead).
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+
+/** Bounds the work (and the transaction) one batch makes, whatever the broker hands over at once. */
+export const DEFAULT_MAX_BATCH_MESSAGES = 500;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { initialDelayMs: 100, maxDelayMs: 30_000 };
 

@@ -25,11 +25,13 @@ export class NamespacedBus implements MessageBus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const batchHandler = options.batchHandler;
     const inner = await this.inner.subscribe({
       ...options,
       groupId: this.prefix + options.groupId,
       topics: options.topics.map((t) => this.prefix + t),
       handler: (message: IncomingMessage) => options.handler({ ...message, topic: this.strip(message.topic) }),
+      ...(batchHandler ? { batchHandler: (messages: readonly IncomingMessage[]) => batchHandler(messages.map((m) => ({ ...m, topic: this.strip(m.topic) }))) } : {}),
     });
     return {
       groupId: options.groupId,

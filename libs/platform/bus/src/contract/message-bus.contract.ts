@@ -223,4 +223,63 @@ export function messageBusContract({ createBus, rebalanceTimeoutMs }: BusContrac
     await subscribe(group, [topic], async (m) => void secondSaw.push(m.value.toString()));
     await expectEventually(() => expect(secondSaw).toEqual(['must-not-be-lost']), waitOpts);
   });
+
+  async function subscribeBatches(groupId: string, topics: string[], batchHandler: (batch: readonly IncomingMessage[]) => Promise<void>, maxBatchMessages?: number): Promise<Subscription> {
+    const handler = async (): Promise<void> => {
+      throw new Error('batch mode: the one-message handler is not called');
+    };
+    const subscription = await bus.subscribe({ groupId, topics, handler, batchHandler, retry: FAST_RETRY, ...(maxBatchMessages ? { maxBatchMessages } : {}) });
+    subscriptions.push(subscription);
+    return subscription;
+  }
+
+  it('batch mode: hands each partition\'s queued messages as one call, in offset order, at most maxBatchMessages, each once', async () => {
+    const topic = uniqueName('contract.batch');
+    await bus.ensureTopics([{ name: topic, partitions: 3 }]);
+    // Published before anyone consumes, so there is a backlog to hand over in batches.
+    for (let i = 0; i < 300; i += 100) {
+      await bus.publish(topic, Array.from({ length: 100 }, (_, j) => ({ key: `ws:k${(i + j) % 7}`, value: String(i + j) })));
+    }
+    const batches: IncomingMessage[][] = [];
+    await subscribeBatches(uniqueName('g'), [topic], async (batch) => void batches.push([...batch]), 40);
+
+    await expectEventually(() => expect(batches.flat()).toHaveLength(300), waitOpts);
+    for (const batch of batches) {
+      expect(batch.length).toBeGreaterThan(0);
+      expect(batch.length).toBeLessThanOrEqual(40);
+      expect(new Set(batch.map((m) => m.partition)).size).toBe(1);
+      expect(batch.every((m) => m.attempt === 1)).toBe(true);
+    }
+    expect(batches.some((batch) => batch.length > 1)).toBe(true);
+    for (let partition = 0; partition < 3; partition++) {
+      const offsets = batches.flat().filter((m) => m.partition === partition).map((m) => Number(m.offset));
+      expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+      expect(new Set(offsets).size).toBe(offsets.length);
+    }
+    expect(new Set(payloads(batches.flat())).size).toBe(300);
+  });
+
+  it('batch mode: a batch whose handler throws is handed again whole, with the next attempt, before anything later', async () => {
+    const topic = uniqueName('contract.batch-retry');
+    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+    await bus.publish(topic, ['first', 'poisonous-once', 'second'].map((value) => ({ key: 'k', value })));
+    const seen: Array<{ values: string[]; attempts: number[] }> = [];
+    let failuresLeft = 2;
+    await subscribeBatches(uniqueName('g'), [topic], async (batch) => {
+      const values = payloads([...batch]);
+      seen.push({ values, attempts: batch.map((m) => m.attempt) });
+      if (values.includes('poisonous-once') && failuresLeft-- > 0) throw new Error('transient failure');
+    });
+    await expectEventually(() => expect(seen.flatMap((s) => s.values)).toContain('second'), waitOpts);
+    await bus.publish(topic, [{ key: 'k', value: 'after' }]);
+    await expectEventually(() => expect(seen.flatMap((s) => s.values)).toContain('after'), waitOpts);
+
+    const failing = seen.filter((s) => s.values.includes('poisonous-once'));
+    expect(failing).toHaveLength(3);
+    expect(failing.map((s) => s.values)).toEqual([failing[0].values, failing[0].values, failing[0].values]);
+    failing.forEach((s, i) => expect(s.attempts).toEqual(s.values.map(() => i + 1)));
+    // What was handed after the failures: each message once more at most, in order, nothing skipped.
+    const consumed = seen.filter((s, i) => !s.values.includes('poisonous-once') || i === seen.indexOf(failing[2])).flatMap((s) => s.values);
+    expect(consumed).toEqual(['first', 'poisonous-once', 'second', 'after']);
+  });
 }

@@ -1,4 +1,6 @@
 import {
+  BatchHandler,
+  DEFAULT_MAX_BATCH_MESSAGES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_RETRY_POLICY,
   IncomingMessage,
@@ -42,6 +44,7 @@ interface Member {
   readonly id: number;
   readonly topics: readonly string[];
   readonly handler: MessageHandler;
+  readonly batch?: { readonly handler: BatchHandler; readonly maxMessages: number };
   readonly retry: RetryPolicy;
   readonly startFrom: 'earliest' | 'latest';
   readonly workers: Map<string, PartitionWorker>;
@@ -133,6 +136,7 @@ export class InProcessBus implements MessageBus, BusBacklog {
       id: this.nextMemberId++,
       topics: [...options.topics],
       handler: options.handler,
+      ...(options.batchHandler ? { batch: { handler: options.batchHandler, maxMessages: options.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES } } : {}),
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       startFrom: options.startFrom ?? 'earliest',
       workers: new Map(),
@@ -366,7 +370,7 @@ interface WorkerHooks {
   readonly readHistory?: HistoryReader;
 }
 
-/** Consumes one partition for one group member, one message at a time. */
+/** Consumes one partition for one group member, one message (or, in batch mode, one batch) at a time. */
 class PartitionWorker {
   private readonly abort = new AbortController();
   private loop: Promise<void> = Promise.resolve();
@@ -395,6 +399,7 @@ class PartitionWorker {
   }
 
   private async run(): Promise<void> {
+    if (this.member.batch) return this.runBatches(this.member.batch.handler, this.member.batch.maxMessages);
     const signal = this.abort.signal;
     let sinceYield = 0;
     while (!signal.aborted) {
@@ -420,6 +425,60 @@ class PartitionWorker {
         sinceYield = 0;
         this.hooks.onProgress();
         await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  /** Batch mode: what is queued for the partition (up to `maxMessages`) goes to the handler as one call. */
+  private async runBatches(handler: BatchHandler, maxMessages: number): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      const offset = this.group.committed.get(this.tp) ?? this.log.startOffset;
+      const stored = this.takeBatch(offset, maxMessages);
+      if (stored.length === 0) {
+        await this.refill(offset, signal);
+        continue;
+      }
+      const base = stored.map((m) => ({
+        topic: this.topic,
+        partition: this.partition,
+        offset: String(m.offset),
+        key: m.key,
+        value: m.value,
+        headers: m.headers,
+        timestamp: m.timestamp,
+        origin: { topic: this.topic, groupId: this.group.id },
+      }));
+      if (!(await this.deliverBatch(handler, base))) return;
+      this.hooks.commit(stored[stored.length - 1].offset + 1);
+      this.hooks.onProgress();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The next messages from `offset` on: the journal's backlog first, else consecutive ones in memory. */
+  private takeBatch(offset: number, maxMessages: number): StoredMessage[] {
+    if (this.backlog.length > 0) return this.backlog.splice(0, maxMessages);
+    const batch: StoredMessage[] = [];
+    for (let next = offset; batch.length < maxMessages; next++) {
+      const stored = this.fromMemory(next);
+      if (!stored) break;
+      batch.push(stored);
+    }
+    return batch;
+  }
+
+  /** True once the handler accepted the batch; false if revoked before that. */
+  private async deliverBatch(handler: BatchHandler, base: ReadonlyArray<Omit<IncomingMessage, 'attempt'>>): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      const messages: IncomingMessage[] = base.map((m) => ({ ...m, attempt }));
+      try {
+        await handler(messages);
+        return true;
+      } catch (error) {
+        this.hooks.onHandlerError?.(error, messages[0]);
+        const slept = await sleep(retryDelayMs(this.member.retry, attempt), this.abort.signal);
+        if (!slept) return false;
       }
     }
   }

@@ -14,6 +14,8 @@ import {
   TopicMessages,
 } from 'kafkajs';
 import {
+  BatchHandler,
+  DEFAULT_MAX_BATCH_MESSAGES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_RETRY_POLICY,
   IncomingMessage,
@@ -220,7 +222,10 @@ export class KafkaBus implements MessageBus {
       autoCommitInterval: 1_000,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 4,
-      eachBatch: (payload) => this.consumeBatch(payload, options.groupId, options.handler, retry),
+      eachBatch: (payload) =>
+        options.batchHandler
+          ? this.consumeWhole(payload, options.groupId, options.batchHandler, retry, options.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES)
+          : this.consumeBatch(payload, options.groupId, options.handler, retry),
     });
 
     let stopped: Promise<void> | undefined;
@@ -387,6 +392,42 @@ export class KafkaBus implements MessageBus {
         }
       }
       resolveOffset(raw.offset);
+      await commitOffsetsIfNecessary();
+      await heartbeat();
+    }
+  }
+
+  /**
+   * Batch mode: what kafkajs fetched of the partition goes to the handler in slices of
+   * at most `maxMessages`, each handed again (with backoff, heartbeating) until the
+   * handler resolves, and only then resolved and committed.
+   */
+  private async consumeWhole(
+    { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload,
+    groupId: string,
+    handler: BatchHandler,
+    retry: RetryPolicy,
+    maxMessages: number,
+  ): Promise<void> {
+    for (let start = 0; start < batch.messages.length; start += maxMessages) {
+      const slice = batch.messages.slice(start, start + maxMessages);
+      for (let attempt = 1; ; attempt++) {
+        if (!isRunning() || isStale()) return;
+        const messages = slice.map((raw) => toIncoming(batch.topic, batch.partition, raw, attempt, groupId));
+        try {
+          await handler(messages);
+          break;
+        } catch (error) {
+          this.options.onHandlerError?.(error, messages[0]);
+          const deadline = Date.now() + retryDelayMs(retry, attempt);
+          while (Date.now() < deadline) {
+            if (!isRunning() || isStale()) return;
+            await sleep(Math.min(1_000, deadline - Date.now()));
+            await heartbeat();
+          }
+        }
+      }
+      resolveOffset(slice[slice.length - 1].offset);
       await commitOffsetsIfNecessary();
       await heartbeat();
     }

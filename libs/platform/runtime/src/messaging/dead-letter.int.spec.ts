@@ -6,7 +6,7 @@ import { TestDatabase, openTestDatabase } from '@herald/database';
 import { busTargets, databaseTargets, expectEventually, uniqueName } from '@herald/testing';
 import { HeraldLogger } from '../logging/logger';
 import { InstrumentedBus } from '../metrics/metrics';
-import { DeadLetters, EnvelopeConsumer, PoisonPolicy, boundedAttempts, deadLetteringHandler } from './dead-letter';
+import { DeadLetters, EnvelopeConsumer, ParsedMessage, PoisonPolicy, boundedAttempts, boundedBatchAttempts, deadLetteringBatchHandler, deadLetteringHandler } from './dead-letter';
 
 interface Greeting {
   readonly name: string;
@@ -128,6 +128,48 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     ]);
     // The names as the broker knows them, namespace included.
     expect(lettersOf(topic)[0]).toMatchObject({ source_topic: `dlt-ns.${topic}`, consumer_group: `dlt-ns.${group}`, key: 'k', original: '{not json', attempts: 1 });
+  });
+
+  it('batch mode: splits a failing batch so the poison message is dead-lettered and the rest proceed, invalid ones set aside once', async () => {
+    const topic = await sourceTopic('dlt.batch');
+    const group = uniqueName('g');
+    const batches: string[][] = [];
+    const handled: string[] = [];
+    const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
+      groupId: group,
+      type: 'greeting',
+      parsePayload: parseGreeting,
+      handleBatch: async (items: readonly ParsedMessage<Greeting>[]) => {
+        batches.push(items.map((i) => i.payload.name));
+        // A bug that only one input triggers: the batch fails whole.
+        if (items.some((i) => i.payload.name === 'stuck')) throw new TypeError("Cannot read properties of undefined (reading 'id')");
+        handled.push(...items.map((i) => i.payload.name));
+      },
+    });
+    const single = boundedAttempts(deadLetters, group, handler, { maxAttempts: 3 });
+    // Published first, so the batch holds all of them.
+    await bus.publish(topic, [
+      { key: 'k', value: envelope({ name: 'erin' }) },
+      { key: 'k', value: '{not json' },
+      { key: 'k', value: envelope({ name: 'stuck' }) },
+      { key: 'k', value: envelope({ name: 'frank' }) },
+    ]);
+    subscriptions.push(await bus.subscribe({ groupId: group, topics: [topic], retry: FAST_RETRY, handler: single, batchHandler: boundedBatchAttempts(batchHandler, single) }));
+    await readDeadLetters();
+
+    await expectEventually(() => {
+      expect(lettersOf(topic).map((l) => l.reason_code).sort()).toEqual(['attempts_exhausted', 'invalid_envelope']);
+      expect(new Set(handled)).toEqual(new Set(['erin', 'frank']));
+    }, { timeoutMs: 30_000 });
+    expect(batches.some((names) => names.length > 1)).toBe(true);
+    expect(lettersOf(topic).find((l) => l.reason_code === 'attempts_exhausted')).toMatchObject({ attempts: 3, consumer_group: `dlt-ns.${group}` });
+    // After the batch failed, each message went on alone once: nothing handled twice, nothing set aside twice.
+    expect(handled.filter((n) => n === 'erin')).toHaveLength(1);
+    expect(handled.filter((n) => n === 'frank')).toHaveLength(1);
+    expect(batches.filter((names) => names.includes('stuck'))).toHaveLength(4);
+    // The metrics count each message's outcome, not the batch's.
+    await expectEventually(async () => expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="dead_lettered"} 2`));
+    expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="ok"} 2`);
   });
 
   it('retries an outage without a bound and without losing the message', async () => {

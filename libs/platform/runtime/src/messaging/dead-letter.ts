@@ -8,7 +8,7 @@ import {
   TOPICS,
   parseEnvelope,
 } from '@herald/contracts';
-import { IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
+import { BatchHandler, IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
 import { Counter, Registry } from 'prom-client';
 import { HeraldLogger } from '../logging/logger';
 
@@ -19,6 +19,18 @@ export interface EnvelopeConsumer<T> {
   /** Validates the payload; what fails goes to the dead-letter topic. */
   readonly parsePayload: (payload: unknown) => ParseResult<T>;
   readonly handle: (payload: T, envelope: Envelope<T>, message: IncomingMessage) => Promise<void>;
+}
+
+/** A valid message of a batch, with its parsed envelope. */
+export interface ParsedMessage<T> {
+  readonly payload: T;
+  readonly envelope: Envelope<T>;
+  readonly message: IncomingMessage;
+}
+
+/** An EnvelopeConsumer that takes the valid messages of one partition at a time, in offset order. */
+export interface EnvelopeBatchConsumer<T> extends Omit<EnvelopeConsumer<T>, 'handle'> {
+  readonly handleBatch: (messages: readonly ParsedMessage<T>[]) => Promise<void>;
 }
 
 /** Longest reason kept in a dead letter (and its header): error messages can quote the input. */
@@ -130,6 +142,79 @@ export function deadLetteringHandler<T>(deadLetters: DeadLetters, consumer: Enve
   };
 }
 
+/**
+ * `deadLetteringHandler` for a batch consumer: the batch handler and its one-message
+ * path (a batch of one, which `boundedBatchAttempts` falls back to). Invalid messages
+ * are left out of the batch and dead-lettered once the valid ones are handled, so a
+ * batch that fails and comes again does not dead-letter them twice.
+ */
+export function deadLetteringBatchHandler<T>(deadLetters: DeadLetters, consumer: EnvelopeBatchConsumer<T>): { handler: MessageHandler; batchHandler: BatchHandler } {
+  const handler = deadLetteringHandler(deadLetters, {
+    ...consumer,
+    handle: (payload, envelope, message) => consumer.handleBatch([{ payload, envelope, message }]),
+  });
+  const batchHandler: BatchHandler = async (messages) => {
+    const valid: Array<ParsedMessage<T>> = [];
+    const invalid: Array<{ message: IncomingMessage; reasonCode: 'invalid_envelope' | 'invalid_payload'; errors: readonly FieldError[] }> = [];
+    for (const message of messages) {
+      const envelope = parseEnvelope(message.value, consumer.type);
+      if (!envelope.ok) {
+        invalid.push({ message, reasonCode: 'invalid_envelope', errors: envelope.errors });
+        continue;
+      }
+      const payload = consumer.parsePayload(envelope.value.payload);
+      if (!payload.ok) {
+        invalid.push({ message, reasonCode: 'invalid_payload', errors: payload.errors });
+        continue;
+      }
+      valid.push({ payload: payload.value, envelope: { ...envelope.value, payload: payload.value } as Envelope<T>, message });
+    }
+    if (valid.length > 0) await consumer.handleBatch(valid);
+    for (const { message, reasonCode, errors } of invalid) {
+      await deadLetters.send(consumer.groupId, message, reasonCode, reasonCode === 'invalid_envelope' ? 'invalid envelope' : 'invalid payload', errors);
+    }
+    const setAside = new Set(invalid.map((i) => i.message));
+    return messages.map((m): MessageOutcome => (setAside.has(m) ? 'dead_lettered' : 'handled'));
+  };
+  return { handler, batchHandler };
+}
+
+/**
+ * `boundedAttempts` for a batch. An outage fails the batch, which the bus hands again
+ * whole. Any other failure may be one message's: the batch is then split, and its
+ * messages go one by one through `single` (already bounded), so a poison message is
+ * dead-lettered there and the others proceed. A message that fails below its bound
+ * fails the batch again; the messages before it are handled again, which the
+ * consumers' idempotence (every input is deduped by its id) makes harmless.
+ */
+export function boundedBatchAttempts(batch: BatchHandler, single: MessageHandler): BatchHandler {
+  // Per partition, while a split is under way: the last offset it handled and the
+  // outcomes so far. A batch handed again after a split failed goes on from there, one
+  // by one, so what the split already handled (or set aside) is not handled again and
+  // the bounded counts can grow.
+  const splits = new Map<string, { through: bigint; outcomes: Map<string, void | MessageOutcome> }>();
+  return async (messages) => {
+    const partitionKey = `${messages[0].topic}:${messages[0].partition}`;
+    const split = splits.get(partitionKey);
+    const rest = split === undefined ? messages : messages.filter((m) => BigInt(m.offset) > split.through);
+    if (split === undefined && rest.length > 1) {
+      try {
+        return await batch(rest);
+      } catch (error) {
+        if (classifyFailure(error).kind === 'transient') throw error;
+      }
+    }
+    const state = split ?? { through: -1n, outcomes: new Map<string, void | MessageOutcome>() };
+    splits.set(partitionKey, state);
+    for (const message of rest) {
+      state.outcomes.set(message.offset, await single(message));
+      state.through = BigInt(message.offset);
+    }
+    splits.delete(partitionKey);
+    return messages.map((m) => state.outcomes.get(m.offset) ?? 'handled');
+  };
+}
+
 export interface PoisonPolicy {
   /**
    * Deliveries a message gets for failures that are neither an outage nor certainly
@@ -162,7 +247,10 @@ export function boundedAttempts(deadLetters: DeadLetters, groupId: string, handl
     const partitionKey = `${message.topic}:${message.partition}`;
     try {
       const outcome = await handler(message);
-      failures.delete(partitionKey);
+      // Only a success at or past the failing message ends its count: a split batch
+      // (boundedBatchAttempts) handles the messages before it again, after it failed.
+      const failing = failures.get(partitionKey);
+      if (failing !== undefined && BigInt(failing.offset) <= BigInt(message.offset)) failures.delete(partitionKey);
       return outcome;
     } catch (error) {
       const failure = classifyFailure(error);

@@ -159,9 +159,26 @@ export class InstrumentedBus implements MessageBus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const { groupId } = options;
+    const { groupId, batchHandler } = options;
     const subscription = await this.inner.subscribe({
       ...options,
+      ...(batchHandler
+        ? {
+            batchHandler: async (messages: readonly IncomingMessage[]) => {
+              const topic = messages[0].topic;
+              try {
+                const outcomes = await batchHandler(messages);
+                const deadLettered = outcomes?.filter((o) => o === 'dead_lettered').length ?? 0;
+                if (deadLettered > 0) this.consumed.inc({ topic, group: groupId, outcome: 'dead_lettered' }, deadLettered);
+                if (messages.length > deadLettered) this.consumed.inc({ topic, group: groupId, outcome: 'ok' }, messages.length - deadLettered);
+                return outcomes;
+              } catch (error) {
+                this.consumed.inc({ topic, group: groupId, outcome: 'error' }, messages.length);
+                throw error;
+              }
+            },
+          }
+        : {}),
       handler: async (message: IncomingMessage) => {
         const end = this.handlerSeconds.startTimer({ topic: message.topic, group: groupId });
         try {

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { HeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
 import { HeraldLogger } from '../logging/logger';
-import { DeadLetters, EnvelopeConsumer, boundedAttempts, deadLetteringHandler } from '../messaging/dead-letter';
+import { DeadLetters, EnvelopeBatchConsumer, EnvelopeConsumer, boundedAttempts, boundedBatchAttempts, deadLetteringBatchHandler, deadLetteringHandler } from '../messaging/dead-letter';
 import { HEALTH_REGISTRY, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS, METRICS_REGISTRY } from './tokens';
 
 /**
@@ -15,7 +15,9 @@ import { HEALTH_REGISTRY, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS, METRICS_REG
  *
  * Every handler subscribed here is wrapped in `boundedAttempts`: no message can hold
  * its partition for longer than `HERALD_MESSAGE_MAX_ATTEMPTS` failures that are not an
- * outage; it goes to the dead-letter topic and the consumer moves on.
+ * outage; it goes to the dead-letter topic and the consumer moves on. A batch handler
+ * is wrapped in `boundedBatchAttempts`: a batch that fails for another reason than an
+ * outage is split into its messages, each bounded like this.
  *
  * Subscriptions join their groups in the background, all at once: a Kafka join waits
  * for every other member of the group to rejoin (up to a heartbeat each), and awaiting
@@ -49,8 +51,9 @@ export class ConsumerRegistry implements OnModuleDestroy {
       maxAttempts: this.config.messageMaxAttempts,
       dependenciesHealthy: async () => (await this.health.readiness()).ready,
     });
+    const batchHandler = options.batchHandler && boundedBatchAttempts(options.batchHandler, handler);
     let joined: Subscription | undefined;
-    const started = this.join({ ...options, handler }).then((subscription) => {
+    const started = this.join({ ...options, handler, ...(batchHandler ? { batchHandler } : {}) }).then((subscription) => {
       joined = subscription;
     });
     const subscription: BackgroundSubscription = {
@@ -100,6 +103,16 @@ export class ConsumerRegistry implements OnModuleDestroy {
       groupId: consumer.groupId,
       topics,
       handler: deadLetteringHandler(this.deadLetters, consumer),
+    });
+  }
+
+  /** Subscribes a typed batch consumer (see `deadLetteringBatchHandler`). */
+  consumeBatches<T>(topics: readonly string[], consumer: EnvelopeBatchConsumer<T>, maxBatchMessages?: number): Promise<BackgroundSubscription> {
+    return this.subscribe({
+      groupId: consumer.groupId,
+      topics,
+      ...deadLetteringBatchHandler(this.deadLetters, consumer),
+      ...(maxBatchMessages === undefined ? {} : { maxBatchMessages }),
     });
   }
 

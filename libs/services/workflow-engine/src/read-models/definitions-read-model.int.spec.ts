@@ -4,6 +4,7 @@ import { InProcessBus } from '@herald/bus';
 import { EmbeddedPostgres } from '@herald/database';
 import { TestHttpApp, startTestHttpApp } from '@herald/runtime';
 import { createTemporaryDatabase, databaseTargets, expectEventually } from '@herald/testing';
+import { Client } from 'pg';
 import { workflowEngine } from '../workflow-engine.module';
 import { DefinitionsReadModel } from './definitions-read-model';
 
@@ -11,6 +12,7 @@ describe.each(databaseTargets())('the engine definitions read model ($kind)', (t
   let app: TestHttpApp;
   let model: DefinitionsReadModel;
   let dispose: () => Promise<void>;
+  let databaseUrl: string;
   const workspace = randomUUID();
   const other = randomUUID();
 
@@ -25,6 +27,7 @@ describe.each(databaseTargets())('the engine definitions read model ($kind)', (t
       url = database.url;
       dispose = () => database.drop();
     }
+    databaseUrl = url;
     app = await startTestHttpApp(workflowEngine, url, { bus: new InProcessBus() });
     model = app.get(DefinitionsReadModel);
   });
@@ -71,12 +74,27 @@ describe.each(databaseTargets())('the engine definitions read model ($kind)', (t
   it('keeps live templates and the category set, and forgets a deleted template', async () => {
     await announce({ kind: 'template', change: 'upserted', workspace_id: workspace, id: 'welcome-mail', version: 1, document: { slug: 'welcome-mail', channels: { email: [] } } });
     await announce({ kind: 'category', change: 'committed', workspace_id: workspace, id: 'categories', version: 1, document: { root_categories: [] } });
-    await expectEventually(async () => expect((await model.runDefinitions(workspace, ['welcome-mail', 'unknown'])).categories).toEqual({ root_categories: [] }));
-    expect([...(await model.runDefinitions(workspace, ['welcome-mail', 'unknown'])).templates.keys()]).toEqual(['welcome-mail']);
-    expect((await model.runDefinitions(workspace, ['welcome-mail'])).templates.get('welcome-mail')).toMatchObject({ slug: 'welcome-mail' });
-    expect((await model.runDefinitions(other, ['welcome-mail'])).templates.size).toBe(0);
+    const mail = { workspaceId: workspace, kind: 'template' as const, id: 'welcome-mail' };
+    const categories = { workspaceId: workspace, kind: 'category' as const, id: 'categories' };
+    await expectEventually(async () => expect(await model.currentDocuments([categories])).toEqual([{ root_categories: [] }]));
+    expect(await model.currentDocuments([mail, { ...mail, id: 'unknown' }, { ...mail, workspaceId: other }])).toEqual([{ slug: 'welcome-mail', channels: { email: [] } }, undefined, undefined]);
     await announce({ kind: 'template', change: 'deleted', workspace_id: workspace, id: 'welcome-mail', version: 2 });
-    await expectEventually(async () => expect((await model.runDefinitions(workspace, ['welcome-mail'])).templates.size).toBe(0));
-    expect((await model.runDefinitions(workspace, [])).categories).toEqual({ root_categories: [] });
+    await expectEventually(async () => expect(await model.currentDocuments([mail])).toEqual([undefined]));
+    expect(await model.currentDocuments([categories])).toEqual([{ root_categories: [] }]);
+  });
+
+  it('serves definitions from its cache by version, and a version another replica applied on the next read (read-your-writes)', async () => {
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    const key = { workspaceId: workspace, kind: 'template' as const, id: 'cached-mail' };
+    await announce({ kind: 'template', change: 'upserted', workspace_id: workspace, id: 'cached-mail', version: 1, document: { slug: 'cached-mail', n: 1 } });
+    await expectEventually(async () => expect(await model.currentDocuments([key])).toEqual([{ slug: 'cached-mail', n: 1 }]));
+    // Another replica applies version 2 to the shared table: no message reaches this one.
+    await db.query(`UPDATE engine.definitions SET version = 2, document = '{"slug":"cached-mail","n":2}' WHERE workspace_id = $1 AND kind = 'template' AND id = 'cached-mail'`, [workspace]);
+    expect(await model.currentDocuments([key, key])).toEqual([{ slug: 'cached-mail', n: 2 }, { slug: 'cached-mail', n: 2 }]);
+    // Same version: the cached document is served (the table's document is not read again).
+    await db.query(`UPDATE engine.definitions SET document = '{"slug":"cached-mail","n":"not read"}' WHERE workspace_id = $1 AND kind = 'template' AND id = 'cached-mail'`, [workspace]);
+    expect(await model.currentDocuments([key])).toEqual([{ slug: 'cached-mail', n: 2 }]);
+    await db.end();
   });
 });

@@ -14,16 +14,30 @@ export interface AnnouncedWorkflow {
 }
 
 type EngineKind = 'workflow' | 'template' | 'category';
+
+/** A definition as the runs of a batch name it. */
+export interface DefinitionKey {
+  readonly workspaceId: string;
+  readonly kind: EngineKind;
+  readonly id: string;
+}
+
+/** Cached documents at most; past it the cache starts over (a workspace has tens of definitions, not thousands). */
+const MAX_CACHED = 10_000;
 const ENGINE_KINDS: readonly string[] = ['workflow', 'template', 'category'];
 
 /**
  * The engine's copy of management's definitions (workflows with every version, live
  * templates, the category set), from `notify.definition.changed.v1`. One consumer group
  * for all engine replicas: they share the table. Reads go to the table; a run reads
- * its definitions once per input, which the table's primary keys serve.
+ * its definitions once per batch of inputs, through a per-process cache checked against
+ * the table's versions (`currentDocuments`).
  */
 @Injectable()
 export class DefinitionsReadModel implements OnApplicationBootstrap {
+  /** Live documents by `cacheKey`, with the version they were announced with (see `currentDocuments`). */
+  private readonly cache = new Map<string, { version: number; document: unknown }>();
+
   constructor(
     @InjectDataSource('engine') private readonly db: DataSource,
     private readonly consumers: ConsumerRegistry,
@@ -39,6 +53,35 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
       parsePayload: parseDefinitionChanged,
       handle: (change) => (ENGINE_KINDS.includes(change.kind) ? this.apply(change) : Promise.resolve()),
     });
+  }
+
+  /**
+   * The live documents of the definitions a batch of runs reads, in the order asked
+   * (undefined where there is none). Cached in this process by version: one statement
+   * per batch compares the cached versions with the table's and returns only the
+   * documents that changed. Checking the table, rather than trusting an invalidation
+   * message, keeps read-your-writes with several replicas: management answers a commit
+   * once one replica applied the change to the table (notify.definition.applied.v1), and
+   * every replica's next batch sees that version.
+   */
+  async currentDocuments(keys: readonly DefinitionKey[]): Promise<Array<unknown | undefined>> {
+    const unique = [...new Map(keys.map((k) => [cacheKey(k), k])).values()];
+    if (unique.length === 0) return [];
+    const rows = (await this.db.query(
+      `SELECT r.i, d.version, CASE WHEN d.version = r.cached THEN NULL ELSE d.document END AS document
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[]) WITH ORDINALITY AS r(workspace_id, kind, id, cached, i)
+         JOIN engine.definitions d ON d.workspace_id = r.workspace_id AND d.kind = r.kind AND d.id = r.id`,
+      [unique.map((k) => k.workspaceId), unique.map((k) => k.kind), unique.map((k) => k.id), unique.map((k) => this.cache.get(cacheKey(k))?.version ?? -1)],
+    )) as Array<{ i: string | number; version: number; document: unknown }>;
+    const found = new Set<string>();
+    if (this.cache.size > MAX_CACHED) this.cache.clear();
+    for (const row of rows) {
+      const key = cacheKey(unique[Number(row.i) - 1]);
+      found.add(key);
+      if (row.document !== null) this.cache.set(key, { version: row.version, document: row.document });
+    }
+    for (const key of unique.map(cacheKey)) if (!found.has(key)) this.cache.delete(key);
+    return keys.map((k) => this.cache.get(cacheKey(k))?.document);
   }
 
   /** The live workflow, enabled or not; null when the workspace has none with this slug. */
@@ -67,17 +110,6 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
       [workspaceId, eventName],
     )) as Array<{ document: AnnouncedWorkflow }>;
     return rows.map((r) => r.document);
-  }
-
-  /** What a run reads of the definitions besides its workflow, in one statement: the live templates it names (by slug) and the category set (null before one is committed). */
-  async runDefinitions<Template, Categories>(workspaceId: string, templateSlugs: readonly string[]): Promise<{ templates: Map<string, Template>; categories: Categories | null }> {
-    const rows = (await this.db.query(
-      `SELECT kind, id, document FROM engine.definitions
-        WHERE workspace_id = $1 AND ((kind = 'template' AND id = ANY($2::text[])) OR (kind = 'category' AND id = 'categories'))`,
-      [workspaceId, [...templateSlugs]],
-    )) as Array<{ kind: 'template' | 'category'; id: string; document: unknown }>;
-    const templates = new Map(rows.filter((r) => r.kind === 'template').map((r) => [r.id, r.document as Template]));
-    return { templates, categories: (rows.find((r) => r.kind === 'category')?.document as Categories | undefined) ?? null };
   }
 
   /** Every template management announced, live document as it sent it, by slug. */
@@ -133,4 +165,8 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
     const applied = { service: 'workflow-engine', workspace_id: change.workspace_id, kind: change.kind, id: change.id, version: change.version };
     await this.bus.publish(TOPICS.definitionApplied.name, [definitionAppliedMessage(applied, this.clock.now())]);
   }
+}
+
+function cacheKey({ workspaceId, kind, id }: DefinitionKey): string {
+  return `${workspaceId}\u0000${kind}\u0000${id}`;
 }

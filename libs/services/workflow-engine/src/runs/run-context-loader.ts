@@ -5,7 +5,7 @@ import { CategoryDocument } from '@herald/audience';
 import { Channel, Recipient } from '@herald/contracts';
 import { RunContext, TemplateEntry, TemplateVariant, WorkflowDefinition, WorkflowNode } from '@herald/workflow';
 import { AudienceReadModel, recipientSubject } from '../read-models/audience-read-model';
-import { DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { DefinitionKey, DefinitionsReadModel } from '../read-models/definitions-read-model';
 import { preferenceSnapshot } from './run-preferences';
 
 /** A live template as management announces it (only what a run reads). */
@@ -24,6 +24,15 @@ interface AnnouncedTemplate {
     readonly needs_vendor_approval?: boolean;
     readonly approval_status?: string;
   }>;
+}
+
+/** What one input's context is loaded for. */
+export interface ContextRequest {
+  readonly workspaceId: string;
+  readonly workflow: { readonly slug: string; readonly definition: WorkflowDefinition };
+  readonly recipient: Recipient;
+  readonly recipientKey: string;
+  readonly tenantId?: string;
 }
 
 /** How far back the rate limit looks at most; a workflow's sliding_window is shorter in practice. */
@@ -45,27 +54,47 @@ export class RunContextLoader {
   ) {}
 
   async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, recipientKey: string, tenantId?: string): Promise<RunContext> {
-    const slugs = [...templateSlugs(workflow.definition.tree.nodes)];
-    const definitions = await this.definitions.runDefinitions<AnnouncedTemplate, CategoryDocument>(workspaceId, slugs);
-    const templates: Record<string, TemplateEntry> = {};
-    for (const slug of slugs) {
-      const announced = definitions.templates.get(slug);
-      if (announced) templates[slug] = sendableVariants(announced);
+    const [context] = await this.loadMany([{ workspaceId, workflow, recipient, recipientKey, tenantId }]);
+    return context;
+  }
+
+  /**
+   * The contexts of a batch of inputs: the definitions in one statement (cached by
+   * version, see DefinitionsReadModel.currentDocuments), the recipients' data in one
+   * statement; only a rate-limited workflow adds one for its input's admissions.
+   */
+  async loadMany(requests: readonly ContextRequest[]): Promise<RunContext[]> {
+    const slugsOf = requests.map((r) => [...templateSlugs(r.workflow.definition.tree.nodes)]);
+    const keys: DefinitionKey[] = requests.flatMap((r, i) => [
+      ...slugsOf[i].map((slug): DefinitionKey => ({ workspaceId: r.workspaceId, kind: 'template', id: slug })),
+      { workspaceId: r.workspaceId, kind: 'category', id: 'categories' },
+    ]);
+    const documents = await this.definitions.currentDocuments(keys);
+    const documentOf = new Map(keys.map((k, i) => [`${k.workspaceId}:${k.kind}:${k.id}`, documents[i]]));
+    const recipients = await this.audience.recipientDataMany(requests.map((r) => ({ workspaceId: r.workspaceId, subject: recipientSubject(r.recipient), tenantId: r.tenantId })));
+    const contexts: RunContext[] = [];
+    for (const [i, { workspaceId, workflow, recipientKey }] of requests.entries()) {
+      const templates: Record<string, TemplateEntry> = {};
+      for (const slug of slugsOf[i]) {
+        const announced = documentOf.get(`${workspaceId}:template:${slug}`) as AnnouncedTemplate | undefined;
+        if (announced) templates[slug] = sendableVariants(announced);
+      }
+      const recent = workflow.definition.ratelimit ? await this.recentAdmissions(workspaceId, workflow.slug, recipientKey) : undefined;
+      const categories = (documentOf.get(`${workspaceId}:category:categories`) as CategoryDocument | undefined) ?? null;
+      const { profile, preferences: choices, tenant } = recipients[i];
+      contexts.push({
+        ...(profile ? { recipient_profile: profile } : {}),
+        ...(tenant ? { tenant: tenant.context } : {}),
+        preferences: preferenceSnapshot(categories, workflow.definition.category, {
+          tenant: tenant?.preferences ?? null,
+          subject: choices.global,
+          subject_in_tenant: choices.inTenant,
+        }),
+        templates,
+        ...(recent ? { recent_admissions: recent } : {}),
+      });
     }
-    const recent = workflow.definition.ratelimit ? await this.recentAdmissions(workspaceId, workflow.slug, recipientKey) : undefined;
-    const categories = definitions.categories;
-    const { profile, preferences: choices, tenant } = await this.audience.recipientData(workspaceId, recipientSubject(recipient), tenantId);
-    return {
-      ...(profile ? { recipient_profile: profile } : {}),
-      ...(tenant ? { tenant: tenant.context } : {}),
-      preferences: preferenceSnapshot(categories, workflow.definition.category, {
-        tenant: tenant?.preferences ?? null,
-        subject: choices.global,
-        subject_in_tenant: choices.inTenant,
-      }),
-      templates,
-      ...(recent ? { recent_admissions: recent } : {}),
-    };
+    return contexts;
   }
 
   private async recentAdmissions(workspaceId: string, workflowSlug: string, recipientKey: string): Promise<string[]> {

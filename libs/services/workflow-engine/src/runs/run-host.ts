@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, deterministicUuid, userKey } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { EventStore, StreamProcessor } from '@herald/event-store';
+import { BatchInput, EventStore, StreamProcessor } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
   AccumulatorEvent,
@@ -27,9 +27,9 @@ import {
 import { AudienceReadModel } from '../read-models/audience-read-model';
 import { AnnouncedWorkflow, DefinitionsReadModel } from '../read-models/definitions-read-model';
 import { childRunMessages } from './child-runs';
-import { RunContextLoader } from './run-context-loader';
+import { ContextRequest, RunContextLoader } from './run-context-loader';
 import { runEffects } from './run-effects';
-import { runProjection } from './run-projection';
+import { RunProjectionRows, runProjectionRows, writeRunProjections } from './run-projection';
 import { accumulatorStreamId, parseRunStreamId, runKey, runStreamId } from './run-stream';
 
 export const RUN_EXPRESSIONS = Symbol('RUN_EXPRESSIONS');
@@ -42,10 +42,16 @@ const ACCUMULATOR_SNAPSHOT_EVERY = 50;
  * on the run's stream (StreamProcessor: read, fold, decide, append with effects in one
  * transaction, decide again on a lost race), and logs what the run did. A redelivered
  * input decides nothing new, because the interpreter ignores what its log already holds.
+ *
+ * Triggers, events and fired timers come in batches (one partition's messages at a
+ * time): the contexts of the whole batch are loaded together (definitions from the
+ * per-process cache, the audience in one statement), and the batch is decided and
+ * appended at once (`StreamProcessor.processBatch`: one read of every stream, one
+ * transaction for every stream's events, effects and projection rows).
  */
 @Injectable()
 export class RunHost {
-  private readonly processor: StreamProcessor<RunInput, RunEvent, RunState>;
+  private readonly processor: StreamProcessor<RunInput, RunEvent, RunState, RunProjectionRows>;
   /** Batch and digest accumulators: streams of their own, with no effects (the owner run holds the timer). */
   private readonly accumulators: StreamProcessor<AccumulatorInput, AccumulatorEvent, AccumulatorState>;
   private readonly store: EventStore;
@@ -66,7 +72,8 @@ export class RunHost {
       this.store,
       createRunDecider({ expressions, preferences }),
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as RunEvent },
-      (events, _before, after, streamId, now) => ({ ...runEffects(events, after, streamId, now), project: runProjection(events, after, streamId, now) }),
+      (events, _before, after, streamId, now) => runEffects(events, after, streamId, now),
+      { projection: { rowsOf: (events, _before, after, streamId, now) => runProjectionRows(events, after, streamId, now), write: writeRunProjections } },
     );
     this.accumulators = new StreamProcessor(
       this.store,
@@ -80,31 +87,71 @@ export class RunHost {
 
   /** A trigger for one recipient starts a run of the workflow's live version. */
   async startFromTrigger(envelope: Envelope<TriggerAccepted>): Promise<void> {
-    const trigger = envelope.payload;
-    const runId = envelope.message_id;
+    await this.startFromTriggers([envelope]);
+  }
+
+  /** Triggers start runs, decided and appended as one batch (see the class comment). */
+  async startFromTriggers(envelopes: readonly Envelope<TriggerAccepted>[]): Promise<void> {
     // A broadcast's member carries its workflow inline; a trigger names a live one.
-    const workflow = trigger.inline_workflow ? undefined : await this.definitions.liveWorkflow(envelope.workspace_id, trigger.workflow);
-    if (!trigger.inline_workflow && !workflow?.is_enabled) {
-      this.logger.warn('trigger dropped: its workflow is no longer live', { run_id: runId, message_id: trigger.message_id, workflow: trigger.workflow });
-      return;
+    const named = envelopes.filter((e) => !e.payload.inline_workflow);
+    const live = await this.definitions.currentDocuments(named.map((e) => ({ workspaceId: e.workspace_id, kind: 'workflow' as const, id: e.payload.workflow })));
+    const workflowOf = new Map(named.map((e, i) => [e, live[i] as AnnouncedWorkflow | undefined]));
+    const starts: Array<{ envelope: Envelope<TriggerAccepted>; pinned: PinnedWorkflow }> = [];
+    for (const envelope of envelopes) {
+      const trigger = envelope.payload;
+      if (trigger.inline_workflow) {
+        const inline = trigger.inline_workflow;
+        starts.push({ envelope, pinned: { slug: inline.slug, version: inline.version, definition: inline.definition as unknown as WorkflowDefinition } });
+        continue;
+      }
+      const workflow = workflowOf.get(envelope);
+      if (!workflow?.is_enabled) {
+        this.logger.warn('trigger dropped: its workflow is no longer live', { run_id: envelope.message_id, message_id: trigger.message_id, workflow: trigger.workflow });
+        continue;
+      }
+      starts.push({ envelope, pinned: pin(workflow) });
     }
-    const pinned = trigger.inline_workflow
-      ? { slug: trigger.inline_workflow.slug, version: trigger.inline_workflow.version, definition: trigger.inline_workflow.definition as unknown as WorkflowDefinition }
-      : pin(workflow as AnnouncedWorkflow);
-    const context = await this.context(envelope.workspace_id, pinned, trigger.recipient, runId, trigger.tenant_id);
-    await this.step(runStreamId(envelope.workspace_id, runId), startFromTrigger(trigger, { run_id: runId, workflow: pinned, context }));
+    const contexts = await this.contexts.loadMany(
+      starts.map(({ envelope, pinned }) => contextRequest(envelope.workspace_id, pinned, envelope.payload.recipient, envelope.message_id, envelope.payload.tenant_id)),
+    );
+    await this.stepBatch(
+      starts.map(({ envelope, pinned }, i) => ({
+        streamId: runStreamId(envelope.workspace_id, envelope.message_id),
+        input: startFromTrigger(envelope.payload, { run_id: envelope.message_id, workflow: pinned, context: contexts[i] }),
+      })),
+    );
   }
 
   /** An event starts every live workflow whose trigger_events name it, one run each. */
   async startFromEvent(envelope: Envelope<EventAccepted>): Promise<void> {
-    const event = envelope.payload;
-    for (const workflow of await this.definitions.workflowsTriggeredBy(envelope.workspace_id, event.event)) {
-      const runId = deterministicUuid(envelope.message_id, workflow.slug);
-      const pinned = pin(workflow);
-      const recipient: Recipient = { kind: 'user', distinct_id: event.distinct_id, is_transient: false, inline: false, channels: {}, properties: {} };
-      const context = await this.context(envelope.workspace_id, pinned, recipient, runId, event.tenant_id);
-      await this.step(runStreamId(envelope.workspace_id, runId), startFromEvent(event, { run_id: runId, workflow: pinned, context }));
+    await this.startFromEvents([envelope]);
+  }
+
+  /**
+   * Events of a batch: the runs they start, decided and appended as one batch, then the
+   * waiting runs each resumes, in the order of the events.
+   */
+  async eventsAccepted(envelopes: readonly Envelope<EventAccepted>[]): Promise<void> {
+    await this.startFromEvents(envelopes);
+    for (const envelope of envelopes) await this.resumeWaiting(envelope);
+  }
+
+  private async startFromEvents(envelopes: readonly Envelope<EventAccepted>[]): Promise<void> {
+    const starts: Array<{ envelope: Envelope<EventAccepted>; pinned: PinnedWorkflow; runId: string; recipient: Recipient }> = [];
+    for (const envelope of envelopes) {
+      const event = envelope.payload;
+      for (const workflow of await this.definitions.workflowsTriggeredBy(envelope.workspace_id, event.event)) {
+        const recipient: Recipient = { kind: 'user', distinct_id: event.distinct_id, is_transient: false, inline: false, channels: {}, properties: {} };
+        starts.push({ envelope, pinned: pin(workflow), runId: deterministicUuid(envelope.message_id, workflow.slug), recipient });
+      }
     }
+    const contexts = await this.contexts.loadMany(starts.map((s) => contextRequest(s.envelope.workspace_id, s.pinned, s.recipient, s.runId, s.envelope.payload.tenant_id)));
+    await this.stepBatch(
+      starts.map((s, i) => ({
+        streamId: runStreamId(s.envelope.workspace_id, s.runId),
+        input: startFromEvent(s.envelope.payload, { run_id: s.runId, workflow: s.pinned, context: contexts[i] }),
+      })),
+    );
   }
 
   /**
@@ -128,8 +175,19 @@ export class RunHost {
 
   /** Also the durable follow-up of a cancel at a batch or digest (its leave timer, see runEffects): step() finishes the leave. */
   async timerFired(streamId: string, timerId: string): Promise<void> {
-    const context = await this.contextOfStream(streamId);
-    if (context) await this.step(streamId, { type: 'timer_fired', timer_id: timerId, context });
+    await this.timersFired([{ streamId, timerId }]);
+  }
+
+  /** Fired timers as one batch: the runs' streams are read once, for their contexts and their decisions. */
+  async timersFired(timers: ReadonlyArray<{ readonly streamId: string; readonly timerId: string }>): Promise<void> {
+    const loaded = await this.processor.loadMany(timers.map((t) => t.streamId));
+    const contexts = await this.contextsOfStates(new Map([...loaded].map(([streamId, stream]) => [streamId, stream.state])));
+    const items: Array<BatchInput<RunInput>> = [];
+    for (const { streamId, timerId } of timers) {
+      const context = contexts.get(streamId);
+      if (context) items.push({ streamId, input: { type: 'timer_fired', timer_id: timerId, context } });
+    }
+    await this.stepBatch(items, loaded);
   }
 
   async httpResponded(streamId: string, requestId: string, response: HttpResponse): Promise<void> {
@@ -172,6 +230,29 @@ export class RunHost {
     await this.step(successorStream, input);
   }
 
+  /** `step` for a batch of inputs (see the class comment), each stream's in order; the follow-ups use each stream's latest input's context. */
+  private async stepBatch(items: ReadonlyArray<BatchInput<RunInput>>, loaded?: Awaited<ReturnType<RunHost['processor']['loadMany']>>): Promise<void> {
+    if (items.length === 0) return;
+    const contextOf = new Map(items.map((item) => [item.streamId, item.input.context]));
+    const steps = await this.processor.processBatch(items, this.clock.now(), {
+      ...(loaded ? { loaded } : {}),
+      followUp: (streamId, state) => {
+        const context = contextOf.get(streamId);
+        return context ? this.accumulatorAnswer(streamId, state, context) : Promise.resolve(undefined);
+      },
+    });
+    for (const [streamId, step] of steps) await this.afterStep(streamId, step);
+  }
+
+  /** What follows a recorded step: its log lines, the child runs it starts, and a cancelled run's leave from its accumulator. */
+  private async afterStep(streamId: string, step: { state: RunState; events: readonly RunEvent[] }): Promise<void> {
+    const { workspaceId, runId } = parseRunStreamId(streamId);
+    for (const event of step.events) this.logEvent(runId, step.state, event);
+    await this.startChildRuns(workspaceId, step.state, step.events);
+    // A cancelled run leaves its accumulator (see leaveAccumulator); idempotent, so also after a redelivered input.
+    await this.leaveAccumulator(streamId, step.state);
+  }
+
   /**
    * Decides on the run and, while it waits at a batch or digest node for its
    * accumulator, on the accumulator's answer, appending both in one transaction (the
@@ -182,11 +263,7 @@ export class RunHost {
   private async step(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
     // The follow-ups reuse the input's context: it was loaded for this step moments ago.
     const step = await this.processor.process(streamId, input, this.clock.now(), (state) => this.accumulatorAnswer(streamId, state, input.context));
-    const { workspaceId, runId } = parseRunStreamId(streamId);
-    for (const event of step.events) this.logEvent(runId, step.state, event);
-    await this.startChildRuns(workspaceId, step.state, step.events);
-    // A cancelled run leaves its accumulator (see leaveAccumulator); idempotent, so also after a redelivered input.
-    await this.leaveAccumulator(streamId, step.state);
+    await this.afterStep(streamId, step);
     return { state: step.state, events: step.events };
   }
 
@@ -232,22 +309,24 @@ export class RunHost {
 
   /** The context for a later input of a run: its pinned definition, recipient and tenant come from its log. */
   private async contextOfStream(streamId: string): Promise<RunContext | undefined> {
-    const history = await this.store.readStream(streamId, 0);
-    const first = history[0];
-    if (!first || first.type !== 'run.started.v1') {
-      this.logger.warn('input for a run that has no log; ignored', { stream_id: streamId });
-      return undefined;
-    }
-    const started = first.data as Extract<RunEvent, { type: 'run.started.v1' }>;
-    // The run's tenant is the latest override, else the trigger's.
-    const override = history.filter((e) => e.type === 'tenant.overridden.v1').pop()?.data as { tenant_id?: string } | undefined;
-    const tenantId = override ? override.tenant_id : started.tenant_id;
-    const { workspaceId, runId } = parseRunStreamId(streamId);
-    return this.context(workspaceId, { slug: started.workflow.slug, definition: started.definition }, started.recipient, runId, tenantId);
+    const [[, stream]] = await this.processor.loadMany([streamId]);
+    return (await this.contextsOfStates(new Map([[streamId, stream.state]]))).get(streamId);
   }
 
-  private context(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, runId: string, tenantId?: string): Promise<RunContext> {
-    return this.contexts.load(workspaceId, workflow, recipient, runKey(workspaceId, recipient, runId), tenantId);
+  /** The contexts for later inputs of runs, from their folded states (pinned definition, recipient, tenant after overrides), loaded together. */
+  private async contextsOfStates(states: ReadonlyMap<string, RunState>): Promise<Map<string, RunContext>> {
+    const live: Array<[string, Extract<RunState, { started: unknown }>]> = [];
+    for (const [streamId, state] of states) {
+      if (state.status === 'new') this.logger.warn('input for a run that has no log; ignored', { stream_id: streamId });
+      else live.push([streamId, state]);
+    }
+    const contexts = await this.contexts.loadMany(
+      live.map(([streamId, state]) => {
+        const { workspaceId, runId } = parseRunStreamId(streamId);
+        return contextRequest(workspaceId, { slug: state.started.workflow.slug, definition: state.started.definition }, state.started.recipient, runId, state.tenant_id);
+      }),
+    );
+    return new Map(live.map(([streamId], i) => [streamId, contexts[i]]));
   }
 
   private logEvent(runId: string, state: RunState, event: RunEvent): void {
@@ -284,6 +363,16 @@ export class RunHost {
   }
 }
 
-function pin(workflow: AnnouncedWorkflow): { slug: string; version: number; definition: WorkflowDefinition } {
+interface PinnedWorkflow {
+  readonly slug: string;
+  readonly version: number;
+  readonly definition: WorkflowDefinition;
+}
+
+function contextRequest(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, runId: string, tenantId?: string): ContextRequest {
+  return { workspaceId, workflow, recipient, recipientKey: runKey(workspaceId, recipient, runId), tenantId };
+}
+
+function pin(workflow: AnnouncedWorkflow): PinnedWorkflow {
   return { slug: workflow.slug, version: workflow.version_no, definition: workflow.definition as unknown as WorkflowDefinition };
 }

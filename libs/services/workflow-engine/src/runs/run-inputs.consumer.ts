@@ -18,6 +18,9 @@ import { RunHost } from './run-host';
  * run's recipient; two inputs of one run handled at once by two members (during a
  * rebalance) meet at the stream's expected position, and the loser decides again.
  * Invalid messages go to the dead-letter topic; a failing step is retried by the bus.
+ * Triggers, events and fired timers are consumed in batches (a partition's messages at
+ * a time, see RunHost); a batch that fails for another reason than an outage is split
+ * into single messages, so one poison input is dead-lettered alone.
  */
 @Injectable()
 export class RunInputsConsumer implements OnApplicationBootstrap {
@@ -27,26 +30,23 @@ export class RunInputsConsumer implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.triggerAccepted.name], {
+    await this.consumers.consumeBatches([TOPICS.triggerAccepted.name], {
       groupId: 'herald.engine.triggers',
       type: TRIGGER_ACCEPTED_TYPE,
       parsePayload: parseTriggerAccepted,
-      handle: (_payload, envelope) => this.runs.startFromTrigger(envelope),
+      handleBatch: (triggers) => this.runs.startFromTriggers(triggers.map((t) => t.envelope)),
     });
-    await this.consumers.consume([TOPICS.eventAccepted.name], {
+    await this.consumers.consumeBatches([TOPICS.eventAccepted.name], {
       groupId: 'herald.engine.events',
       type: EVENT_ACCEPTED_TYPE,
       parsePayload: parseEventAccepted,
-      handle: async (_payload, envelope) => {
-        await this.runs.startFromEvent(envelope);
-        await this.runs.resumeWaiting(envelope);
-      },
+      handleBatch: (events) => this.runs.eventsAccepted(events.map((e) => e.envelope)),
     });
-    await this.consumers.consume([TOPICS.timerFired.name], {
+    await this.consumers.consumeBatches([TOPICS.timerFired.name], {
       groupId: 'herald.engine.timers',
       type: TIMER_FIRED_TYPE,
       parsePayload: parseTimerFired,
-      handle: (timer) => this.runs.timerFired(timer.stream_id, timer.timer_id),
+      handleBatch: (timers) => this.runs.timersFired(timers.map(({ payload }) => ({ streamId: payload.stream_id, timerId: payload.timer_id }))),
     });
     await this.consumers.consume([TOPICS.deliveryOutcome.name], {
       groupId: 'herald.engine.outcomes',

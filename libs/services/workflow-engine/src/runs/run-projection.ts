@@ -12,6 +12,44 @@ import { parseRunStreamId, runKey } from './run-stream';
  */
 const SKIPS_BY_DESIGN: ReadonlySet<SkipReason> = new Set<SkipReason>(['not_in_recipient_channels', 'not_routed']);
 
+/** A row of `engine.messages` as a run's step inserts it (a delivery, or a channel it did not send on). */
+interface MessageRow {
+  readonly delivery_id: string;
+  readonly workspace_id: string;
+  readonly run_id: string;
+  readonly message_id: string;
+  readonly workflow_slug: string;
+  readonly workflow_version: number;
+  readonly node_name: string;
+  readonly channel: string;
+  readonly recipient_type: string;
+  readonly distinct_id: string | null;
+  readonly object_type: string | null;
+  readonly object_id: string | null;
+  readonly tenant_id: string | null;
+  readonly category: string | null;
+  readonly idempotency_key: string | null;
+  readonly template_slug: string;
+  readonly channel_identity: string;
+  readonly status: 'triggered' | 'not_sent';
+  readonly failure_reason: string | null;
+  readonly at: string;
+}
+
+/**
+ * What one step (one or several inputs of a run) adds to the read models. The frequent
+ * rows (a run, an admission, a message, the run's status) are written for a whole batch
+ * with one statement each (`writeRunProjections`); the rare updates (outcomes, reasons,
+ * waits) keep a statement each, in the order of their events.
+ */
+export interface RunProjectionRows {
+  readonly run?: readonly unknown[];
+  readonly admission?: readonly unknown[];
+  readonly messages: readonly MessageRow[];
+  readonly updates: ReadonlyArray<(tx: EntityManager) => Promise<void>>;
+  readonly status: { readonly runId: string; readonly status: string; readonly at: string };
+}
+
 /**
  * The read-model updates of one step, run in the append's transaction: the run index
  * (`engine.runs`), the message log (`engine.messages`), the admissions the rate limit
@@ -22,118 +60,205 @@ const SKIPS_BY_DESIGN: ReadonlySet<SkipReason> = new Set<SkipReason>(['not_in_re
  * recipient's outcome without reading the run log. Everything is an upsert keyed by ids from the events, so a
  * projection replayed from the log gives the same rows.
  */
-export function runProjection(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): ((tx: EntityManager) => Promise<void>) | undefined {
+export function runProjectionRows(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): RunProjectionRows | undefined {
   if (after.status === 'new') return undefined;
   const run = after;
   const { workspaceId, runId } = parseRunStreamId(streamId);
   const at = now.toISOString();
-  return async (tx) => {
-    for (const event of events) {
-      switch (event.type) {
-        case 'run.started.v1':
-          await insertRun(tx, workspaceId, runId, streamId, run);
-          break;
-        case 'run.admitted.v1':
-          await tx.query(
-            `INSERT INTO engine.admissions (workspace_id, workflow_slug, recipient_key, run_id, admitted_at) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT DO NOTHING`,
-            [workspaceId, run.started.workflow.slug, runKey(workspaceId, run.started.recipient, runId), runId, at],
-          );
-          break;
-        case 'delivery.requested.v1':
-          await insertMessage(tx, workspaceId, run, event.delivery, at);
-          break;
-        case 'delivery.skipped.v1':
-          if (!SKIPS_BY_DESIGN.has(event.reason)) await insertSkipped(tx, workspaceId, runId, run, event, at);
-          break;
-        case 'delivery.outcome_recorded.v1':
-          await recordOutcome(tx, event.outcome);
-          break;
-        case 'run.failed.v1': {
-          const reason = event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason;
-          await setOutcomeReason(tx, runId, reason);
-          await insertFailedBeforeSending(tx, workspaceId, runId, run, reason, at);
-          break;
-        }
-        case 'run.discarded.v1':
-          await setOutcomeReason(tx, runId, `${event.reason}: ${event.detail}`);
-          break;
-        case 'run.cancelled.v1':
-          await setOutcomeReason(tx, runId, event.reason);
-          break;
-        case 'digest.skipped.v1':
-          await setOutcomeReason(tx, runId, `digest_skipped: ${event.count} trigger(s), fewer than trigger_min_count ${event.trigger_min_count}`);
-          break;
-        case 'wait.started.v1':
+  let runRow: unknown[] | undefined;
+  let admission: unknown[] | undefined;
+  const messages: MessageRow[] = [];
+  const updates: Array<(tx: EntityManager) => Promise<void>> = [];
+  for (const event of events) {
+    switch (event.type) {
+      case 'run.started.v1':
+        runRow = runRowOf(workspaceId, runId, streamId, run);
+        break;
+      case 'run.admitted.v1':
+        admission = [workspaceId, run.started.workflow.slug, runKey(workspaceId, run.started.recipient, runId), runId, at];
+        break;
+      case 'delivery.requested.v1':
+        messages.push(messageRowOf(workspaceId, run, event.delivery, at));
+        break;
+      case 'delivery.skipped.v1':
+        if (!SKIPS_BY_DESIGN.has(event.reason)) messages.push(skippedRowOf(workspaceId, runId, run, event, at));
+        break;
+      case 'delivery.outcome_recorded.v1': {
+        const outcome = event.outcome;
+        updates.push((tx) => recordOutcome(tx, outcome));
+        break;
+      }
+      case 'run.failed.v1': {
+        const reason = event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason;
+        updates.push((tx) => setOutcomeReason(tx, runId, reason));
+        updates.push((tx) => insertFailedBeforeSending(tx, workspaceId, runId, run, reason, at));
+        break;
+      }
+      case 'run.discarded.v1': {
+        const reason = `${event.reason}: ${event.detail}`;
+        updates.push((tx) => setOutcomeReason(tx, runId, reason));
+        break;
+      }
+      case 'run.cancelled.v1': {
+        const reason = event.reason;
+        updates.push((tx) => setOutcomeReason(tx, runId, reason));
+        break;
+      }
+      case 'digest.skipped.v1': {
+        const reason = `digest_skipped: ${event.count} trigger(s), fewer than trigger_min_count ${event.trigger_min_count}`;
+        updates.push((tx) => setOutcomeReason(tx, runId, reason));
+        break;
+      }
+      case 'wait.started.v1': {
+        const params = [runId, workspaceId, runKey(workspaceId, run.started.recipient, runId), event.event_name, streamId, event.since];
+        updates.push(async (tx) => {
           await tx.query(
             `INSERT INTO engine.waits (run_id, workspace_id, recipient_key, event_name, stream_id, since) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-            [runId, workspaceId, runKey(workspaceId, run.started.recipient, runId), event.event_name, streamId, event.since],
+            params,
           );
-          break;
-        case 'wait.ended.v1':
-        case 'wait.cancelled.v1':
-          await tx.query(`DELETE FROM engine.waits WHERE run_id = $1`, [runId]);
-          break;
-        default:
-          break;
+        });
+        break;
       }
+      case 'wait.ended.v1':
+      case 'wait.cancelled.v1':
+        updates.push(async (tx) => {
+          await tx.query(`DELETE FROM engine.waits WHERE run_id = $1`, [runId]);
+        });
+        break;
+      default:
+        break;
     }
-    await tx.query(`UPDATE engine.runs SET status = $2, updated_at = $3 WHERE run_id = $1`, [runId, run.status, at]);
-  };
+  }
+  return { ...(runRow ? { run: runRow } : {}), ...(admission ? { admission } : {}), messages, updates, status: { runId, status: run.status, at } };
 }
 
-async function insertRun(tx: EntityManager, workspaceId: string, runId: string, streamId: string, run: LiveRun): Promise<void> {
+/**
+ * Writes the rows of a batch of steps: runs, admissions and messages with one
+ * multi-row insert each (before the updates, which may refer to them), then each
+ * step's rare updates in order, then every run's status with one statement.
+ */
+export async function writeRunProjections(tx: EntityManager, steps: readonly RunProjectionRows[]): Promise<void> {
+  const runs = steps.flatMap((s) => (s.run ? [s.run] : []));
+  if (runs.length > 0) {
+    await tx.query(
+      `INSERT INTO engine.runs (run_id, workspace_id, stream_id, message_id, workflow_slug, workflow_version, recipient_type, distinct_id,
+                                object_type, object_id, tenant_id, idempotency_key, status, started_at, updated_at)
+       SELECT r.run_id, r.workspace_id, r.stream_id, r.message_id, r.workflow_slug, r.workflow_version, r.recipient_type, r.distinct_id,
+              r.object_type, r.object_id, r.tenant_id, r.idempotency_key, r.status, r.started_at, r.started_at
+         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::text[], $10::text[],
+                     $11::text[], $12::text[], $13::text[], $14::timestamptz[])
+              AS r(run_id, workspace_id, stream_id, message_id, workflow_slug, workflow_version, recipient_type, distinct_id, object_type, object_id,
+                   tenant_id, idempotency_key, status, started_at)
+       ON CONFLICT DO NOTHING`,
+      columns(runs, 14),
+    );
+  }
+  const admissions = steps.flatMap((s) => (s.admission ? [s.admission] : []));
+  if (admissions.length > 0) {
+    await tx.query(
+      `INSERT INTO engine.admissions (workspace_id, workflow_slug, recipient_key, run_id, admitted_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+       ON CONFLICT DO NOTHING`,
+      columns(admissions, 5),
+    );
+  }
+  const messages = steps.flatMap((s) => s.messages);
+  if (messages.length > 0) {
+    await tx.query(
+      `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
+                                    recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
+                                    template_slug, channel_identity, status, failure_reason, created_at, updated_at)
+       SELECT m.delivery_id, m.workspace_id, m.run_id, m.message_id, m.workflow_slug, m.workflow_version, m.node_name, m.channel,
+              m.recipient_type, m.distinct_id, m.object_type, m.object_id, m.tenant_id, m.category, m.idempotency_key,
+              m.template_slug, m.channel_identity, m.status, m.failure_reason, m.at, m.at
+         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::text[], $10::text[],
+                     $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::jsonb[], $18::text[], $19::text[], $20::timestamptz[])
+              AS m(delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel, recipient_type, distinct_id,
+                   object_type, object_id, tenant_id, category, idempotency_key, template_slug, channel_identity, status, failure_reason, at)
+       ON CONFLICT DO NOTHING`,
+      MESSAGE_COLUMNS.map((column) => messages.map((m) => m[column])),
+    );
+  }
+  for (const step of steps) for (const update of step.updates) await update(tx);
+  await tx.query(
+    `UPDATE engine.runs r SET status = s.status, updated_at = s.at
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS s(run_id, status, at)
+      WHERE r.run_id = s.run_id`,
+    [steps.map((s) => s.status.runId), steps.map((s) => s.status.status), steps.map((s) => s.status.at)],
+  );
+}
+
+const MESSAGE_COLUMNS: ReadonlyArray<keyof MessageRow> = [
+  'delivery_id',
+  'workspace_id',
+  'run_id',
+  'message_id',
+  'workflow_slug',
+  'workflow_version',
+  'node_name',
+  'channel',
+  'recipient_type',
+  'distinct_id',
+  'object_type',
+  'object_id',
+  'tenant_id',
+  'category',
+  'idempotency_key',
+  'template_slug',
+  'channel_identity',
+  'status',
+  'failure_reason',
+  'at',
+];
+
+/** Rows as one array per column, for unnest. */
+function columns(rows: ReadonlyArray<readonly unknown[]>, width: number): unknown[][] {
+  return Array.from({ length: width }, (_, i) => rows.map((row) => row[i]));
+}
+
+function runRowOf(workspaceId: string, runId: string, streamId: string, run: LiveRun): unknown[] {
   const { recipient, workflow, message_id: messageId, started_at: startedAt } = run.started;
-  await tx.query(
-    `INSERT INTO engine.runs (run_id, workspace_id, stream_id, message_id, workflow_slug, workflow_version, recipient_type, distinct_id,
-                              object_type, object_id, tenant_id, idempotency_key, status, started_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14) ON CONFLICT DO NOTHING`,
-    [
-      runId,
-      workspaceId,
-      streamId,
-      messageId,
-      workflow.slug,
-      workflow.version,
-      recipient.kind,
-      recipient.kind === 'user' ? recipient.distinct_id : null,
-      recipient.kind === 'object' ? recipient.object_type : null,
-      recipient.kind === 'object' ? recipient.id : null,
-      run.tenant_id ?? null,
-      run.started.idempotency_key ?? null,
-      run.status,
-      startedAt,
-    ],
-  );
+  return [
+    runId,
+    workspaceId,
+    streamId,
+    messageId,
+    workflow.slug,
+    workflow.version,
+    recipient.kind,
+    recipient.kind === 'user' ? recipient.distinct_id : null,
+    recipient.kind === 'object' ? recipient.object_type : null,
+    recipient.kind === 'object' ? recipient.id : null,
+    run.tenant_id ?? null,
+    run.started.idempotency_key ?? null,
+    run.status,
+    startedAt,
+  ];
 }
 
-async function insertMessage(tx: EntityManager, workspaceId: string, run: LiveRun, delivery: Extract<RunEvent, { type: 'delivery.requested.v1' }>['delivery'], at: string): Promise<void> {
-  await tx.query(
-    `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
-                                  recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
-                                  template_slug, channel_identity, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 'triggered', $18, $18) ON CONFLICT DO NOTHING`,
-    [
-      delivery.delivery_id,
-      workspaceId,
-      delivery.run_id,
-      delivery.message_id,
-      delivery.workflow.slug,
-      delivery.workflow.version,
-      delivery.node_name,
-      delivery.channel,
-      delivery.recipient.kind,
-      delivery.recipient.distinct_id ?? null,
-      delivery.recipient.object_type ?? null,
-      delivery.recipient.id ?? null,
-      delivery.tenant_id ?? null,
-      delivery.category ?? null,
-      run.started.idempotency_key ?? null,
-      delivery.template.slug,
-      JSON.stringify({ [delivery.channel]: delivery.destination.identities.map(withoutCredentials) }),
-      at,
-    ],
-  );
+function messageRowOf(workspaceId: string, run: LiveRun, delivery: Extract<RunEvent, { type: 'delivery.requested.v1' }>['delivery'], at: string): MessageRow {
+  return {
+    delivery_id: delivery.delivery_id,
+    workspace_id: workspaceId,
+    run_id: delivery.run_id,
+    message_id: delivery.message_id,
+    workflow_slug: delivery.workflow.slug,
+    workflow_version: delivery.workflow.version,
+    node_name: delivery.node_name,
+    channel: delivery.channel,
+    recipient_type: delivery.recipient.kind,
+    distinct_id: delivery.recipient.distinct_id ?? null,
+    object_type: delivery.recipient.object_type ?? null,
+    object_id: delivery.recipient.id ?? null,
+    tenant_id: delivery.tenant_id ?? null,
+    category: delivery.category ?? null,
+    idempotency_key: run.started.idempotency_key ?? null,
+    template_slug: delivery.template.slug,
+    channel_identity: JSON.stringify({ [delivery.channel]: delivery.destination.identities.map(withoutCredentials) }),
+    status: 'triggered',
+    failure_reason: null,
+    at,
+  };
 }
 
 /**
@@ -141,36 +266,32 @@ async function insertMessage(tx: EntityManager, workspaceId: string, run: LiveRu
  * (`failure_reason`: the skip reason and its detail). Its id derives from the run, the
  * node and the channel, so a replayed projection writes the same row.
  */
-async function insertSkipped(tx: EntityManager, workspaceId: string, runId: string, run: LiveRun, skip: DeliverySkipped, at: string): Promise<void> {
+function skippedRowOf(workspaceId: string, runId: string, run: LiveRun, skip: DeliverySkipped, at: string): MessageRow {
   const { started } = run;
   const node = nodeAt(started.definition.tree, skip.path);
   const template = node && 'template' in node && typeof node.template === 'string' ? node.template : '';
-  await tx.query(
-    `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
-                                  recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
-                                  template_slug, channel_identity, status, failure_reason, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '{}', 'not_sent', $17, $18, $18) ON CONFLICT DO NOTHING`,
-    [
-      deterministicUuid('delivery-skipped', runId, pathKey(skip.path), skip.channel),
-      workspaceId,
-      runId,
-      started.message_id,
-      started.workflow.slug,
-      started.workflow.version,
-      node?.name ?? '',
-      skip.channel,
-      started.recipient.kind,
-      started.recipient.kind === 'user' ? started.recipient.distinct_id : null,
-      started.recipient.kind === 'object' ? started.recipient.object_type : null,
-      started.recipient.kind === 'object' ? started.recipient.id : null,
-      run.tenant_id ?? null,
-      started.definition.category ?? null,
-      started.idempotency_key ?? null,
-      template,
-      `${skip.reason}: ${skip.detail}`,
-      at,
-    ],
-  );
+  return {
+    delivery_id: deterministicUuid('delivery-skipped', runId, pathKey(skip.path), skip.channel),
+    workspace_id: workspaceId,
+    run_id: runId,
+    message_id: started.message_id,
+    workflow_slug: started.workflow.slug,
+    workflow_version: started.workflow.version,
+    node_name: node?.name ?? '',
+    channel: skip.channel,
+    recipient_type: started.recipient.kind,
+    distinct_id: started.recipient.kind === 'user' ? started.recipient.distinct_id : null,
+    object_type: started.recipient.kind === 'object' ? started.recipient.object_type : null,
+    object_id: started.recipient.kind === 'object' ? started.recipient.id : null,
+    tenant_id: run.tenant_id ?? null,
+    category: started.definition.category ?? null,
+    idempotency_key: started.idempotency_key ?? null,
+    template_slug: template,
+    channel_identity: '{}',
+    status: 'not_sent',
+    failure_reason: `${skip.reason}: ${skip.detail}`,
+    at,
+  };
 }
 
 /**
