@@ -1,12 +1,11 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CHANNELS, DELIVERY_REQUESTED_TYPE, DeliveryRequested, Envelope, HeraldError, deliveryTopic, parseDeliveryRequested } from '@herald/contracts';
-import { IncomingMessage } from '@herald/bus';
-import { ConsumerRegistry } from '@herald/runtime';
+import { CHANNELS, DELIVERY_REQUESTED_TYPE, DeliveryRequested, HeraldError, deliveryTopic, parseDeliveryRequested } from '@herald/contracts';
+import { ConsumerRegistry, ParsedMessage } from '@herald/runtime';
 import { DispatchHost } from './dispatch-host';
 
 /**
  * One consumer group per channel (`herald.dispatch.<channel>`), so each channel scales
- * and lags on its own. A command counts as consumed once it is claimed in the ledger;
+ * and lags on its own, consumed a partition's batch at a time. A command counts as consumed once it is claimed in the ledger;
  * the host runs its first attempt, and retries are scheduled in the ledger and run by
  * the retry poller, so a failing vendor never holds a partition.
  */
@@ -19,20 +18,28 @@ export class DeliveryConsumers implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     for (const channel of CHANNELS) {
-      await this.consumers.consume([deliveryTopic(channel).name], {
+      await this.consumers.consumeBatches([deliveryTopic(channel).name], {
         groupId: `herald.dispatch.${channel}`,
         type: DELIVERY_REQUESTED_TYPE,
         parsePayload: parseDeliveryRequested,
-        handle: (command, envelope, message) => this.handle(channel, command, envelope, message),
+        handleBatch: (messages) => this.handleBatch(channel, messages),
       });
     }
   }
 
-  /** One message, handed to the host as a batch of one (see DispatchHost). */
-  private async handle(channel: string, command: DeliveryRequested, envelope: Envelope<DeliveryRequested>, message: IncomingMessage): Promise<void> {
-    if (command.channel !== channel) {
-      throw HeraldError.validation([{ path: 'payload.channel', message: `must be ${channel} on ${message.topic}` }]);
+  /**
+   * A partition's batch, claimed together (one ledger statement). A command on the wrong
+   * channel's topic fails the batch; the registry then splits it, and on its own that
+   * command is dead-lettered while the rest are claimed.
+   */
+  private async handleBatch(channel: string, messages: readonly ParsedMessage<DeliveryRequested>[]): Promise<void> {
+    const misrouted = messages.find(({ payload }) => payload.channel !== channel);
+    if (misrouted) {
+      throw HeraldError.validation([{ path: 'payload.channel', message: `must be ${channel} on ${misrouted.message.topic}` }]);
     }
-    return this.host.handleCommands(channel, [{ command, workspaceId: envelope.workspace_id, messageKey: message.key }]);
+    return this.host.handleCommands(
+      channel,
+      messages.map(({ payload, envelope, message }) => ({ command: payload, workspaceId: envelope.workspace_id, messageKey: message.key })),
+    );
   }
 }

@@ -22,8 +22,8 @@ import { WriteBatcher } from './write-batcher';
  * repeated only where the vendor dedupes (as before). Order within a partition was never
  * a delivery guarantee (retries already reorder); the ledger serialises each delivery.
  *
- * The bus calls this per message today (a batch of one): messages of a partition still
- * pipeline, because a handler resolves after the claim, not after the vendor call.
+ * The bus hands it a partition's batch (`DeliveryConsumers`), claimed in one statement;
+ * the handler resolves after the claims, not after the vendor calls, so batches pipeline.
  */
 @Injectable()
 export class DispatchHost implements OnModuleDestroy {

@@ -141,6 +141,26 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(sampleOf(after, 'herald_vendor_call_duration_seconds_sum', twilioOk)).toBeGreaterThan(sampleOf(before, 'herald_vendor_call_duration_seconds_sum', twilioOk));
   });
 
+  it('dead-letters a command published on another channel\'s topic, and claims and sends the rest of its batch', async () => {
+    const scrape = async (): Promise<string> => (await fetch(`${dispatch.app.url}metrics`)).text();
+    const misroutedCounter = { group: 'herald.dispatch.sms', reason: 'rejected' };
+    const before = await scrape();
+    const misrouted = deliveryCommand('email', { subject: 'lost', text: 'on the sms topic' }, ['ada@example.com']);
+    const mates = [1, 2, 3].map((i) => deliveryCommand('sms', { text: `batch mate ${i}` }, ['+4915112345678']));
+    await dispatch.publishCommand(mates[0]);
+    await dispatch.publishCommand(misrouted, 'sms');
+    await dispatch.publishCommand(mates[1]);
+    await dispatch.publishCommand(mates[2]);
+    for (const mate of mates) {
+      expect((await dispatch.outcomeOf(mate.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'sms/twilio' });
+    }
+    await expectEventually(async () => {
+      const after = await scrape();
+      expect(sampleOf(after, 'herald_bus_dead_letters_total', misroutedCounter) - sampleOf(before, 'herald_bus_dead_letters_total', misroutedCounter)).toBe(1);
+    });
+    expect(await dispatch.sql('SELECT 1 FROM dispatch.deliveries WHERE delivery_id = $1', [misrouted.delivery_id])).toHaveLength(0);
+  });
+
   it('stores an inbox command for the recipient, served newest first with seen/read/archived updates', async () => {
     const first = deliveryCommand('inbox', { title: 'Hello {{name}}', body: 'first', action_url: '/a' }, ['user-1'], { recipient: { kind: 'user', distinct_id: 'inbox-user' } });
     const second = deliveryCommand('inbox', { body: 'second' }, ['user-1'], { recipient: { kind: 'user', distinct_id: 'inbox-user' } });

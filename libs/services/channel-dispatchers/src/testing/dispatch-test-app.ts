@@ -30,8 +30,11 @@ export interface DispatchTestApp {
   readonly outcomes: Array<{ key: string; envelope: Envelope<DeliveryOutcome> }>;
   /** Announces a vendor as management-api does (credentials sealed with `vendor:<id>`) and waits until the read model has it. */
   announceVendor(channel: Channel, vendor: string, options: VendorAnnouncement): Promise<void>;
-  /** Publishes a delivery command as the engine's outbox relay would (same message-id on every republish). */
-  publishCommand(command: DeliveryRequested): Promise<void>;
+  /**
+   * Publishes a delivery command as the engine's outbox relay would (same message-id on every
+   * republish), on its channel's topic unless `onTopicOf` names another channel (a misrouted command).
+   */
+  publishCommand(command: DeliveryRequested, onTopicOf?: Channel): Promise<void>;
   /** The one outcome of a delivery, once published. */
   outcomeOf(deliveryId: string): Promise<{ key: string; envelope: Envelope<DeliveryOutcome> }>;
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
@@ -150,8 +153,8 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
       });
       // The read model caches per workspace and channel; the consumer cleared it on apply.
     },
-    publishCommand: (command) =>
-      publishEnvelope(deliveryTopic(command.channel).name, `${workspaceId}:${command.recipient.distinct_id ?? ''}`, `cmd-${command.delivery_id}`, DELIVERY_REQUESTED_TYPE, command),
+    publishCommand: (command, onTopicOf = command.channel) =>
+      publishEnvelope(deliveryTopic(onTopicOf).name, `${workspaceId}:${command.recipient.distinct_id ?? ''}`, `cmd-${command.delivery_id}`, DELIVERY_REQUESTED_TYPE, command),
     outcomeOf: (deliveryId) =>
       expectEventually(() => {
         // The final outcome: `retrying` reports of failed attempts come before it.
