@@ -43,7 +43,7 @@ export class InboxAuthGuard implements CanActivate {
     } else {
       const token = firstHeader(request.headers[USER_TOKEN_HEADER]) ?? (typeof query.token === 'string' ? query.token : undefined);
       // The same check as every route open to browsers (BrowserAuthenticator in @herald/runtime).
-      const browser = await this.browsers.authenticate(request, reply, publicKey, token);
+      const browser = await this.browsers.authenticate(request, reply, publicKey, token, 'inbox');
       request.inboxCaller = {
         workspace: browser.workspace,
         limitKey: `public_key:${browser.publicKeyId}`,

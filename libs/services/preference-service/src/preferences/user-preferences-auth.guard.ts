@@ -20,7 +20,7 @@ export class UserPreferencesAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const browser = this.browsers.credentialOf(request);
     if (browser === undefined) return this.workspaceAuth.canActivate(context);
-    const caller = await this.browsers.authenticate(request, context.switchToHttp().getResponse<FastifyReply>(), browser.publicKey, browser.token);
+    const caller = await this.browsers.authenticate(request, context.switchToHttp().getResponse<FastifyReply>(), browser.publicKey, browser.token, 'preferences');
     request.workspace = caller.workspace;
     return true;
   }

@@ -44,7 +44,8 @@ export class BrowserAuthenticator {
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
-  async authenticate(request: FastifyRequest, reply: FastifyReply, publicKeyValue: string, token: string | undefined): Promise<BrowserCaller> {
+  /** `resource` names what the route holds, for the refusal of another user's (e.g. `inbox`). */
+  async authenticate(request: FastifyRequest, reply: FastifyReply, publicKeyValue: string, token: string | undefined, resource: string): Promise<BrowserCaller> {
     if (publicKeyValue.length > MAX_PUBLIC_KEY_LENGTH) throw this.refuse(request, 'authentication_failed', 'unknown_public_key', 'invalid public key');
     const publicKey = await this.browserKeys.publicKey(publicKeyValue);
     if (publicKey === null) throw this.refuse(request, 'authentication_failed', 'unknown_public_key', 'invalid public key');
@@ -64,7 +65,7 @@ export class BrowserAuthenticator {
     if (!verified.ok) throw this.refuse(request, 'authentication_failed', verified.reason, verified.detail);
     const distinctId = (request.params as Record<string, string> | undefined)?.distinct_id;
     if (distinctId !== verified.claims.distinct_id) {
-      throw this.refuse(request, 'permission_denied', 'another_user', "the user token does not grant this user's data");
+      throw this.refuse(request, 'permission_denied', 'another_user', `the user token does not grant this user's ${resource}`);
     }
     return {
       workspace: publicKey.workspace,
