@@ -36,6 +36,9 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>inbox</tit
     token,
     list: async (user, userToken) => call('GET', 'v1/user/' + encodeURIComponent(user) + '/inbox/', userToken),
     markRead: async (user, id, userToken) => call('PATCH', 'v1/user/' + encodeURIComponent(user) + '/inbox/' + id + '/', userToken, { read: true }),
+    preferences: async (user, userToken) => call('GET', 'v1/user/' + encodeURIComponent(user) + '/preference/', userToken),
+    optOut: async (user, category, userToken) =>
+      call('PATCH', 'v1/user/' + encodeURIComponent(user) + '/preference/category/' + category + '/', userToken, { preference: 'opt_out' }),
     subscribe: (user, userToken) =>
       new Promise((resolve, reject) => {
         const source = new EventSource(config.herald + 'v1/user/' + encodeURIComponent(user) + '/inbox/stream/?public_key=' + encodeURIComponent(config.publicKey) + '&token=' + userToken);
@@ -123,13 +126,16 @@ describeInBrowser('the in-app inbox in a real browser (chromium, one embedded He
     // The keys, as the README shows: a public key for the page's origin and the signing key.
     privateKeyPem = (ok(await management('POST', 'v1/staging/ws_signing_key/')) as { private_key_pem: string }).private_key_pem;
     publicKey = (ok(await management('POST', 'v1/staging/ws_public_key/', { name: 'web', allowed_domains: [backendUrl] })) as { api_key: string }).api_key;
+    const categories = { root_categories: [{ root_category: 'transactional', sections: [{ name: 'News', categories: [{ category: 'news', name: 'News', default_preference: 'opt_in' }] }] }] };
+    ok(await management('POST', 'v1/staging/preference_category/', categories));
+    ok(await management('PATCH', 'v1/staging/preference_category/commit/?commit_message=t'));
     ok(await management('POST', 'v2/staging/template/note/', { name: 'Note', enabled_channels: ['inbox'] }));
     ok(await management('POST', 'v2/staging/template/note/channel/inbox/variant/default/', { locale: 'en', content: { body: '{{text}}' } }));
     ok(await management('PATCH', 'v2/staging/template/note/commit/?commit_message=t'));
     ok(
       await management('POST', 'v1/staging/workflow/note/?commit=true&commit_message=t', {
         name: 'Note',
-        category: 'transactional',
+        category: 'news',
         trigger_type: 'api',
         tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'note' }] },
       }),
@@ -181,6 +187,23 @@ describeInBrowser('the in-app inbox in a real browser (chromium, one embedded He
     expect(ready).toEqual({ unseen_count: 0, unread_count: 0 });
     await notify('alice', 'pushed while you watched');
     await page.waitForFunction(() => (globalThis as unknown as { events: Array<{ body: string }> }).events.some((item) => item.body === 'pushed while you watched'));
+  });
+
+  it("reads the signed-in user's preferences and opts out of a category, seen by the backend too", async () => {
+    const api = (method: string, path: string, body?: unknown) =>
+      fetchJson(`${herald.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // The customer's backend keeps its users' profiles.
+    expect((await api('POST', 'v1/user/alice/', { name: 'Alice' })).status).toBeLessThan(300);
+    const answers = (await page.evaluate(async () => {
+      const w = globalThis as unknown as { inbox: Record<string, (...args: string[]) => Promise<unknown>> };
+      const userToken = (await w.inbox.token('user=alice')) as string;
+      return { read: await w.inbox.preferences('alice', userToken), optOut: await w.inbox.optOut('alice', 'news', userToken), bobs: await w.inbox.preferences('bob', userToken) };
+    })) as Record<string, { status: number; body: unknown }>;
+    expect(answers.read.status).toBe(200);
+    expect(JSON.stringify(answers.read.body)).toContain('"news"');
+    expect(answers.optOut).toMatchObject({ status: 202, body: { category: 'news', preference: 'opt_out' } });
+    expect(answers.bobs.status).toBe(403);
+    expect(await api('GET', 'v1/user/alice/preference/category/news/')).toMatchObject({ status: 200, body: { preference: 'opt_out' } });
   });
 
   it("cannot read another user's inbox, nor use an expired or wrongly signed token", async () => {

@@ -23,3 +23,5 @@ export * from './http/openapi';
 export * from './testing/run-mode-targets';
 export * from './testing/sdk-signed-request';
 export * from './nest/workspace-auth';
+export * from './nest/browser-auth';
+export * from './testing/user-token-minter';

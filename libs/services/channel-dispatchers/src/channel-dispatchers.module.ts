@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { BrowserAuthModule, HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
 import { AttachmentLoader } from './attachments/attachment-loader';
 import { ClaimLeases } from './dispatch/claim-leases';
 import { DeliveryConsumers } from './dispatch/delivery-consumers';
@@ -20,7 +20,6 @@ import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits 
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
-import { BrowserKeyReadModel } from './read-models/browser-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
@@ -35,7 +34,10 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
   static register(options: Partial<DispatchOptions> = {}, streamLimits: Partial<StreamLimits> = {}): DynamicModule {
     return {
       module: ChannelDispatchersModule,
-      imports: [ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS })],
+      imports: [
+        ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS }),
+        BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
+      ],
       controllers: [InboxController, InboxPreflightController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
@@ -58,7 +60,6 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         InboxStore,
         VendorReadModel,
         ApiKeyReadModel,
-        BrowserKeyReadModel,
         InboxAuthGuard,
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
         InboxStreams,

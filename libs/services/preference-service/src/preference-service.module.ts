@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
+import { BrowserAuthModule, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { BROADCAST_FAN_OUT_OPTIONS, BroadcastFanOut, BroadcastFanOutOptions, DEFAULT_BROADCAST_FAN_OUT_OPTIONS } from './broadcasts/broadcast-fan-out';
 import { CategoryReadModel } from './categories/category-read-model';
 import { ListStore } from './lists/list-store';
@@ -8,6 +8,7 @@ import { audienceOpenApi } from './openapi/audience-openapi';
 import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
 import { AUDIENCE_MIGRATIONS } from './persistence/migrations';
 import { PreferenceStore } from './preferences/preference-store';
+import { UserPreferencesAuthGuard, UserPreferencesPreflightController } from './preferences/user-preferences-auth.guard';
 import { BulkUserPreferencesController, ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
 import { ProfileUpdatesConsumer } from './profiles/profile-updates.consumer';
 import { ObjectsController } from './profiles/objects.controller';
@@ -32,6 +33,7 @@ export class PreferenceServiceModule {
       imports: [
         ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'preference-service', schema: 'audience', groupId: 'herald.audience.credentials' }),
+        BrowserAuthModule.forService({ schema: 'audience', groupId: 'herald.audience.browser-keys' }),
       ],
       // Preference and subscription routes first: they are more specific than the profile routes they extend.
       controllers: [
@@ -40,6 +42,7 @@ export class PreferenceServiceModule {
         BulkDeleteController,
         ObjectPreferencesController,
         UserPreferencesController,
+        UserPreferencesPreflightController,
         BulkUserPreferencesController,
         ObjectSubscriptionsController,
         UserSubscriptionsController,
@@ -61,6 +64,7 @@ export class PreferenceServiceModule {
         UserMerge,
         TenantStore,
         PreferenceStore,
+        UserPreferencesAuthGuard,
         SubscriptionStore,
         ProfileUpdatesConsumer,
         AudienceOutboxRelay,

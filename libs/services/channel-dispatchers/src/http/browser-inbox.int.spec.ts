@@ -1,9 +1,8 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, TOPICS, envelopeOf } from '@herald/contracts';
-import { hashToken, runModeTargets } from '@herald/runtime';
+import { hashToken, mintUserToken, runModeTargets } from '@herald/runtime';
 import { expectEventually } from '@herald/testing';
 import { DispatchTestApp, deliveryCommand, startDispatchTestApp } from '../testing/dispatch-test-app';
-import { mintUserToken } from '../testing/user-token-minter';
 
 const PAGE_ORIGIN = 'https://app.example.com';
 

@@ -5,6 +5,7 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { parseOffsetQuery } from '../http/offset-page';
 import { requiredBody, tenantQuery } from '../http/request';
 import { PreferenceStore } from './preference-store';
+import { UserPreferencesAuthGuard } from './user-preferences-auth.guard';
 
 /** Object preferences: interface 4.1 and 4.2, plus the reference's reads. `tenant_id` selects the tenant scope. */
 @Controller('v1/object/:object_type/:id/preference')
@@ -85,9 +86,9 @@ export class ObjectPreferencesController {
   }
 }
 
-/** User preferences, the same operations under `/v1/user/{distinct_id}/preference/`. */
+/** User preferences, the same operations under `/v1/user/{distinct_id}/preference/`; a browser may reach its own user's (UserPreferencesAuthGuard). */
 @Controller('v1/user/:distinct_id/preference')
-@UseGuards(WorkspaceAuthGuard)
+@UseGuards(UserPreferencesAuthGuard)
 export class UserPreferencesController {
   constructor(private readonly preferences: PreferenceStore) {}
 
