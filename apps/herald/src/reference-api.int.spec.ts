@@ -1,13 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import type { AnySchema } from 'ajv';
-import { parse } from 'yaml';
+import { randomBytes } from 'node:crypto';
 import { expectEventually, heraldEnv } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
 import { heraldModes } from './testing/herald-modes';
+import { Answer, callJson, exampleBody, isUnknownRoute, readReference, referenceOperations, responseValidator } from './testing/reference-walk';
 
 /**
  * Issue 16: every notification-API (`{base_url}`) operation of SuprSend's reference
@@ -16,19 +11,6 @@ import { heraldModes } from './testing/herald-modes';
  * reference's response schema, nested fields included. Management-API operations (those
  * with a `servers` entry of their own) are another issue's.
  */
-const REFERENCE_PATH = join(__dirname, '../../../tools/reference/suprsend-openapi.yml');
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-interface ReferenceOperation {
-  readonly servers?: unknown[];
-  readonly requestBody?: { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> };
-  readonly responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
-}
-interface ReferenceDocument {
-  readonly paths: Record<string, Record<string, ReferenceOperation>>;
-  readonly components: unknown;
-}
-
 /**
  * Operations Herald does not answer yet (issue 16's remainder). Each one here is a known
  * gap reported in docs/sdk-compatibility.md; the test fails when one of them starts to
@@ -124,11 +106,6 @@ const CALLS: Record<string, Call> = {
   'POST /v1/user/{distinct_id}/merge/': { body: () => ({ from_user_id: 'merged-user' }) },
 };
 
-interface Answer {
-  readonly status: number;
-  readonly body: unknown;
-}
-
 describe.each(heraldModes('reference'))('every notification-API operation of the reference answers ($name)', (mode) => {
   const serviceToken = `hst_${randomBytes(24).toString('base64url')}`;
   const apiKey = `hak_${randomBytes(24).toString('base64url')}`;
@@ -136,21 +113,8 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
   let dispose: () => Promise<void>;
   const seeds: Seeds = { workspaceKey: '', versionId: '' };
 
-  const call = async (url: string, method: string, body?: unknown, auth = `Bearer ${apiKey}`): Promise<Answer> => {
-    const headers: Record<string, string> = { authorization: auth };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON
-    }
-    return { status: response.status, body: parsed };
-  };
-  const api = (method: string, target: string, body?: unknown): Promise<Answer> => call(`${herald.baseUrl}${target}`, method, body);
-  const management = (method: string, target: string, body?: unknown): Promise<Answer> => call(`${herald.managementUrl}${target}`, method, body, `ServiceToken ${serviceToken}`);
+  const api = (method: string, target: string, body?: unknown): Promise<Answer> => callJson(`${herald.baseUrl}${target}`, method, `Bearer ${apiKey}`, body);
+  const management = (method: string, target: string, body?: unknown): Promise<Answer> => callJson(`${herald.managementUrl}${target}`, method, `ServiceToken ${serviceToken}`, body);
 
   beforeAll(async () => {
     const prepared = await mode.prepare();
@@ -206,10 +170,8 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
   });
 
   it('walks every operation with a valid request: no "no such endpoint", no 4xx or 5xx, and every 2xx body matches the reference schema', async () => {
-    const reference = parse(readFileSync(REFERENCE_PATH, 'utf8')) as ReferenceDocument;
-    const operations = Object.entries(reference.paths).flatMap(([path, item]) =>
-      METHODS.filter((method) => item[method] && !item[method].servers).map((method) => ({ key: `${method.toUpperCase()} ${path}`, method, path, operation: item[method] })),
-    );
+    const reference = readReference();
+    const operations = referenceOperations(reference, 'notification');
     expect(operations.length).toBeGreaterThanOrEqual(60);
     // Destructive operations last, so every other one sees the seeded data.
     operations.sort((a, b) => Number(isDestructive(a.key)) - Number(isDestructive(b.key)));
@@ -230,7 +192,7 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
       const body = spec.body ? spec.body(seeds) : exampleBody(operation);
       const answer = await api(method.toUpperCase(), target, body);
       statuses.push(`${answer.status} ${key}`);
-      const unknownRoute = answer.status === 404 && JSON.stringify(answer.body).includes('no such endpoint');
+      const unknownRoute = isUnknownRoute(answer);
       if (NOT_YET_SUPPORTED.has(key)) {
         if (!unknownRoute) nowAnswering.push(`${key} answers ${answer.status}: remove it from NOT_YET_SUPPORTED`);
         continue;
@@ -297,51 +259,3 @@ describe.each(heraldModes('reference'))('every notification-API operation of the
 
 // finish_sync ends the draft the version's add and remove write to.
 const isDestructive = (key: string): boolean => key.startsWith('DELETE ') || key.endsWith('/delete/') || key.endsWith('/merge/') || key.endsWith('/finish_sync/');
-
-function exampleBody(operation: ReferenceOperation): unknown {
-  const content = operation.requestBody?.content?.['application/json'];
-  if (!content) return undefined;
-  if (content.example !== undefined) return content.example;
-  const first = Object.values(content.examples ?? {})[0];
-  return first?.value;
-}
-
-/**
- * The reference is OpenAPI 3.1 but marks nulls the 3.0 way (`nullable: true`): turned
- * into a JSON Schema type union so ajv reads them as the reference means them.
- */
-function withNullables(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withNullables);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    // 3.0-style `examples` objects are annotations ajv would refuse as invalid.
-    if (key === 'examples' && !Array.isArray(value)) continue;
-    // The reference's tenant category list has `properties: null` (no schema for its items): nothing to check there.
-    if (key === 'properties' && value === null) continue;
-    out[key] = withNullables(value);
-  }
-  if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
-  if (out.nullable === true && Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
-  return out;
-}
-
-/**
- * Validates a 2xx body against the reference's schema of that status, or, where the
- * reference documents another 2xx only (Herald answers 202 for an accepted write the
- * reference calls 200, say), against that one.
- */
-function responseValidator(reference: ReferenceDocument): (operation: ReferenceOperation, status: number, body: unknown) => Array<{ field: string; message: string }> {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const id = `reference-${randomUUID()}`;
-  ajv.addSchema({ $id: id, components: withNullables(reference.components) }, id);
-  return (operation, status, body) => {
-    const documented = operation.responses[String(status)] ?? Object.entries(operation.responses).find(([code]) => code.startsWith('2'))?.[1];
-    const schema = documented?.content?.['application/json']?.schema;
-    if (!schema) return [];
-    const validate = ajv.compile(JSON.parse(JSON.stringify(withNullables(schema)).replace(/"#\/components\//g, `"${id}#/components/`)) as AnySchema);
-    if (validate(body)) return [];
-    return (validate.errors ?? []).map((e) => ({ field: e.instancePath, message: e.message ?? '' }));
-  };
-}

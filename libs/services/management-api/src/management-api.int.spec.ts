@@ -58,7 +58,7 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
         has_limit_reached: false,
         name: 'staging',
         description: '',
-        mode: 'test',
+        mode: 'sandbox',
       });
     });
 

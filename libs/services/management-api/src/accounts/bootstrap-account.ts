@@ -64,7 +64,7 @@ export class BootstrapAccount implements OnApplicationBootstrap {
         [randomUUID(), accountId, hashToken(credentials.serviceToken), hint(credentials.serviceToken)],
       );
       await tx.query(
-        `INSERT INTO management.workspaces (id, account_id, slug, name, mode) VALUES ($1, $2, $3, $3, 'test')`,
+        `INSERT INTO management.workspaces (id, account_id, slug, name, mode) VALUES ($1, $2, $3, $3, 'sandbox')`,
         [workspaceId, accountId, credentials.workspace],
       );
       const apiKeyId = randomUUID();

@@ -164,7 +164,7 @@ export const managementOpenApi = {
           has_limit_reached: { type: 'boolean' },
           name: { type: 'string' },
           description: { type: 'string' },
-          mode: { type: 'string' },
+          mode: { type: 'string', enum: ['sandbox', 'production'] },
         },
       },
       WorkspaceCreate: {

@@ -1,6 +1,6 @@
 import { openApiProblems } from './openapi-response-check';
 
-const workspace = { uid: 'u', slug: 's', data_center: {}, is_expired: false, has_limit_reached: false, name: 'n', description: '', mode: 'test' };
+const workspace = { uid: 'u', slug: 's', data_center: {}, is_expired: false, has_limit_reached: false, name: 'n', description: '', mode: 'sandbox' };
 
 describe('openApiProblems', () => {
   it('accepts a documented response', () => {

@@ -8,6 +8,7 @@ import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
 import { CreatePreferenceCategories1763700600000 } from './1763700600000-create-preference-categories';
 import { CreateWorkflows1763700700000 } from './1763700700000-create-workflows';
 import { DeletedWorkflows1763700710000 } from './1763700710000-deleted-workflows';
+import { WorkspaceModeSandbox1763700010000 } from './1763700010000-workspace-mode-sandbox';
 
 /**
  * Oldest first. The outbox carries management's changes to the other services.
@@ -16,6 +17,7 @@ import { DeletedWorkflows1763700710000 } from './1763700710000-deleted-workflows
  */
 export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateAccounts1763700000000,
+  WorkspaceModeSandbox1763700010000,
   ...outboxMigrations('management'),
   ...TEMPLATE_MIGRATIONS,
   ...VENDOR_MIGRATIONS,
