@@ -10,9 +10,14 @@ import {
   WebpushContent,
   WhatsappContent,
 } from './rendered-content';
-import { TemplateEngine, TemplateError } from './template-engine';
+import { TemplateEngine, TemplateError, TranslationScope } from './template-engine';
+import { translationScope } from './translations';
 
-/** `missingVariables`: `field: path` of each placeholder the data had no value for (it rendered empty). */
+/**
+ * `missingVariables`: `field: path` of each placeholder the data had no value for (it
+ * rendered empty), and `field: t "key"` of each translation key no locale of the chain had
+ * (it rendered as the key).
+ */
 export type RenderResult =
   | { readonly ok: true; readonly content: RenderedContent; readonly missingVariables: readonly string[] }
   | { readonly ok: false; readonly reason: string };
@@ -25,9 +30,15 @@ export type RenderResult =
  * data has no value for is such a reason too, naming each `field: path`, instead of
  * rendering empty.
  */
-export function renderContent(engine: TemplateEngine, channel: Channel, content: JsonRecord, data: JsonRecord, { strict = false }: { strict?: boolean } = {}): RenderResult {
+export function renderContent(
+  engine: TemplateEngine,
+  channel: Channel,
+  content: JsonRecord,
+  data: JsonRecord,
+  { strict = false, translations = translationScope({}, undefined) }: { strict?: boolean; translations?: TranslationScope } = {},
+): RenderResult {
   try {
-    const fields = new FieldRenderer(engine, content, data);
+    const fields = new FieldRenderer(engine, content, data, translations);
     const rendered = renderFor(fields, channel);
     if (strict && fields.missing.length > 0) return { ok: false, reason: `strict template: the data has no value for ${fields.missing.join(', ')}` };
     return { ok: true, content: rendered, missingVariables: fields.missing };
@@ -149,6 +160,7 @@ class FieldRenderer {
     private readonly engine: TemplateEngine,
     private readonly content: JsonRecord,
     private readonly data: JsonRecord,
+    private readonly translations: TranslationScope,
   ) {}
 
   has(name: string): boolean {
@@ -159,8 +171,9 @@ class FieldRenderer {
     const source = this.content[name];
     if (source === undefined || source === null) return undefined;
     if (typeof source !== 'string') throw new TemplateError(name, 'must be a string');
-    const rendered = this.engine.render(name, source, this.data, html);
+    const rendered = this.engine.render(name, source, this.data, html, this.translations);
     for (const path of this.engine.missingVariables(source, this.data)) this.missing.push(`${name}: ${path}`);
+    this.noteMissingKeys(name);
     return rendered;
   }
 
@@ -175,7 +188,9 @@ class FieldRenderer {
     if (!Array.isArray(source)) throw new TemplateError(name, 'must be an array of strings');
     return source.map((item, index) => {
       if (typeof item !== 'string') throw new TemplateError(`${name}[${index}]`, 'must be a string');
-      return this.engine.render(`${name}[${index}]`, item, this.data, false);
+      const rendered = this.engine.render(`${name}[${index}]`, item, this.data, false, this.translations);
+      this.noteMissingKeys(`${name}[${index}]`);
+      return rendered;
     });
   }
 
@@ -194,13 +209,27 @@ class FieldRenderer {
   json(name: string): unknown {
     const source = this.content[name];
     if (source === undefined || source === null) return undefined;
-    if (typeof source !== 'string') return this.engine.renderJson(name, source, this.data);
-    const text = this.engine.render(name, source, this.data, false);
+    if (typeof source !== 'string') {
+      const rendered = this.engine.renderJson(name, source, this.data, this.translations);
+      this.noteMissingKeys(name);
+      return rendered;
+    }
+    const text = this.engine.render(name, source, this.data, false, this.translations);
+    this.noteMissingKeys(name);
     try {
       return JSON.parse(text) as unknown;
     } catch {
       throw new TemplateError(name, 'did not render to valid JSON');
     }
+  }
+
+  private reportedKeys = 0;
+
+  /** The translation keys the last render of `name` found in no locale. */
+  private noteMissingKeys(name: string): void {
+    const keys = this.translations.missingKeys;
+    for (const key of keys.slice(this.reportedKeys)) this.missing.push(`${name}: t "${key}"`);
+    this.reportedKeys = keys.length;
   }
 }
 

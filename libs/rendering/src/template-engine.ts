@@ -15,6 +15,15 @@ export class TemplateError extends Error {
 const CACHE_CAPACITY = 2_000;
 
 /**
+ * What `{{t "key"}}` reads during one render: the translation of a key for the
+ * recipient's locale (after its fallbacks), and where a key none of them has is noted.
+ */
+export interface TranslationScope {
+  translate(key: string): string | undefined;
+  readonly missingKeys: string[];
+}
+
+/**
  * Handlebars, isolated from the global instance (no helper or partial registered by
  * anyone else leaks in), with compiled templates cached by source: one workflow's
  * commands reuse the same few templates thousands of times.
@@ -24,24 +33,41 @@ export class TemplateEngine {
   private readonly compiled = new Map<string, HandlebarsTemplateDelegate>();
   private readonly placeholders = new Map<string, readonly (readonly string[])[]>();
 
+  constructor() {
+    // `{{t "key"}}` (`{{t "namespace:key"}}` for a namespaced file), as SuprSend's templates
+    // write it. A translation may hold placeholders, rendered with the same data. A key no
+    // locale has renders as the key itself and is noted: an empty string would go out unseen.
+    this.handlebars.registerHelper('t', (key: unknown, options: Handlebars.HelperOptions) => {
+      const frame = options.data as { root?: JsonRecord; translations?: TranslationScope; escape?: boolean } | undefined;
+      const name = String(key);
+      const translated = frame?.translations?.translate(name);
+      if (translated === undefined) {
+        frame?.translations?.missingKeys.push(name);
+        return name;
+      }
+      const text = this.template(translated, frame?.escape === true)(frame?.root ?? {}, { allowProtoPropertiesByDefault: false });
+      return new this.handlebars.SafeString(text);
+    });
+  }
+
   /**
    * Renders one string. `escape` is true only for HTML (email html); every other field
    * (subjects, SMS, chat text, push) is plain text, where `&amp;` would be a bug.
    */
-  render(field: string, source: string, data: JsonRecord, escape: boolean): string {
+  render(field: string, source: string, data: JsonRecord, escape: boolean, translations?: TranslationScope): string {
     try {
-      return this.template(source, escape)(data, { allowProtoPropertiesByDefault: false });
+      return this.template(source, escape)(data, { allowProtoPropertiesByDefault: false, data: { translations, escape } });
     } catch (error) {
       throw new TemplateError(field, error instanceof Error ? error.message : String(error));
     }
   }
 
   /** Every string inside a JSON value (Slack blocks, Teams cards, push data) rendered as plain text. */
-  renderJson(field: string, value: unknown, data: JsonRecord): unknown {
-    if (typeof value === 'string') return this.render(field, value, data, false);
-    if (Array.isArray(value)) return value.map((item, index) => this.renderJson(`${field}[${index}]`, item, data));
+  renderJson(field: string, value: unknown, data: JsonRecord, translations?: TranslationScope): unknown {
+    if (typeof value === 'string') return this.render(field, value, data, false, translations);
+    if (Array.isArray(value)) return value.map((item, index) => this.renderJson(`${field}[${index}]`, item, data, translations));
     if (typeof value === 'object' && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.renderJson(`${field}.${key}`, item, data)]));
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.renderJson(`${field}.${key}`, item, data, translations)]));
     }
     return value;
   }

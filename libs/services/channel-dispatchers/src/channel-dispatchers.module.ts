@@ -20,6 +20,7 @@ import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits 
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
+import { TranslationReadModel } from './read-models/translation-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
@@ -60,6 +61,7 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         InboxStore,
         VendorReadModel,
         ApiKeyReadModel,
+        TranslationReadModel,
         InboxAuthGuard,
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
         InboxStreams,

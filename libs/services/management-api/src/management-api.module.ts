@@ -14,6 +14,7 @@ import { CommitVisibility, CommitVisibilityInterceptor } from './management-even
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
+import { TRANSLATION_CONTROLLERS, TRANSLATION_PROVIDERS } from './translations';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
 import { WorkspaceKeyStore } from './workspace-keys/workspace-key-store';
@@ -41,6 +42,7 @@ export class ManagementApiModule {
         ...WORKFLOW_CONTROLLERS,
         ...BROWSER_KEY_CONTROLLERS,
         ...SCHEMA_CONTROLLERS,
+        ...TRANSLATION_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -57,6 +59,7 @@ export class ManagementApiModule {
         ...WORKFLOW_PROVIDERS,
         ...BROWSER_KEY_PROVIDERS,
         ...SCHEMA_PROVIDERS,
+        ...TRANSLATION_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

@@ -120,6 +120,28 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(twilio.requests.length).toBe(before);
   });
 
+  it("renders {{t}} in the recipient's locale, falling back fr-CA → fr → en; a missing key is sent as the key, and fails a strict template", async () => {
+    await dispatch.announceTranslations([
+      { locale: 'en', content: { hello: 'Hello {{name}}', bye: 'Bye', thanks: 'Thanks' } },
+      { locale: 'fr', content: { hello: 'Bonjour {{name}}', bye: 'Au revoir' } },
+      { locale: 'fr-CA', content: { hello: 'Allô {{name}}' } },
+    ]);
+    const sentText = async (locale: string | undefined, text: string, strict = false) => {
+      const command = deliveryCommand('sms', { text }, ['+4915112345678']);
+      const sms = { ...command, recipient: { ...command.recipient, locale }, template: { ...command.template, strict } };
+      const before = twilio.requests.length;
+      await dispatch.publishCommand(sms);
+      const outcome = (await dispatch.outcomeOf(sms.delivery_id)).envelope.payload;
+      if (outcome.status !== 'sent_by_vendor') return outcome.error?.message;
+      return new URLSearchParams(twilio.requests.slice(before).find((request) => request.body.includes('Body='))?.body).get('Body');
+    };
+    expect(await sentText('fr-CA', '{{t "hello"}}. {{t "bye"}}. {{t "thanks"}}.')).toBe('Allô Ada. Au revoir. Thanks.');
+    expect(await sentText('fr', '{{t "hello"}}')).toBe('Bonjour Ada');
+    expect(await sentText(undefined, '{{t "hello"}}')).toBe('Hello Ada');
+    expect(await sentText('fr-CA', '{{t "bye"}} {{t "unknown_key"}}')).toBe('Au revoir unknown_key');
+    expect(await sentText('fr-CA', '{{t "unknown_key"}}', true)).toBe('strict template: the data has no value for text: t "unknown_key"');
+  });
+
   it('counts delivery outcomes by channel, vendor and outcome, and times vendor calls, on /metrics', async () => {
     const scrape = async (): Promise<string> => (await fetch(`${dispatch.app.url}metrics`)).text();
     const sent = { channel: 'sms', vendor: 'sms/twilio', outcome: 'sent_by_vendor' };

@@ -4,7 +4,8 @@ import { deterministicUuid } from '@herald/contracts';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
 import { VendorReadModel } from '../read-models/vendor-read-model';
-import { RenderedContent, TemplateEngine, renderContent } from '@herald/rendering';
+import { RenderedContent, TemplateEngine, renderContent, translationScope } from '@herald/rendering';
+import { TranslationReadModel } from '../read-models/translation-read-model';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
@@ -44,6 +45,7 @@ export class Dispatcher {
     private readonly ledger: DeliveryLedger,
     private readonly leases: ClaimLeases,
     private readonly vendorModel: VendorReadModel,
+    private readonly translationModel: TranslationReadModel,
     private readonly attachments: AttachmentLoader,
     @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
@@ -77,10 +79,18 @@ export class Dispatcher {
 
   private async attemptHeld(delivery: ClaimedDelivery, abandoned: boolean): Promise<void> {
     const { command } = delivery;
-    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true });
+    // `{{t "key"}}` reads the workspace's translations for the recipient's locale (fr-CA → fr → en).
+    const translations = translationScope(await this.translationModel.translationsOf(delivery.workspaceId), command.recipient.locale ?? command.template.locale);
+    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true, translations });
     // Not retried: the same data renders the same way (a strict template's missing variables included).
     if (!rendered.ok) return this.carryOut(delivery, { type: 'unsendable', reason: rendered.reason });
-    if (rendered.missingVariables.length > 0) this.logger.warn('template variables missing from the data: they render empty', { delivery_id: delivery.deliveryId, missing: rendered.missingVariables.join(', ') });
+    if (rendered.missingVariables.length > 0) {
+      this.logger.warn('template variables or translation keys missing: variables render empty, keys as the key', {
+        delivery_id: delivery.deliveryId,
+        locale: command.recipient.locale,
+        missing: rendered.missingVariables.join(', '),
+      });
+    }
     const routes = await this.routesOf(delivery);
     if (routes.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: `no vendor is configured for the ${command.channel} channel` });
     if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) return this.carryOut(delivery, { type: 'abandoned_without_dedupe' }, routes);

@@ -30,6 +30,8 @@ export interface DispatchTestApp {
   readonly outcomes: Array<{ key: string; envelope: Envelope<DeliveryOutcome> }>;
   /** Announces a vendor as management-api does (credentials sealed with `vendor:<id>`) and waits until the read model has it. */
   announceVendor(channel: Channel, vendor: string, options: VendorAnnouncement): Promise<void>;
+  /** Announces the workspace's live translation files as management-api does on commit, and waits until the read model has them. */
+  announceTranslations(files: ReadonlyArray<{ locale: string; namespace?: string | null; content: Record<string, string> }>): Promise<void>;
   /**
    * Publishes a delivery command as the engine's outbox relay would (same message-id on every
    * republish), on its channel's topic unless `onTopicOf` names another channel (a misrouted command).
@@ -152,6 +154,17 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
         expect(rows[0]?.version).toBe(version);
       });
       // The read model caches per workspace and channel; the consumer cleared it on apply.
+    },
+    announceTranslations: async (files) => {
+      const version = (versions.get('translations') ?? 0) + 1;
+      versions.set('translations', version);
+      const document = { version_no: version, files: files.map((file) => ({ filename: `${file.locale}.json`, namespace: null, ...file })) };
+      const announcement: DefinitionChanged = { kind: 'translation', change: 'committed', workspace_id: workspaceId, workspace_slug: 'staging', id: 'translations', version, document };
+      await publishEnvelope(TOPICS.definitionChanged.name, workspaceId, randomUUID(), DEFINITION_CHANGED_TYPE, announcement);
+      await expectEventually(async () => {
+        const rows = await queryDatabase(databaseUrl, `SELECT version FROM dispatch.translations WHERE workspace_id = $1`, [workspaceId]);
+        expect(rows[0]?.version).toBe(version);
+      });
     },
     publishCommand: (command, onTopicOf = command.channel) =>
       publishEnvelope(deliveryTopic(onTopicOf).name, `${workspaceId}:${command.recipient.distinct_id ?? ''}`, `cmd-${command.delivery_id}`, DELIVERY_REQUESTED_TYPE, command),

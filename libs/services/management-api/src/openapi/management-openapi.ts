@@ -133,7 +133,7 @@ export const managementOpenApi = {
     title: 'Herald management API',
     version: '1.2.2',
     description:
-      'Workspaces, workspace keys, API keys, preference categories, templates, vendors, workflows and schemas of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
+      'Workspaces, workspace keys, API keys, preference categories, templates, vendors, workflows, schemas and translations of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
   },
   servers: [{ url: 'http://127.0.0.1:3001' }],
   security,
@@ -407,6 +407,30 @@ export const managementOpenApi = {
           name: { type: 'string', minLength: 1 },
           description: nullable({ type: 'string' }),
           json_schema: { type: 'object', description: 'Must compile as a JSON Schema (400 otherwise, with the reason)' },
+        },
+      },
+      TranslationFile: {
+        type: 'object',
+        required: ['filename', 'locale', 'locale_name', 'namespace', 'action', 'updated_at'],
+        properties: {
+          filename: { type: 'string', description: '<locale>.json or <namespace>.<locale>.json' },
+          locale: { type: 'string', description: "Matched with the recipient's locale, which falls back to its language (fr-CA → fr), then to en" },
+          locale_name: { type: 'string' },
+          namespace: nullable({ type: 'string', description: 'Keys of a namespaced file are used as {{t "namespace:key"}}' }),
+          action: { type: 'string', enum: ['added', 'updated', 'deleted', 'unchanged'], description: 'What it changes from the last commit (or, for a version, from the version before)' },
+          updated_at: dateTime,
+        },
+      },
+      TranslationFileWithContent: {
+        allOf: [ref('TranslationFile'), { type: 'object', required: ['content'], properties: { content: { type: 'object', additionalProperties: { type: 'string' } } } }],
+      },
+      TranslationBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['content'],
+        properties: {
+          locale: { type: 'string', description: 'The file name of the path, if given' },
+          content: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to texts; a text may use placeholders of the data, e.g. "Bonjour {{name}}"' },
         },
       },
       WorkflowVersion: {
@@ -889,6 +913,53 @@ export const managementOpenApi = {
         parameters: [workspaceParam, pathParam('schema_slug', 'Schema slug'), query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
         requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
         responses: { 200: json(ref('Schema'), 'The live version'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v1/{workspace}/translation/': {
+      get: {
+        summary: 'List translation files',
+        parameters: [workspaceParam, modeQuery, ...paging],
+        responses: { 200: json(offsetList(ref('TranslationFile')), 'Translation files, by file name'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/translation/content/{locale_file}/': {
+      get: {
+        summary: 'Get a translation file (draft or live)',
+        parameters: [workspaceParam, pathParam('locale_file', 'e.g. fr.json, fr-CA.json, auth.en.json'), modeQuery],
+        responses: { 200: json(ref('TranslationFileWithContent'), 'The file'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: "Create or replace a translation file's draft",
+        parameters: [workspaceParam, pathParam('locale_file', 'e.g. fr.json, fr-CA.json, auth.en.json')],
+        requestBody: body(ref('TranslationBody')),
+        responses: { 201: json(ref('TranslationFileWithContent'), 'The draft'), ...errors(400, 401, 404) },
+      },
+      delete: {
+        summary: 'Mark a translation file for deletion at the next commit',
+        parameters: [workspaceParam, pathParam('locale_file', 'e.g. fr.json')],
+        responses: { 204: { description: 'Marked (or, never committed, removed)' }, ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/translation/version/{version}/': {
+      get: {
+        summary: 'The files of a committed version of the translations',
+        parameters: [workspaceParam, pathParam('version', 'Version number')],
+        responses: { 200: json(offsetList(ref('TranslationFile')), 'Its files'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/translation/version/{version}/rollback/': {
+      post: {
+        summary: "Make a version's files live again, as the next version (drafts are dropped)",
+        parameters: [workspaceParam, pathParam('version', 'Version number')],
+        responses: { 200: json(offsetList(ref('TranslationFile')), 'The live files'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/translation/commit/': {
+      patch: {
+        summary: 'Commit the drafts of every translation file as the next version, announced by definition.changed',
+        parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        responses: { 202: json(offsetList(ref('TranslationFile')), 'The live files'), ...errors(400, 401, 404, 409) },
       },
     },
     '/v2/{workspace}/template/': {

@@ -5,6 +5,7 @@ import { AddInboxEngagement1764100000000 } from './1764100000000-add-inbox-engag
 import { AddDeliveryLeases1764300000000 } from './1764300000000-add-delivery-leases';
 import { AddBrowserKeys1764500000000 } from './1764500000000-add-browser-keys';
 import { AddQueuedClaims1764700000000 } from './1764700000000-add-queued-claims';
+import { AddTranslations1764710000000 } from './1764710000000-add-translations';
 
 /** Migrations of the `dispatch` schema, oldest first. */
 export const DISPATCH_MIGRATIONS: MigrationClass[] = [
@@ -14,4 +15,5 @@ export const DISPATCH_MIGRATIONS: MigrationClass[] = [
   AddDeliveryLeases1764300000000,
   AddBrowserKeys1764500000000,
   AddQueuedClaims1764700000000,
+  AddTranslations1764710000000,
 ];

@@ -3,6 +3,7 @@ import { outboxMigrations } from '@herald/event-store';
 import { BROWSER_KEY_MIGRATIONS } from '../../browser-keys';
 import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
+import { TRANSLATION_MIGRATIONS } from '../../translations';
 import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
 import { CreatePreferenceCategories1763700600000 } from './1763700600000-create-preference-categories';
@@ -13,7 +14,8 @@ import { WorkspaceModeSandbox1763700010000 } from './1763700010000-workspace-mod
 /**
  * Oldest first. The outbox carries management's changes to the other services.
  * Timestamps reserved per area: templates 17637004…, vendors 17637005…,
- * preference categories 17637006…, workflows 17637007…, browser keys 17637008…, schemas 17637009….
+ * preference categories 17637006…, workflows 17637007…, browser keys 17637008…, schemas 17637009…,
+ * translations 17637010….
  */
 export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateAccounts1763700000000,
@@ -26,4 +28,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   DeletedWorkflows1763700710000,
   ...BROWSER_KEY_MIGRATIONS,
   ...SCHEMA_MIGRATIONS,
+  ...TRANSLATION_MIGRATIONS,
 ];

@@ -1,0 +1,67 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
+import { LocaleTranslations } from '@herald/rendering';
+import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+
+interface AnnouncedTranslations {
+  readonly files: ReadonlyArray<{ readonly locale: string; readonly namespace: string | null; readonly content: Record<string, string> }>;
+}
+
+const CACHE_TTL_MS = 5_000;
+const CACHE_CAPACITY = 10_000;
+
+/**
+ * Each workspace's live translations, from `notify.definition.changed.v1` (kind
+ * `translation`), kept by locale then key (`namespace:key` for a namespaced file), as
+ * `{{t}}` reads them. Lookups are cached 5 s; the replica that applies a change drops
+ * its cache entry at once, other replicas within the TTL.
+ */
+@Injectable()
+export class TranslationReadModel implements OnApplicationBootstrap {
+  private readonly cache = new Map<string, { translations: LocaleTranslations; expiresAt: number }>();
+
+  constructor(
+    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly consumers: ConsumerRegistry,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.definitionChanged.name], {
+      groupId: 'herald.dispatch.translations',
+      type: DEFINITION_CHANGED_TYPE,
+      parsePayload: parseDefinitionChanged,
+      handle: (change) => (change.kind === 'translation' ? this.apply(change) : Promise.resolve()),
+    });
+  }
+
+  /** The workspace's live translations; none before its first commit. */
+  async translationsOf(workspaceId: string): Promise<LocaleTranslations> {
+    const cached = this.cache.get(workspaceId);
+    if (cached && cached.expiresAt > Date.now()) return cached.translations;
+    const [row] = (await this.db.query(`SELECT by_locale FROM dispatch.translations WHERE workspace_id = $1`, [workspaceId])) as Array<{ by_locale: LocaleTranslations }>;
+    const translations = row?.by_locale ?? {};
+    if (this.cache.size >= CACHE_CAPACITY) this.cache.clear();
+    this.cache.set(workspaceId, { translations, expiresAt: Date.now() + CACHE_TTL_MS });
+    return translations;
+  }
+
+  private async apply(change: DefinitionChanged): Promise<void> {
+    const files = change.change === 'deleted' ? [] : (change.document as AnnouncedTranslations).files;
+    const byLocale: Record<string, Record<string, string>> = {};
+    for (const file of files) {
+      const keys = (byLocale[file.locale] ??= {});
+      for (const [key, text] of Object.entries(file.content)) keys[file.namespace ? `${file.namespace}:${key}` : key] = text;
+    }
+    // A redelivered or reordered older announcement never overwrites a newer one.
+    await this.db.query(
+      `INSERT INTO dispatch.translations (workspace_id, version, by_locale) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (workspace_id) DO UPDATE SET version = EXCLUDED.version, by_locale = EXCLUDED.by_locale WHERE dispatch.translations.version < EXCLUDED.version`,
+      [change.workspace_id, change.version, JSON.stringify(byLocale)],
+    );
+    this.cache.delete(change.workspace_id);
+    this.logger.info('translation read model updated', { workspace_id: change.workspace_id, version: change.version });
+  }
+}

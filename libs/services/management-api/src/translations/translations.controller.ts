@@ -1,0 +1,116 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { HeraldError } from '@herald/contracts';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { commitMessageOf } from '../http/commit-message';
+import { OffsetList, offsetPage } from '../http/offset-page';
+import { modeOf } from '../http/query-params';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { TranslationFileView, TranslationFileWithContent, actionOf, draftViews, fileView, parseLocaleFile, translationContentOf } from './translation-files';
+import { TranslationStore, TranslationVersion } from './translation-store';
+
+/**
+ * `/v1/{workspace}/translation/...` as in the reference: locale files (`fr.json`,
+ * `fr-CA.json`, `auth.en.json`) changed as drafts, committed together as a version of
+ * the whole set, which can be rolled back to. Templates use the live set with `{{t "key"}}`.
+ */
+@Controller('v1/:workspace/translation')
+@UseGuards(ServiceTokenGuard)
+export class TranslationsController {
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly store: TranslationStore,
+  ) {}
+
+  @Get()
+  async list(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Query('mode') mode?: string,
+    @Query('limit') limit?: string,
+    @Query('offset') offset?: string,
+  ): Promise<OffsetList<TranslationFileView>> {
+    const page = offsetPage(limit, offset);
+    const files = (await this.files(await this.workspace(request, workspaceSlug), modeOf(mode))).map(withoutContent);
+    return { meta: { count: files.length, ...page }, results: files.slice(page.offset, page.offset + page.limit) };
+  }
+
+  @Get('content/:localeFile')
+  async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string, @Query('mode') mode?: string): Promise<TranslationFileWithContent> {
+    parseLocaleFile(localeFile);
+    const selected = modeOf(mode);
+    const file = (await this.files(await this.workspace(request, workspaceSlug), selected)).find((each) => each.filename === localeFile);
+    if (!file || (selected === 'draft' && file.action === 'deleted')) throw HeraldError.notFound(`translation file '${localeFile}' not found`);
+    return file;
+  }
+
+  /** Creates or replaces the file's draft. */
+  @Post('content/:localeFile')
+  @HttpCode(201)
+  async upsert(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string, @Body() body: unknown): Promise<TranslationFileWithContent> {
+    const { locale, namespace } = parseLocaleFile(localeFile);
+    const content = translationContentOf(localeFile, body);
+    const workspace = await this.workspace(request, workspaceSlug);
+    const draft = await this.store.saveDraft(workspace, { filename: localeFile, locale, namespace, content });
+    const live = await this.store.live(workspace.id);
+    return { ...fileView(draft, actionOf(draft, live.files)), content: draft.content };
+  }
+
+  /** Marks the file for deletion at the next commit. */
+  @Delete('content/:localeFile')
+  @HttpCode(204)
+  async remove(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string): Promise<void> {
+    parseLocaleFile(localeFile);
+    await this.store.deleteDraft(await this.workspace(request, workspaceSlug), localeFile);
+  }
+
+  @Get('version/:version')
+  async version(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('version') version: string): Promise<OffsetList<TranslationFileView>> {
+    const versionNo = versionNoOf(version);
+    const workspace = await this.workspace(request, workspaceSlug);
+    const found = await this.store.version(workspace.id, versionNo);
+    if (!found) throw HeraldError.notFound(`translation version ${versionNo} not found`);
+    const previous = versionNo > 1 ? await this.store.version(workspace.id, versionNo - 1) : undefined;
+    return versionList(previous, found);
+  }
+
+  @Post('version/:version/rollback')
+  @HttpCode(200)
+  async rollback(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('version') version: string): Promise<OffsetList<TranslationFileView>> {
+    const versionNo = versionNoOf(version);
+    const { before, after } = await this.store.rollback(await this.workspace(request, workspaceSlug), versionNo);
+    return versionList(before, after);
+  }
+
+  @Patch('commit')
+  @HttpCode(202)
+  async commit(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Body() body: unknown, @Query('commit_message') commitMessage?: string): Promise<OffsetList<TranslationFileView>> {
+    const message = commitMessageOf(commitMessage, body) ?? null;
+    const { before, after } = await this.store.commit(await this.workspace(request, workspaceSlug), message);
+    return versionList(before, after);
+  }
+
+  private async files(workspace: ScopedWorkspace, mode: 'draft' | 'live'): Promise<TranslationFileWithContent[]> {
+    const live = await this.store.live(workspace.id);
+    return draftViews(live.files, mode === 'draft' ? await this.store.drafts(workspace.id) : []);
+  }
+
+  private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {
+    return this.scope.resolve(accountOf(request), slug);
+  }
+}
+
+function versionNoOf(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw HeraldError.validation([{ path: 'version', message: 'must be a positive integer' }]);
+  return value;
+}
+
+/** A version's files, each with what it changed from the version before. */
+function versionList(before: TranslationVersion | undefined, after: TranslationVersion): OffsetList<TranslationFileView> {
+  const results = after.files.map((file) => fileView(file, actionOf(file, before?.files ?? [])));
+  return { meta: { count: results.length, limit: results.length, offset: 0 }, results };
+}
+
+function withoutContent({ content: _content, ...view }: TranslationFileWithContent): TranslationFileView {
+  return view;
+}
