@@ -101,12 +101,13 @@ export class DeliveryLedger {
    */
   async nextDueInMs(): Promise<number | null> {
     const [row] = (await this.db.query(
-      `SELECT greatest(0, extract(epoch FROM least(
+      // Not greatest(0, ...) in SQL: it ignores a NULL, and "nothing due" would read as "due now".
+      `SELECT (extract(epoch FROM least(
                 (SELECT min(next_attempt_at) FROM dispatch.deliveries WHERE status = 'retry_scheduled'),
                 (SELECT min(lease_expires_at) FROM dispatch.deliveries WHERE status = 'queued'),
                 (SELECT min(lease_expires_at) FROM dispatch.deliveries WHERE status = 'sending')) - now()) * 1000)::float8 AS due_in_ms`,
     )) as Array<{ due_in_ms: number | string | null }>;
-    return row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Number(row.due_in_ms);
+    return row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Math.max(0, Number(row.due_in_ms));
   }
 
   /** Claims a new delivery; null when the delivery_id was claimed before (a redelivery). */

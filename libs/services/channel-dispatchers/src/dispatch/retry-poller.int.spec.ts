@@ -24,7 +24,10 @@ describe.each(runModeTargets())('retry poller ($name)', ({ database, bus }) => {
   });
 
   it('sleeps until each scheduled retry is due, woken by the retry it was told of: a round per retry, no polling in between', async () => {
-    const rounds = jest.spyOn(dispatch.app.get(DeliveryLedger), 'claimDue');
+    const ledger = dispatch.app.get(DeliveryLedger);
+    // Idle: nothing scheduled or held, so the poller has nothing to wake for (not "due now").
+    expect(await ledger.nextDueInMs()).toBeNull();
+    const rounds = jest.spyOn(ledger, 'claimDue');
     const command = deliveryCommand('sms', { text: 'wake me' }, ['+4915112345678']);
     twilio.respond({ status: 503 }, { status: 503 }, { status: 503 });
     await dispatch.publishCommand(command);
@@ -34,5 +37,6 @@ describe.each(runModeTargets())('retry poller ($name)', ({ database, bus }) => {
     expect(rounds.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(rounds.mock.calls.length).toBeLessThanOrEqual(4);
     rounds.mockRestore();
+    expect(await ledger.nextDueInMs()).toBeNull();
   });
 });
