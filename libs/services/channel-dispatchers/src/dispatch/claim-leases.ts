@@ -48,8 +48,13 @@ export class ClaimLeases implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
-  /** Renews every lease held here now; resolves with how many the ledger renewed. */
+  /**
+   * Renews every lease held here now; resolves with how many the ledger renewed. Holding
+   * none (idle), it runs no statement: the owner lock is checked with the next renewal
+   * that has claims to protect, before their leases are renewed.
+   */
   async renewOnce(): Promise<number> {
+    if (this.held.size === 0) return 0;
     await this.owner.ensureLock();
     return this.ledger.renewLeases([...this.held.keys()]);
   }

@@ -76,11 +76,39 @@ export type TakeOver =
  */
 @Injectable()
 export class DeliveryLedger {
+  private readonly dueListeners = new Set<(inMs: number) => void>();
+
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
     private readonly owner: DispatchOwner,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
   ) {}
+
+  /**
+   * Calls `listener` whenever this process writes a row that falls due for the retry
+   * poller after `inMs`: a retry scheduled, a lease taken. The poller then sleeps until
+   * the earliest of them instead of polling (the in-process wake-up of the writer).
+   */
+  onDue(listener: (inMs: number) => void): () => void {
+    this.dueListeners.add(listener);
+    return () => this.dueListeners.delete(listener);
+  }
+
+  /**
+   * In one cheap statement (each part reads the head of a partial index): how long until
+   * the earliest retry is due or lease runs out, 0 if one already is; null when none is
+   * scheduled or held.
+   */
+  async nextDueInMs(): Promise<number | null> {
+    const [row] = (await this.db.query(
+      // Not greatest(0, ...) in SQL: it ignores a NULL, and "nothing due" would read as "due now".
+      `SELECT (extract(epoch FROM least(
+                (SELECT min(next_attempt_at) FROM dispatch.deliveries WHERE status = 'retry_scheduled'),
+                (SELECT min(lease_expires_at) FROM dispatch.deliveries WHERE status = 'queued'),
+                (SELECT min(lease_expires_at) FROM dispatch.deliveries WHERE status = 'sending')) - now()) * 1000)::float8 AS due_in_ms`,
+    )) as Array<{ due_in_ms: number | string | null }>;
+    return row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Math.max(0, Number(row.due_in_ms));
+  }
 
   /** Claims a new delivery; null when the delivery_id was claimed before (a redelivery). */
   async claim(command: DeliveryRequested, workspaceId: string, messageKey: string): Promise<ClaimedDelivery | null> {
@@ -100,6 +128,7 @@ export class DeliveryLedger {
        ON CONFLICT (delivery_id) DO NOTHING ${RETURNING}`,
       [JSON.stringify(commands.map((item) => ({ command: item.command, workspace_id: item.workspaceId, message_key: item.messageKey }))), this.owner.id, this.options.leaseMs],
     )) as DeliveryRow[];
+    if (rows.length > 0) this.due(this.options.leaseMs);
     const claimed = new Map(rows.map((row) => [row.delivery_id, claimedOf(row)]));
     // A command twice in one batch: the first claims it, the second is its redelivery.
     return commands.map((item) => {
@@ -139,7 +168,10 @@ export class DeliveryLedger {
         ${RETURNING}`,
       [deliveryId, this.owner.id, this.options.leaseMs],
     )) as [DeliveryRow[], number];
-    if (taken[0]) return { kind: 'taken', delivery: claimedOf(taken[0]) };
+    if (taken[0]) {
+      this.due(this.options.leaseMs);
+      return { kind: 'taken', delivery: claimedOf(taken[0]) };
+    }
     const [held] = (await this.db.query(
       `SELECT greatest(0, extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS lease_left_ms FROM dispatch.deliveries
         WHERE delivery_id = $1 AND ${HELD} AND owner IS DISTINCT FROM $2`,
@@ -197,6 +229,7 @@ export class DeliveryLedger {
         WHERE delivery_id = $1 AND owner = $4 AND status = 'sending' RETURNING delivery_id`,
       [deliveryId, delayMs, error, this.owner.id],
     )) as [unknown[], number];
+    if (rows.length > 0) this.due(delayMs);
     return rows.length > 0;
   }
 
@@ -238,6 +271,10 @@ export class DeliveryLedger {
       if (outcomes.length > 0) await writeOutbox(tx, DISPATCH_OUTBOX, outcomes);
       return records.map((record) => finished.has(record.deliveryId));
     });
+  }
+
+  private due(inMs: number): void {
+    for (const listener of this.dueListeners) listener(inMs);
   }
 
   private async claimWhere(condition: string, order: string, attempts: string, limit: number): Promise<ClaimedDelivery[]> {

@@ -5,7 +5,11 @@ export interface DispatchOptions {
   readonly maxRetryDelayMs: number;
   /** Attempts (each over all vendors by priority) before a retryable failure becomes final. */
   readonly maxAttempts: number;
-  /** How often the retry poller looks for due retries and claims whose lease ran out. */
+  /**
+   * The longest the retry poller sleeps (its safety poll). It sleeps until the earliest
+   * due retry or lease end it knows of, woken sooner by this process's own retries and
+   * claims; this bounds how late it sees those another replica wrote since.
+   */
   readonly pollIntervalMs: number;
   /**
    * A claim is a lease of this length, renewed by its live owner: one that runs out
@@ -27,7 +31,8 @@ export const DEFAULT_DISPATCH_OPTIONS: DispatchOptions = {
   initialRetryDelayMs: 5_000,
   maxRetryDelayMs: 10 * 60_000,
   maxAttempts: 6,
-  pollIntervalMs: 1_000,
+  // One lease: a dead replica's claim whose command does not come back is resolved within two.
+  pollIntervalMs: 10_000,
   // Four renewals per lease: a renewal may fail or stall a few seconds (a busy database,
   // a GC pause) before a live owner's claim could be taken over.
   leaseMs: 10_000,
