@@ -503,7 +503,10 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
         trigger_type: 'api',
         tree: {
           nodes: [
-            { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h0m15s', batch_key: '.group', retain_count: 100 },
+            // A window opens at the first join and closes 60 s later in the engine's time: it must
+            // outlast the three kills and restarts below (a restart to ready took up to 18 s on a
+            // loaded CI machine), or a trigger consumed after the close rightly opens a second window.
+            { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h1m0s', batch_key: '.group', retain_count: 100 },
             { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
           ],
         },
@@ -528,7 +531,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
       }
     }
     await bus.publish(TOPICS.triggerAccepted.name, messages);
-    // Kill while the 15 s windows are open: twice right away, then once more before they close.
+    // Kill while the windows are open: twice right away, then once more before they close.
     for (const uptime of [1_500, 2_500, 3_000]) {
       await sleep(uptime);
       await killEngine(engines[0]);
