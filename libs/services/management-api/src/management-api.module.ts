@@ -12,6 +12,7 @@ import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
+import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
@@ -41,6 +42,7 @@ export class ManagementApiModule {
         ...WORKFLOW_CONTROLLERS,
         ...BROWSER_KEY_CONTROLLERS,
         ...SCHEMA_CONTROLLERS,
+        ...EVENT_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -57,6 +59,7 @@ export class ManagementApiModule {
         ...WORKFLOW_PROVIDERS,
         ...BROWSER_KEY_PROVIDERS,
         ...SCHEMA_PROVIDERS,
+        ...EVENT_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

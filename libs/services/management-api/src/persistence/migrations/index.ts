@@ -1,6 +1,7 @@
 import { MigrationClass } from '@herald/database';
 import { outboxMigrations } from '@herald/event-store';
 import { BROWSER_KEY_MIGRATIONS } from '../../browser-keys';
+import { EVENT_MIGRATIONS } from '../../events';
 import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { VENDOR_MIGRATIONS } from '../../vendors';
@@ -26,4 +27,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   DeletedWorkflows1763700710000,
   ...BROWSER_KEY_MIGRATIONS,
   ...SCHEMA_MIGRATIONS,
+  ...EVENT_MIGRATIONS,
 ];
