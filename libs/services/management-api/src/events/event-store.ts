@@ -1,8 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
+import { returningRows } from '@herald/database';
+import { writeOutbox } from '@herald/event-store';
+import { CLOCK, Clock } from '@herald/runtime';
 import { OffsetPage } from '../http/offset-page';
+import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { SchemaStore } from '../schemas/schema-store';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 
@@ -14,10 +18,22 @@ export interface EventRow {
   readonly created_at: Date;
 }
 
+export interface EventSchemaLink {
+  readonly schema: string;
+  /** A committed version; null: the live one. */
+  readonly version_no: number | null;
+}
+
+/** What an event's definition.changed (kind `event_schema`) carries: the schema checking its properties, if any. */
+export interface EventSchemaDocument {
+  readonly event: string;
+  readonly payload_schema: EventSchemaLink | null;
+}
+
 /** What a registration or an update sets; a field left undefined keeps its value. */
 export interface EventChange {
   readonly description?: string;
-  readonly payload_schema?: { readonly schema: string; readonly version_no: number | null };
+  readonly payload_schema?: EventSchemaLink;
 }
 
 export interface LinkedWorkflow {
@@ -49,6 +65,7 @@ export class EventStore {
   constructor(
     @InjectDataSource('management') private readonly db: DataSource,
     private readonly schemas: SchemaStore,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async list(workspace: ScopedWorkspace, page: OffsetPage): Promise<{ count: number; rows: EventRow[] }> {
@@ -72,7 +89,8 @@ export class EventStore {
     if (mustBeSeen) await this.get(workspace, name);
     const link = change.payload_schema;
     if (link) await this.assertLinkable(workspace.id, link.schema, link.version_no);
-    await this.db.query(
+    await this.db.transaction(async (tx) => {
+      await tx.query(
       `INSERT INTO management.events (workspace_id, name, description, schema_slug, schema_version_no)
        VALUES ($1, $2, coalesce($3, ''), $4, $5)
        ON CONFLICT (workspace_id, name) DO UPDATE SET
@@ -81,7 +99,9 @@ export class EventStore {
          schema_version_no = CASE WHEN $6 THEN EXCLUDED.schema_version_no ELSE management.events.schema_version_no END,
          updated_at = now()`,
       [workspace.id, name, change.description ?? null, link?.schema ?? null, link?.version_no ?? null, link !== undefined],
-    );
+      );
+      if (link) await this.announceLink(tx, workspace, name, link);
+    });
     return this.get(workspace, name);
   }
 
@@ -89,10 +109,13 @@ export class EventStore {
   async delinkSchema(workspace: ScopedWorkspace, name: string): Promise<EventRow> {
     const event = await this.get(workspace, name);
     if (event.schema_slug === null) throw HeraldError.validation([{ path: 'payload_schema', message: 'the event has no linked schema to delink' }]);
-    await this.db.query(`UPDATE management.events SET schema_slug = NULL, schema_version_no = NULL, updated_at = now() WHERE workspace_id = $1 AND name = $2`, [
-      workspace.id,
-      name,
-    ]);
+    await this.db.transaction(async (tx) => {
+      await tx.query(`UPDATE management.events SET schema_slug = NULL, schema_version_no = NULL, updated_at = now() WHERE workspace_id = $1 AND name = $2`, [
+        workspace.id,
+        name,
+      ]);
+      await this.announceLink(tx, workspace, name, null);
+    });
     return this.get(workspace, name);
   }
 
@@ -106,6 +129,20 @@ export class EventStore {
       [workspace.id, name],
     )) as Array<{ slug: string }>;
     return rows.map((row) => ({ slug: row.slug, usage: ['Trigger Event'] }));
+  }
+
+  /** Tells ingest which schema checks the event's properties (definition.changed, kind `event_schema`), in the same transaction. */
+  private async announceLink(tx: EntityManager, workspace: ScopedWorkspace, name: string, link: EventSchemaLink | null): Promise<void> {
+    const [{ announced_changes: version }] = returningRows<{ announced_changes: number }>(
+      await tx.query(`UPDATE management.events SET announced_changes = announced_changes + 1 WHERE workspace_id = $1 AND name = $2 RETURNING announced_changes`, [
+        workspace.id,
+        name,
+      ]),
+    );
+    const document: EventSchemaDocument = { event: name, payload_schema: link };
+    await writeOutbox(tx, MANAGEMENT_OUTBOX, [
+      definitionChangedMessage({ kind: 'event_schema', change: 'upserted', workspace_id: workspace.id, workspace_slug: workspace.slug, id: name, version, document }, this.clock.now()),
+    ]);
   }
 
   private async assertLinkable(workspaceId: string, slug: string, versionNo: number | null): Promise<void> {

@@ -1,4 +1,4 @@
-import { databaseTargets } from '@herald/testing';
+import { databaseTargets, expectEventually } from '@herald/testing';
 import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 
 const E = 'v1/staging/event';
@@ -37,6 +37,12 @@ describe.each(databaseTargets())('management API: events ($kind)', (target) => {
     const linked = await call('PATCH', `${E}/order%20placed/`, { description: 'An order', payload_schema: { schema: 'order' } });
     expect(linked).toMatchObject({ status: 200, body: { description: 'An order', payload_schema: { schema: 'order', version_no: null } } });
     expect((await call('PATCH', `${E}/order%20placed/delink_schema/`)).body).toMatchObject({ description: 'An order', payload_schema: null });
+    // Each link and delink is announced to ingest, which checks the event's properties with it.
+    await expectEventually(async () => expect(await t.sql(`SELECT id FROM management.outbox`)).toEqual([]));
+    expect(t.definitions.filter((d) => d.kind === 'event_schema' && d.id === 'order placed')).toEqual([
+      expect.objectContaining({ change: 'upserted', version: 1, document: { event: 'order placed', payload_schema: { schema: 'order', version_no: null } } }),
+      expect.objectContaining({ change: 'upserted', version: 2, document: { event: 'order placed', payload_schema: null } }),
+    ]);
     const again = await call('PATCH', `${E}/order%20placed/delink_schema/`);
     expect(again).toMatchObject({ status: 400, body: { detail: 'payload_schema: the event has no linked schema to delink' } });
   });

@@ -13,6 +13,8 @@ export class CreateEvents1763701100000 implements MigrationInterface {
         -- The linked schema: none, its live version (version_no null), or one committed version.
         schema_slug text,
         schema_version_no integer,
+        -- Counts the schema links announced to other services: the version of definition.changed.
+        announced_changes integer NOT NULL DEFAULT 0,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (workspace_id, name),
