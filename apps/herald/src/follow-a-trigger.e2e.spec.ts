@@ -262,6 +262,20 @@ describe.each(heraldModes('follow'))('following a trigger in a fresh workspace (
     expect((await api('POST', 'trigger/', { workflow: 'checked', recipients: ['ada'], data: { amount: -1 } })).status).toBe(202);
   });
 
+  it("refuses an event whose properties break the event's linked schema, naming each failing path", async () => {
+    ok(await management('POST', 'v1/staging/schema/signup/?commit=true&commit_message=first', { name: 'Signup', json_schema: { type: 'object', required: ['plan'], properties: { plan: { type: 'string' } } } }));
+    ok(await management('POST', 'v1/staging/event/', { name: 'user signup', payload_schema: { schema: 'signup' } }));
+    // The link answers once ingest has it: no retry.
+    const refused = await api('POST', 'event/', { distinct_id: 'ada', event: 'user signup', properties: { plan: 3 } });
+    expect(refused.status).toBe(400);
+    expect((refused.body as { detail: string }).detail).toBe('properties.plan: must be string');
+    expect((await api('POST', 'event/', { distinct_id: 'ada', event: 'user signup', properties: { plan: 'pro' } })).status).toBe(202);
+
+    // Once delinked, nothing checks it.
+    ok(await management('PATCH', 'v1/staging/event/user%20signup/delink_schema/'));
+    expect((await api('POST', 'event/', { distinct_id: 'ada', event: 'user signup', properties: { plan: 3 } })).status).toBe(202);
+  });
+
   it('shows why a run failed before sending anything', async () => {
     ok(
       await management('POST', 'v1/staging/workflow/late/?commit=true&commit_message=first', {

@@ -23,13 +23,6 @@ const NOT_YET_SUPPORTED = new Set<string>([
   'GET /v1/{workspace}/preference_category/translation/content/{locale}/',
   'POST /v1/{workspace}/preference_category/translation/content/{locale}/',
   'DELETE /v1/{workspace}/preference_category/translation/content/{locale}/',
-  // Events (the event names ingest accepted, their linked workflows and schemas): not built yet, no record of events seen exists.
-  'GET /v1/{workspace}/event/',
-  'POST /v1/{workspace}/event/',
-  'GET /v1/{workspace}/event/{url_encoded_event_name}/',
-  'PATCH /v1/{workspace}/event/{url_encoded_event_name}/',
-  'GET /v1/{workspace}/event/{url_encoded_event_name}/linked_workflows/',
-  'PATCH /v1/{workspace}/event/{url_encoded_event_name}/delink_schema/',
 ]);
 
 /** Where Herald's 2xx body differs from the reference schema on purpose: per operation, the fields allowed to differ, and why. */
@@ -62,6 +55,7 @@ const DEFAULT_PARAMS: Record<string, string> = {
 
 const SCHEMA = { name: 'Seed schema', json_schema: { type: 'object', properties: { amount: { type: 'number' } } } };
 const WORKFLOW = { name: 'Seed', category: 'account', trigger_type: 'api', tree: { nodes: [{ name: 'Wait', node_type: 'delay', delay_type: 'fixed', duration: '0d0h1m0s' }] } };
+const EVENT_LINK = { schema: 'event-schema', version_no: 1 };
 const CATEGORIES = {
   root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
 };
@@ -88,6 +82,9 @@ const CALLS: Record<string, Call> = {
     params: { channel: 'whatsapp' },
     body: () => ({ approval_status: 'sent_for_approval', vendor_slug: 'twilio-whatsapp', vendor_uid: 'walk-uid' }),
   },
+  // The reference's examples link a schema Herald's seeds do not have: link the committed seed one.
+  'POST /v1/{workspace}/event/': { body: () => ({ name: 'walk event', description: 'Walked', payload_schema: EVENT_LINK }) },
+  'PATCH /v1/{workspace}/event/{url_encoded_event_name}/': { body: () => ({ description: 'Walked', payload_schema: EVENT_LINK }) },
   'DELETE /v1/{workspace}/ws_api_key/{api_key_id}/': { params: { api_key_id: 'doomedApiKey' } },
   'DELETE /v1/{workspace}/ws_public_key/{public_key_id}/': { params: { public_key_id: 'doomedPublicKey' } },
 };
@@ -112,6 +109,9 @@ describe('every management-API operation of the reference answers', () => {
       expect(await management('PATCH', `v1/staging/workflow/${slug}/commit/?commit_message=seed`)).toMatchObject({ status: 202 });
     }
     expect((await management('POST', 'v1/staging/schema/seed-schema/', SCHEMA)).status).toBeLessThan(300);
+    // An event with a schema linked, which delink_schema can remove whatever the order of the walk.
+    expect(await management('POST', 'v1/staging/schema/event-schema/?commit=true', SCHEMA)).toMatchObject({ status: 200 });
+    expect(await management('POST', 'v1/staging/event/', { name: 'seed event', payload_schema: EVENT_LINK })).toMatchObject({ status: 200 });
     expect(await management('POST', 'v2/staging/template/seed-template/', { name: 'Seed template' })).toMatchObject({ status: 200 });
     const variant = await management('POST', 'v2/staging/template/seed-template/channel/email/variant/default/', { locale: 'en', content: { subject: 'Hi', text: 'Hi {{name}}' } });
     expect(variant).toMatchObject({ status: 200 });

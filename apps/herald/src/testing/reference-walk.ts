@@ -91,6 +91,11 @@ function withNullables(schema: unknown): unknown {
     if (key === 'examples' && !Array.isArray(value)) continue;
     // The reference's tenant category list has `properties: null` (no schema for its items): nothing to check there.
     if (key === 'properties' && value === null) continue;
+    // The reference's delinked event has `payload_schema: {type: null}`, meaning the JSON null.
+    if (key === 'type' && value === null) {
+      out.type = 'null';
+      continue;
+    }
     out[key] = withNullables(value);
   }
   if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];

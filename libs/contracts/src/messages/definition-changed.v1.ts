@@ -9,7 +9,7 @@ import { FieldError, ParseResult } from '../envelope';
 export const DEFINITION_CHANGED_TYPE = 'definition.changed';
 export const DEFINITION_CHANGED_VERSION = 1;
 
-export type DefinitionKind = 'workflow' | 'template' | 'category' | 'vendor' | 'schema' | 'translation';
+export type DefinitionKind = 'workflow' | 'template' | 'category' | 'vendor' | 'schema' | 'translation' | 'event_schema';
 
 export interface DefinitionChanged {
   readonly kind: DefinitionKind;
@@ -17,7 +17,7 @@ export interface DefinitionChanged {
   readonly change: 'committed' | 'enabled' | 'disabled' | 'upserted' | 'deleted';
   readonly workspace_id: string;
   readonly workspace_slug: string;
-  /** The workflow or template slug, the category root (`categories`), `<channel>/<vendor>` or `translations`. */
+  /** The workflow or template slug, the category root (`categories`), `<channel>/<vendor>`, `translations`, or the event name (`event_schema`). */
   readonly id: string;
   /** Increases with every change of this definition, so a read model can drop stale messages. */
   readonly version: number;
@@ -25,7 +25,7 @@ export interface DefinitionChanged {
   readonly document?: unknown;
 }
 
-const KINDS: readonly DefinitionKind[] = ['workflow', 'template', 'category', 'vendor', 'schema', 'translation'];
+const KINDS: readonly DefinitionKind[] = ['workflow', 'template', 'category', 'vendor', 'schema', 'translation', 'event_schema'];
 const CHANGES = ['committed', 'enabled', 'disabled', 'upserted', 'deleted'];
 
 export function parseDefinitionChanged(payload: unknown): ParseResult<DefinitionChanged> {

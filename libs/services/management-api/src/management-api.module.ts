@@ -12,6 +12,7 @@ import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
+import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { TRANSLATION_CONTROLLERS, TRANSLATION_PROVIDERS } from './translations';
@@ -43,6 +44,7 @@ export class ManagementApiModule {
         ...BROWSER_KEY_CONTROLLERS,
         ...SCHEMA_CONTROLLERS,
         ...TRANSLATION_CONTROLLERS,
+        ...EVENT_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -60,6 +62,7 @@ export class ManagementApiModule {
         ...BROWSER_KEY_PROVIDERS,
         ...SCHEMA_PROVIDERS,
         ...TRANSLATION_PROVIDERS,
+        ...EVENT_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

@@ -69,6 +69,11 @@ export class Acceptance {
   }
 
   async acceptEvent(workspace: AuthenticatedWorkspace, event: NormalisedEvent, via: AcceptedVia, proposedMessageId: string = randomUUID()): Promise<Accepted> {
+    const link = await this.infrastructure('reading the event schema links', () => this.schemas.eventLink(workspace.id, event.event));
+    if (link) {
+      const problems = await this.infrastructure('reading the payload schema read model', () => this.schemas.problems(workspace.id, link, event.properties, 'properties'));
+      if (problems.length > 0) throw HeraldError.validation(problems);
+    }
     const accepted = await this.once(workspace, 'event', event.idempotency_key, proposedMessageId, (messageId) =>
       eventMessages(workspace, event, messageId, via, this.clock.now()),
     );

@@ -14,10 +14,14 @@ import {
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 
-/** A workflow's `payload_schema`: a schema slug, and the version it pins (else the live one). */
+/** A workflow's or an event's `payload_schema`: a schema slug, and the version it pins (else the live one). */
 export interface PayloadSchemaLink {
   readonly schema: string;
   readonly version_no?: number | null;
+}
+
+interface AnnouncedEventLink {
+  readonly payload_schema: PayloadSchemaLink | null;
 }
 
 interface AnnouncedSchema {
@@ -28,8 +32,8 @@ interface AnnouncedSchema {
 const COMPILED_CAPACITY = 5_000;
 
 /**
- * The JSON Schemas of trigger data, from `notify.definition.changed.v1` (kind
- * `schema`), and their compiled validators. A committed version never changes, so a
+ * The JSON Schemas of trigger data and event properties, from `notify.definition.changed.v1`
+ * (kind `schema`; kind `event_schema` links one to an event name), and their compiled validators. A committed version never changes, so a
  * compiled one is kept (up to a bound) by workspace, slug and version.
  */
 @Injectable()
@@ -49,23 +53,31 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
       groupId: 'herald.ingest.payload-schemas',
       type: DEFINITION_CHANGED_TYPE,
       parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'schema' ? this.apply(change) : Promise.resolve()),
+      handle: (change) => (change.kind === 'schema' ? this.apply(change) : change.kind === 'event_schema' ? this.applyEventLink(change) : Promise.resolve()),
     });
   }
 
   /**
-   * What is wrong with `data` by the linked schema, each by its path under `data`. A
+   * What is wrong with `data` by the linked schema, each by its path under `root`. A
    * schema this read model does not have (yet) checks nothing: management refuses a
    * link to a schema that is not live, so that only happens while it catches up.
    */
-  async problems(workspaceId: string, link: PayloadSchemaLink, data: unknown): Promise<FieldError[]> {
+  async problems(workspaceId: string, link: PayloadSchemaLink, data: unknown, root = 'data'): Promise<FieldError[]> {
     const versionNo = link.version_no ?? (await this.liveVersionNo(workspaceId, link.schema));
     if (versionNo === undefined) {
       this.logger.warn('trigger data not checked: its linked schema is not in the read model yet', { workspace_id: workspaceId, schema: link.schema });
       return [];
     }
     const validate = await this.validator(workspaceId, link.schema, versionNo);
-    return validate ? validate(data, 'data') : [];
+    return validate ? validate(data, root) : [];
+  }
+
+  /** The schema linked to an event name, if any. */
+  async eventLink(workspaceId: string, event: string): Promise<PayloadSchemaLink | null> {
+    const [row] = (await this.db.query(`SELECT payload_schema FROM ingest.event_schema_links WHERE workspace_id = $1 AND event = $2`, [workspaceId, event])) as Array<{
+      payload_schema: PayloadSchemaLink | null;
+    }>;
+    return row?.payload_schema ?? null;
   }
 
   private async liveVersionNo(workspaceId: string, slug: string): Promise<number | undefined> {
@@ -94,6 +106,19 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
     return validate;
   }
 
+  private async applyEventLink(change: DefinitionChanged): Promise<void> {
+    const link = (change.document as AnnouncedEventLink | undefined)?.payload_schema ?? null;
+    // A redelivered or reordered older announcement never overwrites a newer one.
+    await this.db.query(
+      `INSERT INTO ingest.event_schema_links (workspace_id, event, payload_schema, version) VALUES ($1, $2, $3::jsonb, $4)
+       ON CONFLICT (workspace_id, event) DO UPDATE SET payload_schema = EXCLUDED.payload_schema, version = EXCLUDED.version
+       WHERE ingest.event_schema_links.version < EXCLUDED.version`,
+      [change.workspace_id, change.id, link === null ? null : JSON.stringify(link), change.version],
+    );
+    this.logger.info('event schema link read model updated', { workspace_id: change.workspace_id, event: change.id, version: change.version });
+    await this.announceApplied(change);
+  }
+
   private async apply(change: DefinitionChanged): Promise<void> {
     await this.db.transaction(async (tx) => {
       if (change.change === 'deleted') {
@@ -115,7 +140,11 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
       );
     });
     this.logger.info('payload schema read model updated', { workspace_id: change.workspace_id, schema: change.id, change: change.change, version: change.version });
-    // Management's commit waits for this before it answers, so the next trigger is checked against it.
+    await this.announceApplied(change);
+  }
+
+  /** Management's commit waits for this before it answers, so the next trigger or event is checked against it. */
+  private async announceApplied(change: DefinitionChanged): Promise<void> {
     const applied = { service: 'ingest-api', workspace_id: change.workspace_id, kind: change.kind, id: change.id, version: change.version };
     await this.bus.publish(TOPICS.definitionApplied.name, [definitionAppliedMessage(applied, this.clock.now())]);
   }

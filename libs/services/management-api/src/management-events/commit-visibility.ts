@@ -8,7 +8,7 @@ import { collectAnnounced } from './announced-changes';
 /**
  * The read models a trigger goes through, per kind of definition: ingest-api answers
  * 404 for a workflow it does not know (and checks trigger data against a linked
- * schema), and the engine runs it with its templates and
+ * schema, and an event's properties against the one linked to it), and the engine runs it with its templates and
  * categories. A commit is visible once each of them acknowledged the version.
  */
 const READERS: Partial<Record<DefinitionKind, readonly string[]>> = {
@@ -16,6 +16,7 @@ const READERS: Partial<Record<DefinitionKind, readonly string[]>> = {
   template: ['workflow-engine'],
   category: ['workflow-engine'],
   schema: ['ingest-api'],
+  event_schema: ['ingest-api'],
 };
 
 interface Waiter {

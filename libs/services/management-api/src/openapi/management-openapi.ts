@@ -103,6 +103,7 @@ const sha256: Schema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const strings: Schema = { type: 'array', items: { type: 'string' } };
 
 const templateParam = pathParam('template_slug', 'Template slug');
+const eventParam: Schema = pathParam('url_encoded_event_name', 'Event name, URL-encoded');
 const channelParam: Schema = { ...pathParam('channel', 'Channel; another value is a 404'), schema: channelName };
 const variantParams = [workspaceParam, templateParam, channelParam, pathParam('variant_id', 'Variant id, unique within the channel')];
 const liveModeQuery = query('mode', { type: 'string', enum: ['live'], default: 'live' }, 'Only the live version (the default)');
@@ -133,7 +134,7 @@ export const managementOpenApi = {
     title: 'Herald management API',
     version: '1.2.2',
     description:
-      'Workspaces, workspace keys, API keys, preference categories, templates, vendors, workflows, schemas and translations of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
+      'Workspaces, workspace keys, API keys, preference categories, templates, vendors, workflows, schemas, events and translations of an account. Compatible with the SuprSend management API. Authenticate with `Authorization: ServiceToken <token>`.',
   },
   servers: [{ url: 'http://127.0.0.1:3001' }],
   security,
@@ -398,6 +399,32 @@ export const managementOpenApi = {
           committed_at: nullable(dateTime),
           commit_message: nullable({ type: 'string' }),
         },
+      },
+      Event: {
+        type: 'object',
+        required: ['name', 'description', 'payload_schema', 'created_at', '$schema'],
+        properties: {
+          name: { type: 'string' },
+          description: { type: 'string', description: 'Empty when none was given' },
+          payload_schema: nullable(ref('PayloadSchemaLink')),
+          created_at: { ...dateTime, description: 'When registered, or when the first live workflow triggered by it went live' },
+          $schema: { type: 'string', const: 'https://schema.suprsend.com/event/v1/schema.json' },
+        },
+      },
+      EventBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 255 },
+          description: { type: 'string' },
+          payload_schema: ref('PayloadSchemaLink'),
+        },
+      },
+      EventChange: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { description: { type: 'string' }, payload_schema: ref('PayloadSchemaLink') },
       },
       SchemaBody: {
         type: 'object',
@@ -960,6 +987,62 @@ export const managementOpenApi = {
         parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
         requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
         responses: { 202: json(offsetList(ref('TranslationFile')), 'The live files'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v1/{workspace}/event/': {
+      get: {
+        summary: 'List the events seen',
+        description: 'The events registered here and the ones a live workflow triggers on (events ingested are not recorded).',
+        parameters: [workspaceParam, ...paging],
+        responses: { 200: json(offsetList(ref('Event')), 'Events, newest first'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: 'Register an event (or update the one of that name)',
+        parameters: [workspaceParam],
+        requestBody: body(ref('EventBody')),
+        responses: { 200: json(ref('Event'), 'The event'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/event/{url_encoded_event_name}/': {
+      get: {
+        summary: 'Get an event',
+        parameters: [workspaceParam, eventParam],
+        responses: { 200: json(ref('Event'), 'The event'), ...errors(400, 401, 404) },
+      },
+      patch: {
+        summary: 'Change the description of an event or link a schema to it',
+        parameters: [workspaceParam, eventParam],
+        requestBody: body(ref('EventChange')),
+        responses: { 200: json(ref('Event'), 'The event'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/event/{url_encoded_event_name}/linked_workflows/': {
+      get: {
+        summary: 'The live workflows an event triggers',
+        parameters: [workspaceParam, eventParam],
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              required: ['results'],
+              properties: {
+                results: {
+                  type: 'array',
+                  items: { type: 'object', required: ['slug', 'usage'], properties: { slug: { type: 'string' }, usage: { type: 'array', items: { type: 'string', enum: ['Trigger Event'] } } } },
+                },
+              },
+            },
+            'Workflows by slug',
+          ),
+          ...errors(401, 404),
+        },
+      },
+    },
+    '/v1/{workspace}/event/{url_encoded_event_name}/delink_schema/': {
+      patch: {
+        summary: 'Remove the schema linked to an event',
+        parameters: [workspaceParam, eventParam],
+        responses: { 200: json(ref('Event'), 'The event, payload_schema null'), ...errors(400, 401, 404) },
       },
     },
     '/v2/{workspace}/template/': {

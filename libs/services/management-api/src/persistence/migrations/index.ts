@@ -1,6 +1,7 @@
 import { MigrationClass } from '@herald/database';
 import { outboxMigrations } from '@herald/event-store';
 import { BROWSER_KEY_MIGRATIONS } from '../../browser-keys';
+import { EVENT_MIGRATIONS } from '../../events';
 import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { TRANSLATION_MIGRATIONS } from '../../translations';
@@ -29,4 +30,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...BROWSER_KEY_MIGRATIONS,
   ...SCHEMA_MIGRATIONS,
   ...TRANSLATION_MIGRATIONS,
+  ...EVENT_MIGRATIONS,
 ];
