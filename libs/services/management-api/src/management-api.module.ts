@@ -11,7 +11,7 @@ import { BROWSER_KEY_CONTROLLERS, BROWSER_KEY_PROVIDERS } from './browser-keys';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
-import { PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
+import { CategoryTranslationStore, CategoryTranslationsController, PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
@@ -38,6 +38,7 @@ export class ManagementApiModule {
         WorkspaceKeysController,
         ApiKeysController,
         PreferenceCategoriesController,
+        CategoryTranslationsController,
         ...TEMPLATE_CONTROLLERS,
         ...VENDOR_CONTROLLERS,
         ...WORKFLOW_CONTROLLERS,
@@ -56,6 +57,7 @@ export class ManagementApiModule {
         CommitVisibility,
         { provide: APP_INTERCEPTOR, useClass: CommitVisibilityInterceptor },
         PreferenceCategoryStore,
+        CategoryTranslationStore,
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,
         ...WORKFLOW_PROVIDERS,

@@ -436,6 +436,19 @@ export const managementOpenApi = {
           json_schema: { type: 'object', description: 'Must compile as a JSON Schema (400 otherwise, with the reason)' },
         },
       },
+      CategoryTextTranslation: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { name: nullable({ type: 'string', maxLength: 1000 }), description: nullable({ type: 'string', maxLength: 1000 }) },
+      },
+      CategoryTranslation: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          sections: { type: 'object', maxProperties: 1000, additionalProperties: ref('CategoryTextTranslation'), description: 'Translated texts per section slug' },
+          categories: { type: 'object', maxProperties: 1000, additionalProperties: ref('CategoryTextTranslation'), description: 'Translated texts per category slug' },
+        },
+      },
       TranslationFile: {
         type: 'object',
         required: ['filename', 'locale', 'locale_name', 'namespace', 'action', 'updated_at'],
@@ -850,6 +863,34 @@ export const managementOpenApi = {
         parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Required, here or in the body')],
         requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
         responses: { 200: json(ref('PreferenceCategories'), 'The live version'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v1/{workspace}/preference_category/translation/locale/': {
+      get: {
+        summary: 'List the locales the preference categories have a translation for',
+        parameters: [workspaceParam],
+        responses: {
+          200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: { type: 'object', required: ['locale'], properties: { locale: { type: 'string' } } } } } }, 'Locales'),
+          ...errors(401, 404),
+        },
+      },
+    },
+    '/v1/{workspace}/preference_category/translation/content/{locale}/': {
+      get: {
+        summary: "Get a locale's translation of the preference sections and categories",
+        parameters: [workspaceParam, pathParam('locale', 'e.g. es, es-AR')],
+        responses: { 200: json(ref('CategoryTranslation'), 'The translation'), ...errors(400, 401, 404) },
+      },
+      post: {
+        summary: "Create or replace a locale's translation of the preference sections and categories",
+        parameters: [workspaceParam, pathParam('locale', 'e.g. es, es-AR')],
+        requestBody: body(ref('CategoryTranslation')),
+        responses: { 200: json(ref('CategoryTranslation'), 'The stored translation'), ...errors(400, 401, 404) },
+      },
+      delete: {
+        summary: "Delete a locale's translation of the preference sections and categories",
+        parameters: [workspaceParam, pathParam('locale', 'e.g. es')],
+        responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404) },
       },
     },
     '/v1/{workspace}/workflow/': {

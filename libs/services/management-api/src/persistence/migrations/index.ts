@@ -2,6 +2,7 @@ import { MigrationClass } from '@herald/database';
 import { outboxMigrations } from '@herald/event-store';
 import { BROWSER_KEY_MIGRATIONS } from '../../browser-keys';
 import { EVENT_MIGRATIONS } from '../../events';
+import { CreateCategoryTranslations1763701200000 } from '../../preference-categories';
 import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { TRANSLATION_MIGRATIONS } from '../../translations';
@@ -16,7 +17,7 @@ import { WorkspaceModeSandbox1763700010000 } from './1763700010000-workspace-mod
  * Oldest first. The outbox carries management's changes to the other services.
  * Timestamps reserved per area: templates 17637004…, vendors 17637005…,
  * preference categories 17637006…, workflows 17637007…, browser keys 17637008…, schemas 17637009…,
- * translations 17637010….
+ * translations 17637010…, preference-category translations 17637012….
  */
 export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateAccounts1763700000000,
@@ -31,4 +32,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...SCHEMA_MIGRATIONS,
   ...TRANSLATION_MIGRATIONS,
   ...EVENT_MIGRATIONS,
+  CreateCategoryTranslations1763701200000,
 ];

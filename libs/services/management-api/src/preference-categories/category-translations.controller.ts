@@ -1,0 +1,51 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
+import { CategoryTranslation, categoryLocaleOf, categoryTranslationOf } from './category-translation';
+import { CategoryTranslationStore } from './category-translation-store';
+
+/**
+ * `/v1/{workspace}/preference_category/translation/...` as in the reference: per locale, the
+ * names and descriptions of the sections and categories, keyed by slug. Saved as is (no draft):
+ * a translation of a slug the categories do not have yet is kept for when they do.
+ */
+@Controller('v1/:workspace/preference_category/translation')
+@UseGuards(ServiceTokenGuard)
+export class CategoryTranslationsController {
+  constructor(
+    private readonly scope: WorkspaceScope,
+    private readonly store: CategoryTranslationStore,
+  ) {}
+
+  @Get('locale')
+  async locales(@Req() request: ManagementRequest, @Param('workspace') slug: string): Promise<{ results: Array<{ locale: string }> }> {
+    const locales = await this.store.locales(await this.workspace(request, slug));
+    return { results: locales.map((locale) => ({ locale })) };
+  }
+
+  @Get('content/:locale')
+  async get(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string): Promise<CategoryTranslation> {
+    const valid = categoryLocaleOf(locale);
+    return this.store.get(await this.workspace(request, slug), valid);
+  }
+
+  /** Creates or replaces the locale's translation. */
+  @Post('content/:locale')
+  @HttpCode(200)
+  async save(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string, @Body() body: unknown): Promise<CategoryTranslation> {
+    const valid = categoryLocaleOf(locale);
+    const translation = categoryTranslationOf(body);
+    return this.store.save(await this.workspace(request, slug), valid, translation);
+  }
+
+  @Delete('content/:locale')
+  @HttpCode(204)
+  async remove(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string): Promise<void> {
+    const valid = categoryLocaleOf(locale);
+    await this.store.remove(await this.workspace(request, slug), valid);
+  }
+
+  private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {
+    return this.scope.resolve(accountOf(request), slug);
+  }
+}
