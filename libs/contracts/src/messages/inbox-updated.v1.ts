@@ -26,6 +26,8 @@ export interface InboxItemState {
 export interface InboxUpdated {
   readonly workspace_id: string;
   readonly distinct_id: string;
+  /** The message's tenant (absent: the trigger named none, the `default` tenant): a stream scoped to a tenant shows only its messages. */
+  readonly tenant_id?: string;
   readonly change: 'added' | 'updated';
   readonly item: InboxItemState;
 }
@@ -35,6 +37,9 @@ export function parseInboxUpdated(payload: unknown): ParseResult<InboxUpdated> {
   const errors: FieldError[] = [];
   for (const field of ['workspace_id', 'distinct_id']) {
     if (typeof value[field] !== 'string' || value[field] === '') errors.push({ path: `payload.${field}`, message: 'must be a non-empty string' });
+  }
+  if (value.tenant_id !== undefined && (typeof value.tenant_id !== 'string' || value.tenant_id === '')) {
+    errors.push({ path: 'payload.tenant_id', message: 'must be a non-empty string when present' });
   }
   if (value.change !== 'added' && value.change !== 'updated') errors.push({ path: 'payload.change', message: 'must be added or updated' });
   const item = value.item as Record<string, unknown> | null | undefined;

@@ -175,6 +175,7 @@ export class Dispatcher {
         deliveryId: delivery.deliveryId,
         workspaceId: delivery.workspaceId,
         recipientId: delivery.command.recipient.distinct_id,
+        tenantId: delivery.command.tenant_id,
         content,
         identity,
         config: route.config,

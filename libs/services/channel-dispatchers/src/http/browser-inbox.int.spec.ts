@@ -155,6 +155,42 @@ describe.each(runModeTargets())('the inbox from a browser: public key and user t
     expect(backend.status).toBe(403);
   });
 
+  it("shows a token that names a tenant only that tenant's messages, in the list, the counts, updates and the stream", async () => {
+    const forCarol = (body: string, tenant?: string) =>
+      deliveryCommand('inbox', { body }, ['x'], { recipient: { kind: 'user', distinct_id: 'carol' }, ...(tenant === undefined ? {} : { tenant_id: tenant }) });
+    await dispatch.publishCommand(forCarol('for acme', 'acme'));
+    await dispatch.publishCommand(forCarol('for no tenant'));
+    await expectEventually(async () => expect((await dispatch.call('GET', 'v1/user/carol/inbox/')).body).toMatchObject({ meta: { count: 2 } }));
+    const bodies = async (claims: Record<string, unknown>) => {
+      const listed = await browserCall('GET', 'v1/user/carol/inbox/', tokenFor('carol', claims));
+      return { meta: listed.body.meta, bodies: (listed.body.results as Array<{ body: string }>).map((item) => item.body) };
+    };
+    expect(await bodies({ tenant_id: 'acme' })).toMatchObject({ meta: { unseen_count: 1, count: 1 }, bodies: ['for acme'] });
+    // A trigger without a tenant is the default tenant's.
+    expect(await bodies({ tenant_id: 'default' })).toMatchObject({ meta: { unseen_count: 1, count: 1 }, bodies: ['for no tenant'] });
+    expect((await bodies({})).bodies.sort()).toEqual(['for acme', 'for no tenant']);
+    expect(await bodies({ tenant_id: 'globex' })).toMatchObject({ meta: { unseen_count: 0, count: 0 }, bodies: [] });
+
+    const all = (await browserCall('GET', 'v1/user/carol/inbox/', tokenFor('carol'))).body.results as Array<{ id: string; body: string }>;
+    const untenanted = all.find((item) => item.body === 'for no tenant') as { id: string };
+    const acmeToken = tokenFor('carol', { tenant_id: 'acme' });
+    expect((await browserCall('PATCH', `v1/user/carol/inbox/${untenanted.id}/`, acmeToken, { body: { read: true } })).status).toBe(404);
+    expect((await bodies({})).meta).toMatchObject({ unread_count: 2 });
+
+    const abort = new AbortController();
+    try {
+      const stream = await fetch(`${dispatch.app.url}v1/user/carol/inbox/stream/?public_key=${encodeURIComponent(publicKey)}&token=${acmeToken}`, { signal: abort.signal });
+      const events = streamReader(stream);
+      expect(await events.until((text) => text.includes('event: ready'))).toContain('"unseen_count":1');
+      await dispatch.publishCommand(forCarol('globex news', 'globex'));
+      await dispatch.publishCommand(forCarol('acme news', 'acme'));
+      const pushed = await events.until((text) => text.includes('acme news'));
+      expect(pushed).not.toContain('globex news');
+    } finally {
+      abort.abort();
+    }
+  });
+
   it('refuses the tokens of a deleted signing key', async () => {
     await announce({
       kind: 'signing_key',

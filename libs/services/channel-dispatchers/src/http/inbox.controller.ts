@@ -2,10 +2,9 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Query, Req, Res,
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FieldError, HeraldError } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
-import { InboxItem, InboxStore, InboxUpdate } from '../inbox/inbox-store';
+import { InboxItem, InboxOwner, InboxStore, InboxUpdate } from '../inbox/inbox-store';
 import { InboxStreams } from '../inbox/inbox-streams';
-import { InboxWorkspace } from '../read-models/api-key-read-model';
-import { CurrentCaller, CurrentWorkspace, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
+import { CurrentCaller, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -35,12 +34,13 @@ export class InboxController {
 
   @Get()
   async list(
-    @CurrentWorkspace() workspace: InboxWorkspace,
+    @CurrentCaller() caller: InboxCaller,
     @Param('distinct_id') distinctId: string,
     @Query() query: Record<string, unknown>,
   ): Promise<{ meta: Record<string, unknown>; results: readonly InboxItem[] }> {
     const page = pageOf(query);
-    const [result, counts] = await Promise.all([this.inbox.list(workspace.id, distinctId, page), this.inbox.counts(workspace.id, distinctId)]);
+    const owner = ownerOf(caller, distinctId);
+    const [result, counts] = await Promise.all([this.inbox.list(owner, page), this.inbox.counts(owner)]);
     return {
       meta: {
         unseen_count: counts.unseen,
@@ -72,7 +72,8 @@ export class InboxController {
   ): Promise<void> {
     // A backend has webhooks; an open stream per API key would only be a way to hold sockets.
     if (caller.userToken === undefined) throw new HeraldError('permission_denied', 'the inbox stream is for a browser: a public key and a user token');
-    const counts = await this.inbox.counts(caller.workspace.id, distinctId);
+    const owner = ownerOf(caller, distinctId);
+    const counts = await this.inbox.counts(owner);
     const raw = reply.raw;
     const sink = {
       send: (event: string, data: unknown): void => {
@@ -82,7 +83,7 @@ export class InboxController {
         raw.end();
       },
     };
-    const close = this.streams.open(caller.workspace.id, distinctId, caller.limitKey, sink);
+    const close = this.streams.open(owner, caller.limitKey, sink);
     if (close === null) throw new HeraldError('rate_limited', 'too many open inbox streams for this user or key');
     reply.hijack();
     raw.writeHead(200, {
@@ -106,16 +107,24 @@ export class InboxController {
   @Patch(':id')
   @HttpCode(200)
   async update(
-    @CurrentWorkspace() workspace: InboxWorkspace,
+    @CurrentCaller() caller: InboxCaller,
     @Param('distinct_id') distinctId: string,
     @Param('id') id: string,
     @Body() body: unknown,
   ): Promise<InboxItem> {
     const update = updateOf(body);
-    const item = UUID.test(id) ? await this.inbox.update(workspace.id, distinctId, id, update) : null;
+    const item = UUID.test(id) ? await this.inbox.update(ownerOf(caller, distinctId), id, update) : null;
     if (item === null) throw HeraldError.notFound(`inbox message '${id}' not found`);
     return item;
   }
+}
+
+/**
+ * A user token that names a tenant (`tenant_id`, as the reference's browser SDKs send it)
+ * sees that tenant's messages only; an API key, or a token without one, sees them all.
+ */
+function ownerOf(caller: InboxCaller, distinctId: string): InboxOwner {
+  return { workspaceId: caller.workspace.id, distinctId, tenantId: caller.userToken?.tenantId };
 }
 
 function pageOf(query: Record<string, unknown>): { limit: number; before?: string; after?: string } {

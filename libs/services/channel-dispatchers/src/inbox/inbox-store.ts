@@ -30,6 +30,7 @@ interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' 
 
 interface UpdatedRow extends InboxRow {
   delivery_id: string;
+  tenant_id: string | null;
   outcomes_published: EngagementKind[];
 }
 
@@ -41,6 +42,26 @@ export interface InboxPage {
   readonly after?: string;
   readonly hasPrev: boolean;
   readonly hasNext: boolean;
+}
+
+/**
+ * Whose feed: a recipient's, and with `tenantId` only the messages sent for that tenant
+ * (a trigger without a tenant is the `default` tenant's, as in the reference).
+ */
+export interface InboxOwner {
+  readonly workspaceId: string;
+  readonly distinctId: string;
+  readonly tenantId?: string;
+}
+
+/** The tenant of a message whose trigger named none. */
+export const DEFAULT_TENANT = 'default';
+
+/** The owner's rows, with its parameters numbered from `first`. */
+function ownerFilter(owner: InboxOwner, first: number): { sql: string; params: string[] } {
+  const base = `workspace_id = $${first} AND distinct_id = $${first + 1}`;
+  if (owner.tenantId === undefined) return { sql: base, params: [owner.workspaceId, owner.distinctId] };
+  return { sql: `${base} AND COALESCE(tenant_id, '${DEFAULT_TENANT}') = $${first + 2}`, params: [owner.workspaceId, owner.distinctId, owner.tenantId] };
 }
 
 /** `clicked` only ever sets: a click happened or it did not. */
@@ -56,35 +77,41 @@ export class InboxStore {
   constructor(@InjectDataSource('dispatch') private readonly db: DataSource) {}
 
   /** A new message is announced on notify.inbox.updated.v1 (for open event streams) in the same transaction. */
-  async store(id: string, workspaceId: string, distinctId: string, deliveryId: string, content: InboxContent): Promise<void> {
+  async store(id: string, workspaceId: string, distinctId: string, deliveryId: string, content: InboxContent, tenantId?: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       const rows = (await tx.query(
-        `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
-        [id, workspaceId, distinctId, deliveryId, content.title ?? null, content.body, content.avatar ?? null, content.actionUrl ?? null],
+        `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
+        [id, workspaceId, distinctId, deliveryId, content.title ?? null, content.body, content.avatar ?? null, content.actionUrl ?? null, tenantId ?? null],
       )) as InboxRow[];
-      if (rows[0]) await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage({ workspace_id: workspaceId, distinct_id: distinctId, change: 'added', item: itemOf(rows[0]) })]);
+      if (rows[0]) {
+        const update: InboxUpdated = { workspace_id: workspaceId, distinct_id: distinctId, tenant_id: tenantId, change: 'added', item: itemOf(rows[0]) };
+        await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage(update)]);
+      }
     });
   }
 
-  async counts(workspaceId: string, distinctId: string): Promise<InboxCounts> {
+  async counts(owner: InboxOwner): Promise<InboxCounts> {
+    const filter = ownerFilter(owner, 1);
     const [row] = (await this.db.query(
       `SELECT count(*) FILTER (WHERE seen_at IS NULL)::int AS unseen, count(*) FILTER (WHERE read_at IS NULL)::int AS unread
-         FROM dispatch.inbox_messages WHERE workspace_id = $1 AND distinct_id = $2 AND archived_at IS NULL`,
-      [workspaceId, distinctId],
+         FROM dispatch.inbox_messages WHERE ${filter.sql} AND archived_at IS NULL`,
+      filter.params,
     )) as InboxCounts[];
     return row;
   }
 
   /** Newest first; `after` pages to older items, `before` to newer ones. */
-  async list(workspaceId: string, distinctId: string, page: { limit: number; before?: string; after?: string }): Promise<InboxPage> {
+  async list(owner: InboxOwner, page: { limit: number; before?: string; after?: string }): Promise<InboxPage> {
     const newerFirst = page.before === undefined;
     const cursor = page.before ?? page.after;
+    const filter = ownerFilter(owner, 2);
+    const at = `$${filter.params.length + 2}`;
     const rows = (await this.db.query(
       `SELECT ${ITEM_COLUMNS} FROM dispatch.inbox_messages
-        WHERE workspace_id = $1 AND distinct_id = $2 ${cursor === undefined ? '' : newerFirst ? 'AND seq < $4' : 'AND seq > $4'}
-        ORDER BY seq ${newerFirst ? 'DESC' : 'ASC'} LIMIT $3`,
-      cursor === undefined ? [workspaceId, distinctId, page.limit + 1] : [workspaceId, distinctId, page.limit + 1, cursor],
+        WHERE ${filter.sql} ${cursor === undefined ? '' : newerFirst ? `AND seq < ${at}` : `AND seq > ${at}`}
+        ORDER BY seq ${newerFirst ? 'DESC' : 'ASC'} LIMIT $1`,
+      [page.limit + 1, ...filter.params, ...(cursor === undefined ? [] : [cursor])],
     )) as InboxRow[];
     const more = rows.length > page.limit;
     const kept = rows.slice(0, page.limit);
@@ -103,7 +130,9 @@ export class InboxStore {
    * is not this recipient's. The first time a message is seen, and the first time it is
    * clicked, a `delivery.outcome` goes to the outbox in the same transaction.
    */
-  async update(workspaceId: string, distinctId: string, id: string, update: InboxUpdate): Promise<InboxItem | null> {
+  async update(owner: InboxOwner, id: string, update: InboxUpdate): Promise<InboxItem | null> {
+    const { workspaceId, distinctId } = owner;
+    const filter = ownerFilter(owner, 2);
     const stamp = (flag: boolean | undefined, column: string): string =>
       flag === undefined ? column : flag ? `COALESCE(${column}, now())` : 'NULL';
     const seen = (update.read === true || update.clicked === true) && update.seen === undefined ? true : update.seen;
@@ -112,16 +141,16 @@ export class InboxStore {
       const rows = (await tx.query(
         `UPDATE dispatch.inbox_messages SET seen_at = ${stamp(seen, 'seen_at')}, read_at = ${stamp(update.read, 'read_at')},
                 archived_at = ${stamp(update.archived, 'archived_at')}, clicked_at = ${stamp(update.clicked, 'clicked_at')}
-          WHERE workspace_id = $1 AND distinct_id = $2 AND id = $3
-          RETURNING ${ITEM_COLUMNS}, delivery_id, outcomes_published`,
-        [workspaceId, distinctId, id],
+          WHERE id = $1 AND ${filter.sql}
+          RETURNING ${ITEM_COLUMNS}, delivery_id, tenant_id, outcomes_published`,
+        [id, ...filter.params],
       )) as [UpdatedRow[], number] | UpdatedRow[];
       const row = (Array.isArray(rows[0]) ? rows[0] : rows) as UpdatedRow[];
       if (!row[0]) return null;
       await publishEngagement(tx, workspaceId, row[0]);
       const item = itemOf(row[0]);
       // The recipient's other open pages update their badges from this.
-      await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage({ workspace_id: workspaceId, distinct_id: distinctId, change: 'updated', item })]);
+      await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage({ workspace_id: workspaceId, distinct_id: distinctId, tenant_id: row[0].tenant_id ?? undefined, change: 'updated', item })]);
       return item;
     });
   }

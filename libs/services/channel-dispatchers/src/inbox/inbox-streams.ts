@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { randomUUID } from 'node:crypto';
 import { INBOX_UPDATED_TYPE, InboxUpdated, TOPICS, parseEnvelope, parseInboxUpdated, userKey } from '@herald/contracts';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { DEFAULT_TENANT, InboxOwner } from './inbox-store';
 
 /** Where a stream's events go: the HTTP response of one open event stream. */
 export interface StreamSink {
@@ -25,6 +26,8 @@ interface OpenStream {
   readonly subscriber: string;
   readonly limitKey: string;
   readonly sink: StreamSink;
+  /** Set when the user token named a tenant: only that tenant's messages are sent. */
+  readonly tenantId?: string;
 }
 
 /**
@@ -64,12 +67,12 @@ export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Registers a stream; `null` when a limit is reached. The returned function unregisters it. */
-  open(workspaceId: string, distinctId: string, limitKey: string, sink: StreamSink): (() => void) | null {
-    const subscriber = userKey(workspaceId, distinctId);
+  open(owner: InboxOwner, limitKey: string, sink: StreamSink): (() => void) | null {
+    const subscriber = userKey(owner.workspaceId, owner.distinctId);
     const streams = this.bySubscriber.get(subscriber) ?? new Set<OpenStream>();
     const keyCount = this.perKey.get(limitKey) ?? 0;
     if (streams.size >= this.limits.perSubscriber || keyCount >= this.limits.perKey) return null;
-    const stream: OpenStream = { subscriber, limitKey, sink };
+    const stream: OpenStream = { subscriber, limitKey, sink, tenantId: owner.tenantId };
     streams.add(stream);
     this.bySubscriber.set(subscriber, streams);
     this.perKey.set(limitKey, keyCount + 1);
@@ -97,6 +100,7 @@ export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
     const streams = this.bySubscriber.get(userKey(update.workspace_id, update.distinct_id));
     if (!streams) return;
     for (const stream of streams) {
+      if (stream.tenantId !== undefined && stream.tenantId !== (update.tenant_id ?? DEFAULT_TENANT)) continue;
       try {
         stream.sink.send(update.change === 'added' ? 'item' : 'update', update.item);
       } catch (error) {

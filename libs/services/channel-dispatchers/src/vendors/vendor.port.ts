@@ -21,6 +21,8 @@ export interface SendRequest<C extends RenderedContent = RenderedContent> {
   readonly workspaceId: string;
   /** The recipient's distinct_id (the inbox stores by it). */
   readonly recipientId?: string;
+  /** The trigger's tenant, when it named one (the inbox scopes a user token's feed by it). */
+  readonly tenantId?: string;
   readonly content: C;
   /** One destination identity of the command: an address, a token, a chat identity. */
   readonly identity: unknown;

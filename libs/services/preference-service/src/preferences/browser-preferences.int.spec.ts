@@ -63,6 +63,19 @@ describe.each(runModeTargets())("a user's preferences from a browser: public key
     expect((await t.call('GET', 'v1/user/bob/preference/category/status-updates/')).body).toMatchObject({ preference: 'opt_in' });
   });
 
+  it("keeps a token that names a tenant in that tenant's scope: the tenant_id query defaults to it and another tenant is refused", async () => {
+    expect((await t.call('POST', 'v1/tenant/acme/', { tenant_name: 'Acme' })).status).toBeLessThan(300);
+    const acme = tokenFor('bob', { tenant_id: 'acme' });
+    const path = 'v1/user/bob/preference/category/status-updates/';
+    expect((await browserCall('PATCH', path, acme, { body: { preference: 'opt_out' } })).status).toBe(202);
+    expect((await t.call('GET', `${path}?tenant_id=acme`)).body).toMatchObject({ preference: 'opt_out' });
+    expect((await t.call('GET', path)).body).toMatchObject({ preference: 'opt_in' });
+    expect((await browserCall('GET', path, acme)).body).toMatchObject({ preference: 'opt_out' });
+    expect((await browserCall('GET', `${path}?tenant_id=acme`, acme)).body).toMatchObject({ preference: 'opt_out' });
+    const elsewhere = await browserCall('PATCH', `${path}?tenant_id=globex`, acme, { body: { preference: 'opt_in' } });
+    expect(elsewhere).toMatchObject({ status: 403, body: { error_code: 'permission_denied' } });
+  });
+
   it("refuses another user's preferences (403), a bad token (401) and an origin the key does not allow (403)", async () => {
     const alice = tokenFor('alice');
     expect(await browserCall('GET', 'v1/user/bob/preference/', alice, { origin: PAGE_ORIGIN })).toMatchObject({

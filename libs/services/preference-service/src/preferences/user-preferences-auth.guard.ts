@@ -1,5 +1,6 @@
 import { CanActivate, Controller, ExecutionContext, Headers, Injectable, Options, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { HeraldError } from '@herald/contracts';
 import { AuthenticatedRequest, BrowserAuthenticator, WorkspaceAuthGuard } from '@herald/runtime';
 
 /**
@@ -22,8 +23,21 @@ export class UserPreferencesAuthGuard implements CanActivate {
     if (browser === undefined) return this.workspaceAuth.canActivate(context);
     const caller = await this.browsers.authenticate(request, context.switchToHttp().getResponse<FastifyReply>(), browser.publicKey, browser.token, 'preferences');
     request.workspace = caller.workspace;
+    scopeToTokenTenant(request, caller.userToken.tenantId);
     return true;
   }
+}
+
+/**
+ * A user token that names a tenant works in that tenant's scope: the `tenant_id` query
+ * defaults to it, and another tenant is refused. The handlers read the query after the
+ * guards, so they see the scope set here.
+ */
+function scopeToTokenTenant(request: AuthenticatedRequest, tenantId: string | undefined): void {
+  if (tenantId === undefined) return;
+  const query = request.query as Record<string, unknown>;
+  if (query.tenant_id === undefined) query.tenant_id = tenantId;
+  else if (query.tenant_id !== tenantId) throw new HeraldError('permission_denied', `the user token is for tenant '${tenantId}'`);
 }
 
 const PREFERENCE_CORS_METHODS = 'GET, PATCH, OPTIONS';

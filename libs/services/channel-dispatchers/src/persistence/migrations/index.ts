@@ -6,6 +6,7 @@ import { AddDeliveryLeases1764300000000 } from './1764300000000-add-delivery-lea
 import { AddBrowserKeys1764500000000 } from './1764500000000-add-browser-keys';
 import { AddQueuedClaims1764700000000 } from './1764700000000-add-queued-claims';
 import { AddTranslations1764710000000 } from './1764710000000-add-translations';
+import { AddInboxTenant1764720000000 } from './1764720000000-add-inbox-tenant';
 
 /** Migrations of the `dispatch` schema, oldest first. */
 export const DISPATCH_MIGRATIONS: MigrationClass[] = [
@@ -16,4 +17,5 @@ export const DISPATCH_MIGRATIONS: MigrationClass[] = [
   AddBrowserKeys1764500000000,
   AddQueuedClaims1764700000000,
   AddTranslations1764710000000,
+  AddInboxTenant1764720000000,
 ];

@@ -18,7 +18,7 @@ export class HeraldInboxVendor implements ChannelVendor {
     const content = contentOf(request, 'inbox');
     if (!request.recipientId) return permanent('the inbox needs a recipient with a distinct_id');
     const id = deterministicUuid('inbox', request.idempotencyKey);
-    await this.store.store(id, request.workspaceId, request.recipientId, request.deliveryId, content);
+    await this.store.store(id, request.workspaceId, request.recipientId, request.deliveryId, content, request.tenantId);
     return sent(id);
   }
 }
