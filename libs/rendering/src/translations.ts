@@ -6,6 +6,23 @@ export type LocaleTranslations = Readonly<Record<string, Readonly<Record<string,
 /** The language every lookup falls back to last, as SuprSend's (English, always present). */
 export const BASE_LOCALE = 'en';
 
+/** One committed locale file: its keys, under `namespace:` when the file has a namespace. */
+export interface LocaleFile {
+  readonly locale: string;
+  readonly namespace: string | null;
+  readonly content: Readonly<Record<string, string>>;
+}
+
+/** The lookup table of a set of files: by locale, then key (`namespace:key` for a namespaced file's keys). */
+export function localeTranslationsOf(files: readonly LocaleFile[]): LocaleTranslations {
+  const byLocale: Record<string, Record<string, string>> = {};
+  for (const file of files) {
+    const keys = (byLocale[file.locale] ??= {});
+    for (const [key, text] of Object.entries(file.content)) keys[file.namespace ? `${file.namespace}:${key}` : key] = text;
+  }
+  return byLocale;
+}
+
 /** Where a key is looked for, in order: `fr-CA` → `fr` → the base language (no repeats). */
 export function localeChain(locale: string | undefined, base: string = BASE_LOCALE): string[] {
   const chain: string[] = [];

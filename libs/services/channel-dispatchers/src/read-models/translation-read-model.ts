@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { LocaleTranslations } from '@herald/rendering';
+import { LocaleTranslations, localeTranslationsOf } from '@herald/rendering';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 
 interface AnnouncedTranslations {
@@ -50,11 +50,7 @@ export class TranslationReadModel implements OnApplicationBootstrap {
 
   private async apply(change: DefinitionChanged): Promise<void> {
     const files = change.change === 'deleted' ? [] : (change.document as AnnouncedTranslations).files;
-    const byLocale: Record<string, Record<string, string>> = {};
-    for (const file of files) {
-      const keys = (byLocale[file.locale] ??= {});
-      for (const [key, text] of Object.entries(file.content)) keys[file.namespace ? `${file.namespace}:${key}` : key] = text;
-    }
+    const byLocale = localeTranslationsOf(files);
     // A redelivered or reordered older announcement never overwrites a newer one.
     await this.db.query(
       `INSERT INTO dispatch.translations (workspace_id, version, by_locale) VALUES ($1, $2, $3::jsonb)

@@ -610,16 +610,20 @@ export const managementOpenApi = {
       PreviewBody: {
         type: 'object',
         additionalProperties: false,
-        properties: { data: { type: 'object', description: "Render with this instead of the template's mock data" } },
+        properties: {
+          data: { type: 'object', description: "Render with this instead of the template's mock data" },
+          locale: { type: 'string', description: "The locale `{{t}}` keys are looked up for (then its language, then `en`); the variant's locale if absent" },
+        },
       },
       TemplatePreview: {
         type: 'object',
-        required: ['template_slug', 'channel', 'variant_id', 'mode', 'data', 'rendered', 'missing_variables', 'error'],
+        required: ['template_slug', 'channel', 'variant_id', 'mode', 'locale', 'data', 'rendered', 'missing_variables', 'error'],
         properties: {
           template_slug: { type: 'string' },
           channel: channelName,
           variant_id: { type: 'string' },
           mode: { type: 'string', enum: ['draft', 'live'] },
+          locale: { type: 'string', description: 'The locale `{{t}}` keys were looked up for' },
           data: { type: 'object', description: 'What the variant was rendered with' },
           rendered: nullable({ type: 'object', required: ['channel'], properties: { channel: channelName }, description: 'The content as a dispatcher would send it' }),
           missing_variables: { ...strings, description: '`field: path` of each placeholder the data had no value for' },

@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError, JsonRecord } from '@herald/contracts';
-import { RenderedContent, TemplateEngine, renderContent } from '@herald/rendering';
+import { RenderedContent, TemplateEngine, localeTranslationsOf, renderContent, translationScope } from '@herald/rendering';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { committedFiles } from '../translations/translation-files';
+import { TranslationStore } from '../translations/translation-store';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { MockData, transformedData, updateMockData } from './mock-data';
 import { channelOf, modeOf } from './template-params';
@@ -18,6 +20,8 @@ export interface PreviewView {
   readonly channel: string;
   readonly variant_id: string;
   readonly mode: Mode;
+  /** The locale `{{t}}` keys were looked up for (then its language, then the base language). */
+  readonly locale: string;
   /** What the variant was rendered with: the body's `data`, else the template's transformed mock data. */
   readonly data: JsonRecord;
   /** The content as a dispatcher would send it; null when it does not render (`error` says why). */
@@ -41,6 +45,7 @@ export class TemplateMockDataController {
   constructor(
     private readonly scope: WorkspaceScope,
     private readonly store: TemplateStore,
+    private readonly translations: TranslationStore,
   ) {}
 
   @Get('mock_data')
@@ -74,8 +79,10 @@ export class TemplateMockDataController {
 
   /**
    * Renders the variant (draft by default, `mode=live` for the live copy) with the
-   * body's `data` if given, else with the template's mock data. A variant that does not
-   * render is still a 200: the answer's `error` says why, as a delivery would fail.
+   * body's `data` if given, else with the template's mock data, and `{{t}}` keys from
+   * the translations of the same mode (the drafts applied to the live files, as a commit
+   * would) for the body's `locale`, else the variant's. A variant that does not render
+   * is still a 200: the answer's `error` says why, as a delivery would fail.
    */
   @Post('channel/:channel/variant/:variant_id/preview')
   @HttpCode(200)
@@ -90,19 +97,24 @@ export class TemplateMockDataController {
   ): Promise<PreviewView> {
     const channel = channelOf(rawChannel);
     const mode = modeOf(rawMode);
-    const given = previewDataOf(body);
+    const { data: given, locale: givenLocale } = previewRequestOf(body);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
     const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
     const variant = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
     if (!variant) throw variantNotFound(slug, channel, variantId, mode);
     const data = given ?? transformedData(await this.store.mockData(workspace, slug));
     const strict = mode === 'live' ? (template.live?.strict ?? false) : (template.strict ?? false);
-    const result = renderContent(this.engine, channel, variant.content as JsonRecord, data, { strict });
+    const live = await this.translations.live(workspace.id);
+    const files = mode === 'live' ? live.files : committedFiles(live.files, await this.translations.drafts(workspace.id));
+    const locale = givenLocale ?? variant.locale;
+    const translations = translationScope(localeTranslationsOf(files), locale);
+    const result = renderContent(this.engine, channel, variant.content as JsonRecord, data, { strict, translations });
     return {
       template_slug: slug,
       channel,
       variant_id: variantId,
       mode,
+      locale,
       data,
       rendered: result.ok ? result.content : null,
       missing_variables: result.ok ? result.missingVariables : [],
@@ -115,15 +127,18 @@ function mockDataView(data: MockData): MockDataView {
   return { data, transformed_data: transformedData(data) };
 }
 
-/** The optional body of a preview: `{ "data": {...} }` or nothing. */
-function previewDataOf(body: unknown): JsonRecord | undefined {
-  if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+const LOCALE = /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8}){0,3}$/;
+
+/** The optional body of a preview: `{ "data": {...}, "locale": "fr-CA" }`, either field, or nothing. */
+function previewRequestOf(body: unknown): { data?: JsonRecord; locale?: string } {
+  if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
   const errors = Object.keys(body)
-    .filter((key) => key !== 'data')
-    .map((key) => ({ path: key, message: 'is not a field of a preview request (data)' }));
-  const { data } = body as { data?: unknown };
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) errors.push({ path: 'data', message: 'must be a JSON object' });
+    .filter((key) => key !== 'data' && key !== 'locale')
+    .map((key) => ({ path: key, message: 'is not a field of a preview request (data, locale)' }));
+  const { data, locale } = body as { data?: unknown; locale?: unknown };
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) errors.push({ path: 'data', message: 'must be a JSON object' });
+  if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) errors.push({ path: 'locale', message: 'must be a locale code such as fr or fr-CA' });
   if (errors.length > 0) throw HeraldError.validation(errors);
-  return data as JsonRecord;
+  return { data: data as JsonRecord | undefined, locale: locale as string | undefined };
 }

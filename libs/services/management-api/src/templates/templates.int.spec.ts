@@ -763,6 +763,7 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
           channel: 'email',
           variant_id: 'default',
           mode: 'draft',
+          locale: 'en',
           data: expect.objectContaining({ order: 'A-1' }),
           rendered: { channel: 'email', subject: 'Order A-1 for ada', html: '<p>A-1 &amp; </p>', text: '3 orders' },
           missing_variables: ['html: note'],
@@ -781,10 +782,32 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       expect(broken.body).toMatchObject({ rendered: null, error: expect.stringContaining('template error in subject') });
     });
 
+    it("looks {{t}} keys up for the body's locale in the translations of the preview's mode, as a delivery would", async () => {
+      const content = { subject: '{{t "greeting"}} {{order}}', text: '{{t "task:created"}}' };
+      expect((await call('POST', variantPath('preview-me', 'email', 'translated'), { locale: 'en', content })).status).toBe(200);
+      const translations = 'v1/staging/translation';
+      expect((await call('POST', `${translations}/content/en.json/`, { content: { greeting: 'Hello' } })).status).toBeLessThan(300);
+      expect((await call('POST', `${translations}/content/fr.json/`, { content: { greeting: 'Bonjour' } })).status).toBeLessThan(300);
+      expect((await call('POST', `${translations}/content/task.fr-CA.json/`, { content: { created: 'Tâche créée' } })).status).toBeLessThan(300);
+      const preview = (locale?: string) => call('POST', variantPath('preview-me', 'email', 'translated', 'preview/'), { data: { order: 'A-1' }, ...(locale ? { locale } : {}) });
+
+      // The drafts, as a commit would make them live: fr-CA → fr → en; a key found nowhere is sent as its text.
+      expect((await preview('fr-CA')).body).toMatchObject({ locale: 'fr-CA', rendered: { subject: 'Bonjour A-1', text: 'Tâche créée' }, missing_variables: [] });
+      expect((await preview()).body).toMatchObject({ locale: 'en', rendered: { subject: 'Hello A-1', text: 'task:created' }, missing_variables: ['text: t "task:created"'] });
+
+      // A draft over a committed file wins, as it would once committed.
+      expect((await call('PATCH', `${translations}/commit/`)).status).toBeLessThan(300);
+      expect((await call('POST', `${translations}/content/fr.json/`, { content: { greeting: 'Salut' } })).status).toBeLessThan(300);
+      expect((await preview('fr')).body).toMatchObject({ rendered: { subject: 'Salut A-1' } });
+    });
+
     it('refuses an invalid preview body by field path', async () => {
       const refused = await call('POST', variantPath('preview-me', 'email', 'default', 'preview/'), { data: [], extra: 1 });
       expect(refused.status).toBe(400);
-      expect(detailOf(refused)).toBe('extra: is not a field of a preview request (data); data: must be a JSON object');
+      expect(detailOf(refused)).toBe('extra: is not a field of a preview request (data, locale); data: must be a JSON object');
+      const badLocale = await call('POST', variantPath('preview-me', 'email', 'default', 'preview/'), { locale: 'fr CA; drop' });
+      expect(badLocale.status).toBe(400);
+      expect(detailOf(badLocale)).toBe('locale: must be a locale code such as fr or fr-CA');
     });
   });
 
