@@ -23,6 +23,6 @@ export type { OutboxBacklog, OutboxRelayOptions, ParkedRow } from './relay/outbo
 export { TimerPoller } from './timers/timer-poller';
 export type { TimerBacklog, TimerPollerOptions } from './timers/timer-poller';
 export { StreamProcessor } from './stream-processor';
-export type { BatchInput, BatchProjectionPolicy, ProcessBatchOptions, ProcessedStep, SnapshotPolicy, StepEffects, StreamCodec, StreamProcessorOptions } from './stream-processor';
+export type { BatchInput, BatchProjectionPolicy, FollowUpAsk, ProcessBatchOptions, ProcessedStep, SnapshotPolicy, StepEffects, StreamCodec, StreamProcessorOptions } from './stream-processor';
 export { StreamCompactor } from './compaction/stream-compactor';
 export type { StreamCompactorOptions } from './compaction/stream-compactor';

@@ -140,6 +140,41 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     expect(again.get('b3')).toMatchObject({ events: [], position: 1 });
   });
 
+  it('follows up a batch once per round of inputs, with every stream decided in that round, and appends each stream once', async () => {
+    // The follow-ups play the accumulator: below 10 they top a stream up to 10, answering all the streams asked at once.
+    const rounds: Array<Array<[string, number]>> = [];
+    const topUps = async (asks: ReadonlyArray<{ streamId: string; state: State }>): Promise<Map<string, Input>> => {
+      rounds.push(asks.map(({ streamId, state }) => [streamId, state.total]));
+      return new Map(asks.filter(({ state }) => state.total < 10).map(({ streamId, state }) => [streamId, { id: `top-up-${state.total}`, amount: 10 - state.total }]));
+    };
+    const steps = await processor.processBatch(
+      [
+        { streamId: 'f1', input: { id: 'a', amount: 3 } },
+        { streamId: 'f2', input: { id: 'b', amount: 12 } },
+        { streamId: 'f1', input: { id: 'c', amount: 1 } },
+      ],
+      new Date(),
+      { followUps: topUps },
+    );
+    // Round 1 (each stream's first input): both asked together; only f1 was topped up, so only f1 is asked again.
+    // Round 2 (f1's second input): f1 alone.
+    expect(rounds).toEqual([[['f1', 3], ['f2', 12]], [['f1', 10]], [['f1', 11]]]);
+    expect(steps.get('f1')?.events.map((e) => (e.type === 'added' ? e.id : e.type))).toEqual(['a', 'top-up-3', 'reached_ten', 'c']);
+    expect(steps.get('f1')).toMatchObject({ state: { total: 11 }, position: 4 });
+    expect(steps.get('f2')).toMatchObject({ state: { total: 12 }, position: 2 });
+    const written = await db.dataSource.query<Array<{ n: number }>>(`SELECT count(DISTINCT recorded_at)::int AS n FROM "${db.schema}".stream_events WHERE stream_id IN ('f1', 'f2')`);
+    expect(written[0].n).toBe(1);
+    // A redelivered batch decides nothing; its streams are still offered to the follow-ups, and an answer the decider ignores ends them.
+    rounds.length = 0;
+    const stubborn = async (asks: ReadonlyArray<{ streamId: string; state: State }>): Promise<Map<string, Input>> => {
+      rounds.push(asks.map(({ streamId, state }) => [streamId, state.total]));
+      return new Map(asks.map(({ streamId }) => [streamId, { id: 'a', amount: 3 }]));
+    };
+    const again = await processor.processBatch([{ streamId: 'f1', input: { id: 'a', amount: 3 } }], new Date(), { followUps: stubborn });
+    expect(again.get('f1')).toMatchObject({ events: [], position: 4 });
+    expect(rounds).toEqual([[['f1', 11]]]);
+  });
+
   it('decides again only the streams of a batch that lost a race; the others are written once', async () => {
     const store = new EventStore(db.dataSource, db.schema);
     await processor.process('r1', { id: 'a', amount: 1 }, new Date());

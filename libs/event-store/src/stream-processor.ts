@@ -66,9 +66,21 @@ export interface BatchInput<Input> {
   readonly input: Input;
 }
 
+/** A stream of a batch whose state may wait for another stream's answer (see `ProcessBatchOptions.followUps`). */
+export interface FollowUpAsk<State> {
+  readonly streamId: string;
+  readonly state: State;
+}
+
 export interface ProcessBatchOptions<Input, State> {
-  /** As `process`'s follow-up, asked after each input of the stream. */
-  readonly followUp?: (streamId: string, state: State) => Promise<Input | undefined>;
+  /**
+   * As `process`'s follow-up, for the whole batch at once: after each round of inputs
+   * (every stream's first input, then every stream's second, ...) it is asked with the
+   * state of every stream decided in that round, and answers by stream id. So the other
+   * streams it asks (a batch's accumulators) can be read and appended once per round,
+   * not once per stream. It must be idempotent per stream, as `process`'s.
+   */
+  readonly followUps?: (asks: readonly FollowUpAsk<State>[]) => Promise<ReadonlyMap<string, Input>>;
   /** Streams the caller already loaded (`load`): they are not read again, unless they lose a race. */
   readonly loaded?: ReadonlyMap<string, LoadedStream<State>>;
 }
@@ -164,11 +176,10 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
     if (missing.length > 0) loaded = new Map([...loaded, ...(await this.loadMany(missing))]);
     for (let attempt = 1; ; attempt += 1) {
       const decided: Array<DecidedStep<Event, State> & { streamId: string }> = [];
-      for (const streamId of pending) {
-        const stream = loaded.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 };
-        const step = await this.decideAll(streamId, stream, inputsOf.get(streamId) ?? [], now, options.followUp);
-        if (step.events.length === 0) steps.set(streamId, { events: [], state: stream.state, position: stream.position, conflicts: attempt - 1 });
-        else decided.push({ streamId, ...step });
+      const streams = pending.map((streamId) => ({ streamId, stream: loaded.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 } }));
+      for (const step of await this.decideAll(streams, inputsOf, now, options.followUps)) {
+        if (step.events.length === 0) steps.set(step.streamId, { events: [], state: step.before, position: step.position, conflicts: attempt - 1 });
+        else decided.push(step);
       }
       if (decided.length === 0) return steps;
       const projection = this.options.projection;
@@ -212,28 +223,47 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
     return loaded;
   }
 
-  /** A stream's inputs decided in order on the state the earlier ones left, each followed up as in `process`. */
+  /**
+   * Every stream's inputs decided in order on the state its earlier ones left, in rounds
+   * (every stream's first input, then its second, ...), each round's states followed up
+   * together as `process` follows up one.
+   */
   private async decideAll(
-    streamId: string,
-    stream: LoadedStream<State>,
-    inputs: readonly Input[],
+    streams: ReadonlyArray<{ readonly streamId: string; readonly stream: LoadedStream<State> }>,
+    inputsOf: ReadonlyMap<string, readonly Input[]>,
     now: Date,
-    followUp: ProcessBatchOptions<Input, State>['followUp'],
-  ): Promise<DecidedStep<Event, State>> {
-    const events: Event[] = [];
-    let after = stream.state;
-    for (const input of inputs) {
-      const decided = this.decider.decide(input, after, now);
-      events.push(...decided);
-      after = decided.reduce(this.decider.evolve, after);
-      for (let round = 0, next = await followUp?.(streamId, after); next !== undefined && round < MAX_FOLLOW_UPS; round += 1, next = await followUp?.(streamId, after)) {
-        const more = this.decider.decide(next, after, now);
-        if (more.length === 0) break;
-        events.push(...more);
-        after = more.reduce(this.decider.evolve, after);
+    followUps: ProcessBatchOptions<Input, State>['followUps'],
+  ): Promise<Array<DecidedStep<Event, State> & { streamId: string }>> {
+    const work = streams.map(({ streamId, stream }) => ({ streamId, stream, inputs: inputsOf.get(streamId) ?? [], events: [] as Event[], after: stream.state }));
+    const rounds = Math.max(0, ...work.map((w) => w.inputs.length));
+    for (let i = 0; i < rounds; i += 1) {
+      let asking = work.filter((w) => i < w.inputs.length);
+      for (const w of asking) this.decideInto(w, w.inputs[i], now);
+      for (let round = 0; followUps !== undefined && asking.length > 0 && round < MAX_FOLLOW_UPS; round += 1) {
+        const answers = await followUps(asking.map((w) => ({ streamId: w.streamId, state: w.after })));
+        // An answer the decider ignores would be asked for again: that stream is done.
+        asking = asking.filter((w) => {
+          const answer = answers.get(w.streamId);
+          return answer !== undefined && this.decideInto(w, answer, now) > 0;
+        });
       }
     }
-    return { before: stream.state, after, events, position: stream.position, snapshotPosition: stream.snapshotPosition };
+    return work.map(({ streamId, stream, events, after }) => ({
+      streamId,
+      before: stream.state,
+      after,
+      events,
+      position: stream.position,
+      snapshotPosition: stream.snapshotPosition,
+    }));
+  }
+
+  /** Decides one input on the state so far and records its events; returns how many. */
+  private decideInto(work: { events: Event[]; after: State }, input: Input, now: Date): number {
+    const decided = this.decider.decide(input, work.after, now);
+    work.events.push(...decided);
+    work.after = decided.reduce(this.decider.evolve, work.after);
+    return decided.length;
   }
 
   private appendRequest(streamId: string, step: DecidedStep<Event, State>, now: Date): AppendRequest {

@@ -3,9 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, deterministicUuid, userKey } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { BatchInput, EventStore, StreamProcessor } from '@herald/event-store';
+import { BatchInput, EventStore, FollowUpAsk, StreamProcessor } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
+  AccumulationPlace,
   AccumulatorEvent,
   AccumulatorInput,
   AccumulatorState,
@@ -230,16 +231,17 @@ export class RunHost {
     await this.step(successorStream, input);
   }
 
-  /** `step` for a batch of inputs (see the class comment), each stream's in order; the follow-ups use each stream's latest input's context. */
+  /**
+   * `step` for a batch of inputs (see the class comment), each stream's in order. The
+   * runs' accumulator answers are asked for the whole batch at once (see
+   * accumulatorAnswers), with each stream's latest input's context.
+   */
   private async stepBatch(items: ReadonlyArray<BatchInput<RunInput>>, loaded?: Awaited<ReturnType<RunHost['processor']['loadMany']>>): Promise<void> {
     if (items.length === 0) return;
     const contextOf = new Map(items.map((item) => [item.streamId, item.input.context]));
     const steps = await this.processor.processBatch(items, this.clock.now(), {
       ...(loaded ? { loaded } : {}),
-      followUp: (streamId, state) => {
-        const context = contextOf.get(streamId);
-        return context ? this.accumulatorAnswer(streamId, state, context) : Promise.resolve(undefined);
-      },
+      followUps: (asks) => this.accumulatorAnswers(asks, (streamId) => contextOf.get(streamId)),
     });
     for (const [streamId, step] of steps) await this.afterStep(streamId, step);
   }
@@ -262,29 +264,56 @@ export class RunHost {
    */
   private async step(streamId: string, input: RunInput): Promise<{ state: RunState; events: readonly RunEvent[] }> {
     // The follow-ups reuse the input's context: it was loaded for this step moments ago.
-    const step = await this.processor.process(streamId, input, this.clock.now(), (state) => this.accumulatorAnswer(streamId, state, input.context));
+    const step = await this.processor.process(streamId, input, this.clock.now(), async (state) =>
+      (await this.accumulatorAnswers([{ streamId, state }], () => input.context)).get(streamId),
+    );
     await this.afterStep(streamId, step);
     return { state: step.state, events: step.events };
   }
 
   /**
-   * The accumulator's answer for a run at a batch or digest node: join (open, own or
-   * merge into the batch of its key) or close the batch it owns. Appends on the
-   * accumulator's stream at an expected position, so a join racing a close (their
-   * inputs come through different consumer groups) is decided again on the new state.
+   * The accumulators' answers for the runs of a batch waiting at a batch or digest node:
+   * join (open, own or merge into the batch of its key) or close the batch it owns. All
+   * the requests go to the accumulators as one batch (`processBatch`: their streams read
+   * in one statement, each stream's requests decided in order in memory, one transaction
+   * for all at their expected positions), so many runs joining one batch key cost one
+   * append. A join racing a close (their inputs come through different consumer groups)
+   * loses the race and is decided again on the new state. Answers are read from the
+   * accumulator's state, where each run's join and each batch's close stay as first
+   * decided: a repeated request gets the same answer.
    */
-  private async accumulatorAnswer(streamId: string, state: RunState, context: RunContext): Promise<RunInput | undefined> {
-    if (state.status !== 'running' || state.waiting?.kind !== 'accumulation' || state.waiting.stage === 'open') return undefined;
-    const waiting = state.waiting;
-    const { workspaceId, runId } = parseRunStreamId(streamId);
-    const accumulator = accumulatorStreamId(workspaceId, state, waiting);
-    if (waiting.stage === 'joining') {
-      const joined = (await this.accumulators.process(accumulator, { type: 'join', run_id: runId, request: waiting.request }, this.clock.now())).state.joined[runId];
-      return joined && { type: 'accumulation_joined', path: waiting.path, joined, context };
+  private async accumulatorAnswers(asks: readonly FollowUpAsk<RunState>[], contextOf: (streamId: string) => RunContext | undefined): Promise<Map<string, RunInput>> {
+    const requests: AccumulatorRequest[] = [];
+    for (const { streamId, state } of asks) {
+      if (state.status !== 'running' || state.waiting?.kind !== 'accumulation' || state.waiting.stage === 'open') continue;
+      const context = contextOf(streamId);
+      if (!context) continue;
+      const waiting = state.waiting;
+      const { workspaceId, runId } = parseRunStreamId(streamId);
+      const accumulator = accumulatorStreamId(workspaceId, state, waiting);
+      const input: AccumulatorInput =
+        waiting.stage === 'joining' ? { type: 'join', run_id: runId, request: waiting.request } : { type: 'close', run_id: runId, batch_id: waiting.batch_id };
+      requests.push({ streamId, runId, accumulator, input, path: waiting.path, context });
     }
-    const closed = (await this.accumulators.process(accumulator, { type: 'close', run_id: runId, batch_id: waiting.batch_id }, this.clock.now())).state.closed[waiting.batch_id];
-    if (!closed) this.logger.warn('the batch this run owns is not in its accumulator', { run_id: runId, batch_id: waiting.batch_id, stream_id: accumulator });
-    return closed && { type: 'accumulation_closed', path: waiting.path, batch_id: waiting.batch_id, events: closed.events, count: closed.count, context };
+    const answers = new Map<string, RunInput>();
+    if (requests.length === 0) return answers;
+    const steps = await this.accumulators.processBatch(
+      requests.map((r) => ({ streamId: r.accumulator, input: r.input })),
+      this.clock.now(),
+    );
+    for (const { streamId, runId, accumulator, input, path, context } of requests) {
+      const state = steps.get(accumulator)?.state;
+      if (state === undefined) continue;
+      if (input.type === 'join') {
+        const joined = state.joined[runId];
+        if (joined) answers.set(streamId, { type: 'accumulation_joined', path, joined, context });
+      } else if (input.type === 'close') {
+        const closed = state.closed[input.batch_id];
+        if (!closed) this.logger.warn('the batch this run owns is not in its accumulator', { run_id: runId, batch_id: input.batch_id, stream_id: accumulator });
+        else answers.set(streamId, { type: 'accumulation_closed', path, batch_id: input.batch_id, events: closed.events, count: closed.count, context });
+      }
+    }
+    return answers;
   }
 
   /**
@@ -361,6 +390,16 @@ export class RunHost {
         this.logger.debug('run event', fields);
     }
   }
+}
+
+/** A run's request to its accumulator, and what its answer needs. */
+interface AccumulatorRequest {
+  readonly streamId: string;
+  readonly runId: string;
+  readonly accumulator: string;
+  readonly input: AccumulatorInput;
+  readonly path: AccumulationPlace['path'];
+  readonly context: RunContext;
 }
 
 interface PinnedWorkflow {
