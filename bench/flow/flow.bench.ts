@@ -274,7 +274,9 @@ interface Round {
   readonly seconds: number;
   readonly deliveriesPerS: number;
   /** CPU-seconds per delivery, by group. */
-  readonly cpuMsPerDelivery: { engine: number; dispatchers: number; both: number; ingest: number; postgres: number; kafka: number; bench: number };
+  readonly cpuMsPerDelivery: { engine: number; dispatchers: number; both: number; bothNetOfIdle: number; ingest: number; postgres: number; kafka: number; bench: number };
+  /** % of one core the round's engine and dispatcher processes (all replicas) used idle, before the triggers. */
+  readonly idlePercent: { engine: number; dispatchers: number };
   readonly load: string;
 }
 
@@ -307,7 +309,14 @@ async function throughputRound(
   const dispatchers = await deployment.start('channel-dispatchers', replicas);
   try {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
+    // Idle: what the round's processes cost with nothing to do, over the settle time.
+    const idleMeter = cpuSecondsMeter({ engine: pidsOf(() => engines), dispatchers: pidsOf(() => dispatchers) });
+    const idleStarted = performance.now();
     await sleep(options.settleSeconds * 1000);
+    const idleCpu = idleMeter();
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idlePercent = { engine: (idleCpu.engine / idleSeconds) * 100, dispatchers: (idleCpu.dispatchers / idleSeconds) * 100 };
+    progress(`${label}: idle over ${idleSeconds.toFixed(1)} s: engine ${idlePercent.engine.toFixed(1)}%, dispatchers ${idlePercent.dispatchers.toFixed(1)}% of a core (all replicas)`);
     const tag = `r${round}-`;
     const messages: OutgoingMessage[] = [];
     for (let i = 0; i < options.triggers; i++) {
@@ -333,6 +342,8 @@ async function throughputRound(
     const lastAt = Math.max(...rows.map((r) => r.at));
     const seconds = (lastAt - publishedAt) / 1000;
     const per = (s: number): number => (s * 1000) / rows.length;
+    // The processes' fixed cost (heartbeats, fetch loops, pollers) over the round, as measured idle.
+    const idleOverRound = ((idlePercent.engine + idlePercent.dispatchers) / 100) * seconds;
     const result: Round = {
       round,
       replicas,
@@ -343,11 +354,13 @@ async function throughputRound(
         engine: per(cpu.engine),
         dispatchers: per(cpu.dispatchers),
         both: per(cpu.engine + cpu.dispatchers),
+        bothNetOfIdle: per(cpu.engine + cpu.dispatchers - idleOverRound),
         ingest: per(cpu.ingest),
         postgres: per(cpu.postgres),
         kafka: per(cpu.kafka),
         bench: per(cpu.bench),
       },
+      idlePercent,
       load,
     };
     progress(
@@ -434,25 +447,29 @@ const median = (values: readonly number[]): number => {
 function report(rounds: readonly Round[], latency: Latency | undefined, options: Options): void {
   const lines: string[] = [];
   lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
-  lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | ingest | Postgres | Kafka | load average |');
-  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | load average |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const r of rounds) {
     const c = r.cpuMsPerDelivery;
     lines.push(
-      `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${r.load} |`,
+      `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.load} |`,
     );
   }
   const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);
   const rateRatio = median(of(2).map((r) => r.deliveriesPerS)) / median(of(1).map((r) => r.deliveriesPerS));
   const cpuRatio = median(of(2).map((r) => r.cpuMsPerDelivery.both)) / median(of(1).map((r) => r.cpuMsPerDelivery.both));
-  lines.push('', `2 vs 1 replicas (medians): deliveries/s ${rateRatio.toFixed(2)}x, engine + dispatchers CPU-s per delivery ${cpuRatio.toFixed(2)}x`);
+  const netRatio = median(of(2).map((r) => r.cpuMsPerDelivery.bothNetOfIdle)) / median(of(1).map((r) => r.cpuMsPerDelivery.bothNetOfIdle));
+  lines.push(
+    '',
+    `2 vs 1 replicas (medians): deliveries/s ${rateRatio.toFixed(2)}x, engine + dispatchers CPU-s per delivery ${cpuRatio.toFixed(2)}x (less their idle cost: ${netRatio.toFixed(2)}x)`,
+  );
   if (latency) {
     lines.push('', `Latency: POST /trigger/ (202) to inbox row stored, 1 replica each, offered ${latency.offeredRate}/s for ${options.latencySeconds} s`, '');
     lines.push('| achieved triggers/s | accepted | refused | p50 ms | p99 ms | max ms | load average |', '| ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     lines.push(`| ${latency.achievedRate.toFixed(0)} | ${latency.accepted} | ${latency.refused} | ${latency.p50.toFixed(0)} | ${latency.p99.toFixed(0)} | ${latency.max.toFixed(0)} | ${latency.load} |`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, rateRatio, cpuRatio, latency })}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, rateRatio, cpuRatio, netRatio, latency })}\n`);
 }
 
 // ---------------------------------------------------------------------------------
