@@ -219,8 +219,19 @@ function postTrigger(agent: http.Agent, ingestUrl: URL, apiKey: string, body: st
   });
 }
 
+/** Statements this bench ran on the run's database, to subtract from its transaction count. */
+let benchStatements = 0;
+
+/** Transactions committed or rolled back in the run's database so far (every statement outside one counts). */
+async function transactions(db: Client): Promise<number> {
+  benchStatements++;
+  const result = await db.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
+  return Number(result.rows[0].n);
+}
+
 /** Inbox rows whose body is `flow <prefix>...`, with `created_at` in ms since the epoch. */
 async function inboxRows(db: Client, prefix: string): Promise<Array<{ body: string; at: number }>> {
+  benchStatements++;
   const result = await db.query<{ body: string; at: string }>(
     `SELECT body, extract(epoch FROM created_at) * 1000 AS at FROM dispatch.inbox_messages WHERE body LIKE $1`,
     [`flow ${prefix}%`],
@@ -229,6 +240,7 @@ async function inboxRows(db: Client, prefix: string): Promise<Array<{ body: stri
 }
 
 async function inboxCount(db: Client, prefix: string): Promise<number> {
+  benchStatements++;
   const result = await db.query<{ n: string }>(`SELECT count(*) AS n FROM dispatch.inbox_messages WHERE body LIKE $1`, [`flow ${prefix}%`]);
   return Number(result.rows[0].n);
 }
@@ -275,6 +287,11 @@ interface Round {
   readonly deliveriesPerS: number;
   /** CPU-seconds per delivery, by group. */
   readonly cpuMsPerDelivery: { engine: number; dispatchers: number; both: number; bothNetOfIdle: number; ingest: number; postgres: number; kafka: number; bench: number };
+  /**
+   * Transactions in the run's database per delivery, from the publish until the round's
+   * processes stopped (every statement outside a transaction counts as one).
+   */
+  readonly transactionsPerDelivery: number;
   /** % of one core the round's engine and dispatcher processes (all replicas) used idle, before the triggers. */
   readonly idlePercent: { engine: number; dispatchers: number };
   readonly load: string;
@@ -307,6 +324,9 @@ async function throughputRound(
   progress(`${label}: starting ${replicas} workflow-engine and ${replicas} channel-dispatchers`);
   const engines = await deployment.start('workflow-engine', replicas);
   const dispatchers = await deployment.start('channel-dispatchers', replicas);
+  let measured: Omit<Round, 'transactionsPerDelivery'>;
+  let transactionsAtStart: number;
+  let benchStatementsAtStart: number;
   try {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
     // Idle: what the round's processes cost with nothing to do, over the settle time.
@@ -333,6 +353,8 @@ async function throughputRound(
       kafka: kafkaPids,
       bench: () => [process.pid],
     });
+    transactionsAtStart = await transactions(db);
+    benchStatementsAtStart = benchStatements;
     const publishedAt = performance.timeOrigin + performance.now();
     for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
     progress(`${label}: ${options.triggers} triggers published to the ingress in ${(performance.timeOrigin + performance.now() - publishedAt).toFixed(0)} ms`);
@@ -344,7 +366,7 @@ async function throughputRound(
     const per = (s: number): number => (s * 1000) / rows.length;
     // The processes' fixed cost (heartbeats, fetch loops, pollers) over the round, as measured idle.
     const idleOverRound = ((idlePercent.engine + idlePercent.dispatchers) / 100) * seconds;
-    const result: Round = {
+    measured = {
       round,
       replicas,
       deliveries: rows.length,
@@ -363,14 +385,20 @@ async function throughputRound(
       idlePercent,
       load,
     };
+    const result = measured;
     progress(
       `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
         `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; load ${load}`,
     );
-    return result;
   } finally {
     await stopAll([...engines, ...dispatchers]);
   }
+  // Stopped processes flushed their statistics; an idle backend (ingest-api's) within 10 s.
+  await sleep(11_000);
+  const roundTransactions = (await transactions(db)) - transactionsAtStart - (benchStatements - benchStatementsAtStart);
+  const transactionsPerDelivery = roundTransactions / measured.deliveries;
+  progress(`${label}: ${transactionsPerDelivery.toFixed(2)} Postgres transactions per delivery (every service, the bench's own subtracted)`);
+  return { ...measured, transactionsPerDelivery };
 }
 
 async function latencyPhase(deployment: Deployment, db: Client, agent: http.Agent, ingest: Service, options: Options): Promise<Latency> {
@@ -447,12 +475,12 @@ const median = (values: readonly number[]): number => {
 function report(rounds: readonly Round[], latency: Latency | undefined, options: Options): void {
   const lines: string[] = [];
   lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
-  lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | load average |');
-  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | load average |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const r of rounds) {
     const c = r.cpuMsPerDelivery;
     lines.push(
-      `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.load} |`,
+      `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.load} |`,
     );
   }
   const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);
@@ -485,6 +513,13 @@ async function main(): Promise<number> {
     process.exit(1);
   }, options.maxSeconds * 1000);
   hardLimit.unref();
+  // Ctrl-C or a kill: leave through the finally below (processes, database, topics).
+  const interrupted = new Promise<never>((_, reject) => {
+    const stop = (signal: string): void => reject(new BenchError(`interrupted by ${signal}`));
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  interrupted.catch(() => undefined);
   const unreachable = await unreachableBrokers(options.brokers.split(','));
   if (unreachable) throw new BenchError(`no Kafka broker reachable: ${unreachable}`);
 
@@ -509,9 +544,9 @@ async function main(): Promise<number> {
     await db.connect();
     const rounds: Round[] = [];
     for (let round = 1; round <= options.rounds * 2; round++) {
-      rounds.push(await throughputRound(deployment, db, bus, agent, ingest, options, round, round % 2 === 1 ? 1 : 2));
+      rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
     }
-    const latency = options.skipLatency ? undefined : await latencyPhase(deployment, db, agent, ingest, options);
+    const latency = options.skipLatency ? undefined : await Promise.race([interrupted, latencyPhase(deployment, db, agent, ingest, options)]);
     report(rounds, latency, options);
     return 0;
   } finally {
