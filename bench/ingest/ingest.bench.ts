@@ -21,7 +21,7 @@
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -48,7 +48,17 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { BenchError, percentile, progressWriter, runBenchMain, unreachableBrokers } from '../shared/bench-kit';
+import {
+  BenchError,
+  HAS_PROC,
+  kafkaPids,
+  percentile,
+  postgresPids,
+  processTicks,
+  progressWriter,
+  runBenchMain,
+  unreachableBrokers,
+} from '../shared/bench-kit';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -273,48 +283,11 @@ type CpuGroupName = keyof CpuGroups;
 /** CPU use in % of one core over the run; `machine` is all cores, `other` what no group explains. */
 type CpuReport = Record<CpuGroupName | 'machine' | 'other', number>;
 
-const HAS_PROC = (() => {
-  try {
-    readFileSync('/proc/stat', 'utf8');
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-function processTicks(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces), from field 3 on.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return undefined;
-  }
-}
-
 function machineTicks(): { total: number; idle: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
   const values = line.trim().split(/\s+/).slice(1).map(Number);
   const total = values.reduce((a, b) => a + b, 0);
   return { total, idle: values[3] + (values[4] ?? 0) };
-}
-
-/** Processes whose command line (or name) matches, found by reading /proc. */
-function pidsMatching(test: (cmdline: string, comm: string) => boolean): number[] {
-  if (!HAS_PROC) return [];
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (test(cmdline, comm)) pids.push(Number(entry));
-    } catch {
-      // gone in between
-    }
-  }
-  return pids;
 }
 
 /** Starts measuring; the returned function gives each group's CPU use since, or undefined without /proc. */
@@ -353,8 +326,6 @@ function cpuMeter(groups: CpuGroups): () => CpuReport | undefined {
 /** CPU of processes outside the bench, in % of one core, above which a run is flagged as not quiet. */
 const BUSY_OTHER_PERCENT = 20;
 
-const kafkaPids = (): number[] => pidsMatching((cmdline) => cmdline.includes('kafka.Kafka'));
-const postgresPids = (): number[] => pidsMatching((_cmdline, comm) => comm === 'postgres');
 
 // ---------------------------------------------------------------------------------
 // The load generator

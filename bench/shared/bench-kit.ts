@@ -1,7 +1,9 @@
 // Pieces every bench uses the same way: progress lines on stderr, percentiles of
-// sorted samples, and a fast check that a Kafka broker is there before kafkajs starts
-// its long retry loops.
+// sorted samples, a fast check that a Kafka broker is there before kafkajs starts
+// its long retry loops, and CPU use of processes read from /proc.
 
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
@@ -65,4 +67,92 @@ export function runBenchMain(name: string, main: () => Promise<number>): void {
       setTimeout(() => process.exit(1), 5_000).unref();
     },
   );
+}
+
+// ---------------------------------------------------------------------------------
+// CPU use from /proc (Linux); without /proc every reading is undefined or empty.
+
+export const HAS_PROC = (() => {
+  try {
+    readFileSync('/proc/stat', 'utf8');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Clock ticks per second of /proc's CPU times. */
+export const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU of a process so far, in clock ticks; undefined once it is gone. */
+export function processTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces), from field 3 on.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return undefined;
+  }
+}
+
+/** Processes whose command line (or name) matches, found by reading /proc. */
+export function pidsMatching(test: (cmdline: string, comm: string) => boolean): number[] {
+  if (!HAS_PROC) return [];
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (test(cmdline, comm)) pids.push(Number(entry));
+    } catch {
+      // gone in between
+    }
+  }
+  return pids;
+}
+
+/** The Kafka broker's JVM on this machine. */
+export const kafkaPids = (): number[] => pidsMatching((cmdline) => cmdline.includes('kafka.Kafka'));
+/** Every Postgres server process on this machine (backends of other databases too). */
+export const postgresPids = (): number[] => pidsMatching((_cmdline, comm) => comm === 'postgres');
+
+/**
+ * Starts measuring the CPU-seconds (user + system) of named groups of processes; the
+ * returned function gives each group's use since. A group's pids are listed again at the
+ * end, so a process that started in between counts from zero (backends come and go).
+ */
+export function cpuSecondsMeter<G extends string>(groups: Record<G, () => number[]>): () => Record<G, number> {
+  const names = Object.keys(groups) as G[];
+  const snapshot = (): Map<G, Map<number, number>> =>
+    new Map(
+      names.map((name) => [
+        name,
+        new Map(
+          groups[name]().flatMap((pid) => {
+            const ticks = processTicks(pid);
+            return ticks === undefined ? [] : [[pid, ticks] as [number, number]];
+          }),
+        ),
+      ]),
+    );
+  const start = snapshot();
+  return () => {
+    const end = snapshot();
+    const report = {} as Record<G, number>;
+    for (const name of names) {
+      const before = start.get(name) as Map<number, number>;
+      let ticks = 0;
+      for (const [pid, ticksAtEnd] of end.get(name) as Map<number, number>) ticks += ticksAtEnd - (before.get(pid) ?? 0);
+      report[name] = ticks / CLOCK_TICKS;
+    }
+    return report;
+  };
 }

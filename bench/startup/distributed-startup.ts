@@ -10,12 +10,11 @@
  * The log lines say where the time goes: the phases are the `time` of the first line,
  * of the last `database schema ready`, of the last `consumer started` and of `service started`.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { REPO_ROOT, RunningProcess, freePort, heraldEnv, startNodeEntrypoint, uniqueName } from '@herald/testing';
+import { CLOCK_TICKS, processTicks } from '../shared/bench-kit';
 
 export const SERVICES = ['ingest-api', 'workflow-engine', 'preference-service', 'management-api', 'channel-dispatchers'] as const;
 export type Service = (typeof SERVICES)[number];
@@ -52,7 +51,7 @@ async function admin(url: string, sql: string): Promise<void> {
 }
 
 /** Deletes the run's topics and consumer groups from the shared broker. */
-async function deleteNamespace(brokers: string, namespace: string): Promise<void> {
+export async function deleteNamespace(brokers: string, namespace: string): Promise<void> {
   const admin = new Kafka({ clientId: 'herald-bench-startup', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
@@ -95,22 +94,9 @@ interface Started {
 
 /** User + system CPU of a live process, from /proc (Linux); undefined elsewhere. */
 export function cpuMsOf(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, 12 and 13 after "pid (comm) ".
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
+  const ticks = pid === undefined ? undefined : processTicks(pid);
+  return ticks === undefined ? undefined : (ticks * 1000) / CLOCK_TICKS;
 }
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 async function startUntilReady(service: Service, env: NodeJS.ProcessEnv, port: number): Promise<Started> {
   const started = performance.now();

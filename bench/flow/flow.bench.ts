@@ -1,0 +1,562 @@
+// The distributed pipeline end to end (issues 15 and 21): trigger -> ingest-api ->
+// workflow-engine -> channel-dispatchers -> inbox message stored, each service its own
+// process (`apps/<service>/src/main.ts`, as Kubernetes runs them) on the real Kafka
+// broker and Postgres server, in a fresh database and a unique Kafka namespace.
+//
+//   npm run bench:flow                                  # 2 rounds of 1 and of 2 replicas, then latency
+//   npm run bench:flow -- --triggers 10000 --rounds 3
+//   npm run bench:flow -- --help                        # every option
+//
+// Throughput: for each round, 1 or 2 replicas of workflow-engine and of
+// channel-dispatchers are started (ingest-api, preference-service and management-api
+// stay single), alternated 1, 2, 1, 2, ... in one run. Once the round's processes
+// deliver a probe, N signed triggers (one recipient each) are published at once to
+// ingest-api's Kafka ingress (`notify.ingress.trigger.v1`), and the bench counts the
+// round's rows of `dispatch.inbox_messages` until all N are stored. Deliveries/s is N
+// over the time from the first publish to the last row's `created_at`; CPU-seconds
+// per delivery is the utime + stime (from /proc/<pid>/stat) the engine and dispatcher
+// processes used over the same window, divided by N.
+//
+// Latency: one replica of each, triggers paced at --rate through `POST /trigger/` for
+// --latency-seconds; each trigger's latency runs from its 202 to its inbox row's
+// `created_at` (the same machine's clock).
+//
+// Figures and goals live in bench/RESULTS.md, never in tests.
+
+process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
+
+import { createHmac, randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { TOPICS } from '@herald/contracts';
+import { KafkaBus, NamespacedBus, OutgoingMessage } from '@herald/bus';
+import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, heraldEnv, startNodeEntrypoint, uniqueName, waitUntilReady } from '@herald/testing';
+import { deleteNamespace } from '../startup/distributed-startup';
+import {
+  BenchError,
+  cpuSecondsMeter,
+  kafkaPids,
+  percentile,
+  postgresPids,
+  progressWriter,
+  runBenchMain,
+  unreachableBrokers,
+} from '../shared/bench-kit';
+
+const progress = progressWriter('flow');
+
+interface Options {
+  readonly triggers: number;
+  readonly rounds: number;
+  readonly recipients: number;
+  readonly rate: number;
+  readonly latencySeconds: number;
+  readonly settleSeconds: number;
+  readonly roundTimeoutS: number;
+  readonly maxSeconds: number;
+  readonly skipLatency: boolean;
+  readonly json: boolean;
+  readonly brokers: string;
+  readonly databaseUrl: string;
+}
+
+const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [options]
+
+  --triggers N            triggers per throughput round, one recipient each (default 5000)
+  --rounds N              rounds of 1 replica and of 2, alternated (default 2)
+  --recipients N          distinct recipients the triggers cycle through (default 500)
+  --rate N                latency phase: triggers/s through POST /trigger/ (default 1000)
+  --latency-seconds N     latency phase length (default 10; 0 skips it)
+  --settle-seconds N      wait after a round's probe, for consumer groups to settle (default 5)
+  --round-timeout N       seconds a round may take before the bench fails (default 300)
+  --max-seconds N         hard limit for the whole run (default 1800)
+  --json                  one JSON line after the tables
+
+Needs HERALD_TEST_KAFKA_BROKERS and HERALD_BENCH_DATABASE_URL (or HERALD_TEST_DATABASE_URL).`;
+
+function parseOptions(argv: readonly string[]): Options | undefined {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help') return undefined;
+    if (arg === '--json') flags.add(arg);
+    else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
+    else throw new BenchError(`unknown option ${arg}\n${HELP}`);
+  }
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--round-timeout', '--max-seconds'];
+  for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
+  const number = (name: string, fallback: number, min: number): number => {
+    const raw = values.get(name);
+    const value = raw === undefined ? fallback : Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new BenchError(`${name} must be a number of at least ${min}`);
+    return value;
+  };
+  const brokers = process.env.HERALD_TEST_KAFKA_BROKERS;
+  const databaseUrl = process.env.HERALD_BENCH_DATABASE_URL ?? process.env.HERALD_TEST_DATABASE_URL;
+  if (!brokers || !databaseUrl) throw new BenchError(`HERALD_TEST_KAFKA_BROKERS and HERALD_BENCH_DATABASE_URL (or HERALD_TEST_DATABASE_URL) are required\n${HELP}`);
+  const latencySeconds = number('--latency-seconds', 10, 0);
+  return {
+    triggers: number('--triggers', 5000, 1),
+    rounds: number('--rounds', 2, 1),
+    recipients: number('--recipients', 500, 1),
+    rate: number('--rate', 1000, 1),
+    latencySeconds,
+    settleSeconds: number('--settle-seconds', 5, 0),
+    roundTimeoutS: number('--round-timeout', 300, 10),
+    maxSeconds: number('--max-seconds', 1800, 60),
+    skipLatency: latencySeconds === 0,
+    json: flags.has('--json'),
+    brokers,
+    databaseUrl,
+  };
+}
+
+// ---------------------------------------------------------------------------------
+// The services
+
+const WORKFLOW = 'flow';
+
+interface Credentials {
+  readonly serviceToken: string;
+  readonly workspaceKey: string;
+  readonly workspaceSecret: string;
+  readonly apiKey: string;
+}
+
+interface Service {
+  readonly process: RunningProcess;
+  readonly url: string;
+}
+
+class Deployment {
+  private readonly secretsKey = randomBytes(32).toString('base64');
+
+  constructor(
+    private readonly options: Options,
+    private readonly databaseUrl: string,
+    private readonly namespace: string,
+    readonly credentials: Credentials,
+  ) {}
+
+  /** Starts `count` replicas of a service and waits until each is ready. */
+  async start(service: string, count: number): Promise<Service[]> {
+    const started: Service[] = [];
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      const env = heraldEnv({
+        HERALD_KAFKA_BROKERS: this.options.brokers,
+        HERALD_KAFKA_NAMESPACE: this.namespace,
+        HERALD_DATABASE_URL: this.databaseUrl,
+        HERALD_SECRETS_KEY: this.secretsKey,
+        HERALD_PORT: String(port),
+        HERALD_MANAGEMENT_PORT: String(port),
+        HERALD_LOG_LEVEL: 'warn',
+        HERALD_BOOTSTRAP_SERVICE_TOKEN: this.credentials.serviceToken,
+        HERALD_BOOTSTRAP_WORKSPACE_KEY: this.credentials.workspaceKey,
+        HERALD_BOOTSTRAP_WORKSPACE_SECRET: this.credentials.workspaceSecret,
+        HERALD_BOOTSTRAP_API_KEY: this.credentials.apiKey,
+      });
+      started.push({ process: startNodeEntrypoint(`${service}#${i + 1}`, `apps/${service}/src/main.ts`, env), url: `http://127.0.0.1:${port}/` });
+    }
+    await Promise.all(started.map((s) => waitUntilReady(s.process, s.url, 120_000)));
+    return started;
+  }
+}
+
+async function stopAll(services: readonly Service[]): Promise<void> {
+  await Promise.all(services.map((s) => s.process.stop('SIGTERM')));
+  for (const s of services) {
+    const errors = s.process.logLines().filter((l) => l.level === 'error' || l.level === 50 || l.level === 60);
+    if (errors.length > 0) progress(`${s.process.name} logged ${errors.length} error(s), first: ${JSON.stringify(errors[0]).slice(0, 400)}`);
+  }
+}
+
+const pidsOf = (services: () => readonly Service[]) => (): number[] => services().flatMap((s) => (s.process.child.pid ? [s.process.child.pid] : []));
+
+/** The management API calls of e2e/src/distributed-mode.e2e.spec.ts: an inbox template, then a workflow sending it. */
+async function createWorkflow(managementUrl: string, serviceToken: string): Promise<void> {
+  const call = async (method: string, path: string, body?: unknown): Promise<void> => {
+    const response = await fetch(`${managementUrl}${path}`, {
+      method,
+      headers: { authorization: `ServiceToken ${serviceToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (response.status >= 300) throw new BenchError(`${method} ${path} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
+  };
+  await call('POST', `v2/staging/template/${WORKFLOW}/`, { name: 'Flow', enabled_channels: ['inbox'] });
+  await call('POST', `v2/staging/template/${WORKFLOW}/channel/inbox/variant/default/`, { locale: 'en', content: { body: 'flow {{n}}' } });
+  await call('PATCH', `v2/staging/template/${WORKFLOW}/commit/?commit_message=bench`);
+  await call('POST', `v1/staging/workflow/${WORKFLOW}/?commit=true&commit_message=bench`, {
+    name: 'Flow',
+    category: 'transactional',
+    trigger_type: 'api',
+    tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: WORKFLOW }] },
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// Triggers and what they became
+
+const triggerBody = (recipient: string, tag: string): string => JSON.stringify({ workflow: WORKFLOW, recipients: [recipient], data: { n: tag } });
+
+/** POST /trigger/ over a keep-alive agent; resolves with the status and the time the answer arrived (ms since the epoch). */
+function postTrigger(agent: http.Agent, ingestUrl: URL, apiKey: string, body: string): Promise<{ status: number; at: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { agent, host: ingestUrl.hostname, port: ingestUrl.port, path: '/trigger/', method: 'POST', timeout: 30_000, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, at: performance.timeOrigin + performance.now() }));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('request timed out')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** Statements this bench ran on the run's database, to subtract from its transaction count. */
+let benchStatements = 0;
+
+/** Transactions committed or rolled back in the run's database so far (every statement outside one counts). */
+async function transactions(db: Client): Promise<number> {
+  benchStatements++;
+  const result = await db.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
+  return Number(result.rows[0].n);
+}
+
+/** Inbox rows whose body is `flow <prefix>...`, with `created_at` in ms since the epoch. */
+async function inboxRows(db: Client, prefix: string): Promise<Array<{ body: string; at: number }>> {
+  benchStatements++;
+  const result = await db.query<{ body: string; at: string }>(
+    `SELECT body, extract(epoch FROM created_at) * 1000 AS at FROM dispatch.inbox_messages WHERE body LIKE $1`,
+    [`flow ${prefix}%`],
+  );
+  return result.rows.map((r) => ({ body: r.body, at: Number(r.at) }));
+}
+
+async function inboxCount(db: Client, prefix: string): Promise<number> {
+  benchStatements++;
+  const result = await db.query<{ n: string }>(`SELECT count(*) AS n FROM dispatch.inbox_messages WHERE body LIKE $1`, [`flow ${prefix}%`]);
+  return Number(result.rows[0].n);
+}
+
+async function waitForCount(db: Client, prefix: string, expected: number, timeoutMs: number, label: string): Promise<number> {
+  const started = performance.now();
+  let lastLog = started;
+  for (;;) {
+    const count = await inboxCount(db, prefix);
+    if (count >= expected) return count;
+    const now = performance.now();
+    if (now - started > timeoutMs) throw new BenchError(`${label}: ${count} of ${expected} inbox messages after ${Math.round(timeoutMs / 1000)} s`);
+    if (now - lastLog >= 1000) {
+      progress(`${label}: ${count}/${expected} inbox messages stored (${((now - started) / 1000).toFixed(0)} s)`);
+      lastLog = now;
+    }
+    await sleep(100);
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A trigger through the API until one is accepted and its inbox row is stored: the round's processes work. */
+async function probe(db: Client, agent: http.Agent, ingestUrl: URL, apiKey: string, tag: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  // Definitions and credentials reach ingest-api over Kafka: the first triggers may precede them.
+  for (;;) {
+    const { status } = await postTrigger(agent, ingestUrl, apiKey, triggerBody('flow-probe', tag));
+    if (status === 202) break;
+    if (Date.now() > deadline) throw new BenchError(`the probe trigger answered ${status} for 120 s`);
+    await sleep(500);
+  }
+  await waitForCount(db, tag, 1, 120_000, `probe ${tag}`);
+}
+
+// ---------------------------------------------------------------------------------
+// Phases
+
+interface Round {
+  readonly round: number;
+  readonly replicas: number;
+  readonly deliveries: number;
+  readonly seconds: number;
+  readonly deliveriesPerS: number;
+  /** CPU-seconds per delivery, by group. */
+  readonly cpuMsPerDelivery: { engine: number; dispatchers: number; both: number; bothNetOfIdle: number; ingest: number; postgres: number; kafka: number; bench: number };
+  /**
+   * Transactions in the run's database per delivery, from the publish until the round's
+   * processes stopped (every statement outside a transaction counts as one).
+   */
+  readonly transactionsPerDelivery: number;
+  /** % of one core the round's engine and dispatcher processes (all replicas) used idle, before the triggers. */
+  readonly idlePercent: { engine: number; dispatchers: number };
+  readonly load: string;
+}
+
+interface Latency {
+  readonly offeredRate: number;
+  readonly achievedRate: number;
+  readonly accepted: number;
+  readonly refused: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly load: string;
+}
+
+const loadAverage = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
+
+async function throughputRound(
+  deployment: Deployment,
+  db: Client,
+  bus: NamespacedBus,
+  agent: http.Agent,
+  ingest: Service,
+  options: Options,
+  round: number,
+  replicas: number,
+): Promise<Round> {
+  const label = `round ${round} (${replicas} replica${replicas > 1 ? 's' : ''})`;
+  progress(`${label}: starting ${replicas} workflow-engine and ${replicas} channel-dispatchers`);
+  const engines = await deployment.start('workflow-engine', replicas);
+  const dispatchers = await deployment.start('channel-dispatchers', replicas);
+  let measured: Omit<Round, 'transactionsPerDelivery'>;
+  let transactionsAtStart: number;
+  let benchStatementsAtStart: number;
+  try {
+    await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
+    // Idle: what the round's processes cost with nothing to do, over the settle time.
+    const idleMeter = cpuSecondsMeter({ engine: pidsOf(() => engines), dispatchers: pidsOf(() => dispatchers) });
+    const idleStarted = performance.now();
+    await sleep(options.settleSeconds * 1000);
+    const idleCpu = idleMeter();
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idlePercent = { engine: (idleCpu.engine / idleSeconds) * 100, dispatchers: (idleCpu.dispatchers / idleSeconds) * 100 };
+    progress(`${label}: idle over ${idleSeconds.toFixed(1)} s: engine ${idlePercent.engine.toFixed(1)}%, dispatchers ${idlePercent.dispatchers.toFixed(1)}% of a core (all replicas)`);
+    const tag = `r${round}-`;
+    const messages: OutgoingMessage[] = [];
+    for (let i = 0; i < options.triggers; i++) {
+      const value = triggerBody(`flow-user-${i % options.recipients}`, `${tag}${i}`);
+      const signature = createHmac('sha256', deployment.credentials.workspaceSecret).update(value).digest('base64');
+      messages.push({ key: String(i), value, headers: { 'herald-workspace-key': deployment.credentials.workspaceKey, 'herald-signature': signature } });
+    }
+    const load = loadAverage();
+    const meter = cpuSecondsMeter({
+      engine: pidsOf(() => engines),
+      dispatchers: pidsOf(() => dispatchers),
+      ingest: pidsOf(() => [ingest]),
+      postgres: postgresPids,
+      kafka: kafkaPids,
+      bench: () => [process.pid],
+    });
+    transactionsAtStart = await transactions(db);
+    benchStatementsAtStart = benchStatements;
+    const publishedAt = performance.timeOrigin + performance.now();
+    for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
+    progress(`${label}: ${options.triggers} triggers published to the ingress in ${(performance.timeOrigin + performance.now() - publishedAt).toFixed(0)} ms`);
+    await waitForCount(db, tag, options.triggers, options.roundTimeoutS * 1000, label);
+    const cpu = meter();
+    const rows = await inboxRows(db, tag);
+    const lastAt = Math.max(...rows.map((r) => r.at));
+    const seconds = (lastAt - publishedAt) / 1000;
+    const per = (s: number): number => (s * 1000) / rows.length;
+    // The processes' fixed cost (heartbeats, fetch loops, pollers) over the round, as measured idle.
+    const idleOverRound = ((idlePercent.engine + idlePercent.dispatchers) / 100) * seconds;
+    measured = {
+      round,
+      replicas,
+      deliveries: rows.length,
+      seconds,
+      deliveriesPerS: rows.length / seconds,
+      cpuMsPerDelivery: {
+        engine: per(cpu.engine),
+        dispatchers: per(cpu.dispatchers),
+        both: per(cpu.engine + cpu.dispatchers),
+        bothNetOfIdle: per(cpu.engine + cpu.dispatchers - idleOverRound),
+        ingest: per(cpu.ingest),
+        postgres: per(cpu.postgres),
+        kafka: per(cpu.kafka),
+        bench: per(cpu.bench),
+      },
+      idlePercent,
+      load,
+    };
+    const result = measured;
+    progress(
+      `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
+        `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; load ${load}`,
+    );
+  } finally {
+    await stopAll([...engines, ...dispatchers]);
+  }
+  // Stopped processes flushed their statistics; an idle backend (ingest-api's) within 10 s.
+  await sleep(11_000);
+  const roundTransactions = (await transactions(db)) - transactionsAtStart - (benchStatements - benchStatementsAtStart);
+  const transactionsPerDelivery = roundTransactions / measured.deliveries;
+  progress(`${label}: ${transactionsPerDelivery.toFixed(2)} Postgres transactions per delivery (every service, the bench's own subtracted)`);
+  return { ...measured, transactionsPerDelivery };
+}
+
+async function latencyPhase(deployment: Deployment, db: Client, agent: http.Agent, ingest: Service, options: Options): Promise<Latency> {
+  progress(`latency: starting 1 workflow-engine and 1 channel-dispatchers`);
+  const engines = await deployment.start('workflow-engine', 1);
+  const dispatchers = await deployment.start('channel-dispatchers', 1);
+  const ingestUrl = new URL(ingest.url);
+  try {
+    await probe(db, agent, ingestUrl, deployment.credentials.apiKey, 'pl-');
+    await sleep(options.settleSeconds * 1000);
+    const load = loadAverage();
+    const acceptedAt = new Map<string, number>();
+    let refused = 0;
+    let sent = 0;
+    const inFlight = new Set<Promise<void>>();
+    const total = Math.round(options.rate * options.latencySeconds);
+    const started = performance.now();
+    let lastLog = started;
+    while (sent < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate));
+      for (; sent < due; sent++) {
+        const tag = `l-${sent}`;
+        const request = postTrigger(agent, ingestUrl, deployment.credentials.apiKey, triggerBody(`flow-user-${sent % options.recipients}`, tag)).then(
+          ({ status, at }) => {
+            if (status === 202) acceptedAt.set(`flow ${tag}`, at);
+            else refused++;
+          },
+          () => void refused++,
+        );
+        inFlight.add(request);
+        void request.finally(() => inFlight.delete(request));
+      }
+      if (performance.now() - lastLog >= 1000) {
+        lastLog = performance.now();
+        progress(`latency: ${sent}/${total} sent, ${acceptedAt.size} accepted, ${inFlight.size} in flight`);
+      }
+      await sleep(2);
+    }
+    await Promise.all(inFlight);
+    const sendingSeconds = (performance.now() - started) / 1000;
+    await waitForCount(db, 'l-', acceptedAt.size, options.roundTimeoutS * 1000, 'latency');
+    const latencies = (await inboxRows(db, 'l-'))
+      .flatMap((row) => {
+        const at = acceptedAt.get(row.body);
+        return at === undefined ? [] : [row.at - at];
+      })
+      .sort((a, b) => a - b);
+    const result: Latency = {
+      offeredRate: options.rate,
+      achievedRate: acceptedAt.size / sendingSeconds,
+      accepted: acceptedAt.size,
+      refused,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies[latencies.length - 1],
+      load,
+    };
+    progress(`latency: ${result.accepted} accepted at ${result.achievedRate.toFixed(0)}/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms, max ${result.max.toFixed(0)} ms`);
+    return result;
+  } finally {
+    await stopAll([...engines, ...dispatchers]);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Report
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+function report(rounds: readonly Round[], latency: Latency | undefined, options: Options): void {
+  const lines: string[] = [];
+  lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
+  lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | load average |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const r of rounds) {
+    const c = r.cpuMsPerDelivery;
+    lines.push(
+      `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.load} |`,
+    );
+  }
+  const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);
+  const rateRatio = median(of(2).map((r) => r.deliveriesPerS)) / median(of(1).map((r) => r.deliveriesPerS));
+  const cpuRatio = median(of(2).map((r) => r.cpuMsPerDelivery.both)) / median(of(1).map((r) => r.cpuMsPerDelivery.both));
+  const netRatio = median(of(2).map((r) => r.cpuMsPerDelivery.bothNetOfIdle)) / median(of(1).map((r) => r.cpuMsPerDelivery.bothNetOfIdle));
+  lines.push(
+    '',
+    `2 vs 1 replicas (medians): deliveries/s ${rateRatio.toFixed(2)}x, engine + dispatchers CPU-s per delivery ${cpuRatio.toFixed(2)}x (less their idle cost: ${netRatio.toFixed(2)}x)`,
+  );
+  if (latency) {
+    lines.push('', `Latency: POST /trigger/ (202) to inbox row stored, 1 replica each, offered ${latency.offeredRate}/s for ${options.latencySeconds} s`, '');
+    lines.push('| achieved triggers/s | accepted | refused | p50 ms | p99 ms | max ms | load average |', '| ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+    lines.push(`| ${latency.achievedRate.toFixed(0)} | ${latency.accepted} | ${latency.refused} | ${latency.p50.toFixed(0)} | ${latency.p99.toFixed(0)} | ${latency.max.toFixed(0)} | ${latency.load} |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, rateRatio, cpuRatio, netRatio, latency })}\n`);
+}
+
+// ---------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!options) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const hardLimit = setTimeout(() => {
+    process.stderr.write(`bench:flow: over --max-seconds ${options.maxSeconds}, stopping\n`);
+    process.exit(1);
+  }, options.maxSeconds * 1000);
+  hardLimit.unref();
+  // Ctrl-C or a kill: leave through the finally below (processes, database, topics).
+  const interrupted = new Promise<never>((_, reject) => {
+    const stop = (signal: string): void => reject(new BenchError(`interrupted by ${signal}`));
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  interrupted.catch(() => undefined);
+  const unreachable = await unreachableBrokers(options.brokers.split(','));
+  if (unreachable) throw new BenchError(`no Kafka broker reachable: ${unreachable}`);
+
+  const database: TemporaryDatabase = await createTemporaryDatabase(options.databaseUrl, 'herald_flow');
+  const namespace = uniqueName('flow');
+  const credentials: Credentials = {
+    serviceToken: `hst_${randomBytes(24).toString('base64url')}`,
+    workspaceKey: `hwk_${randomBytes(16).toString('hex')}`,
+    workspaceSecret: `hws_${randomBytes(24).toString('base64url')}`,
+    apiKey: `hak_${randomBytes(24).toString('base64url')}`,
+  };
+  const deployment = new Deployment(options, database.url, namespace, credentials);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
+  const bus = new NamespacedBus(new KafkaBus({ brokers: options.brokers.split(','), clientId: 'herald-bench-flow' }), namespace);
+  const singles: Service[] = [];
+  const db = new Client({ connectionString: database.url });
+  try {
+    progress(`database ${database.url.replace(/^.*\//, '')}, namespace ${namespace}; load ${loadAverage()}`);
+    for (const service of ['management-api', 'ingest-api', 'preference-service']) singles.push(...(await deployment.start(service, 1)));
+    const [management, ingest] = singles;
+    await createWorkflow(management.url, credentials.serviceToken);
+    await db.connect();
+    const rounds: Round[] = [];
+    for (let round = 1; round <= options.rounds * 2; round++) {
+      rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
+    }
+    const latency = options.skipLatency ? undefined : await Promise.race([interrupted, latencyPhase(deployment, db, agent, ingest, options)]);
+    report(rounds, latency, options);
+    return 0;
+  } finally {
+    agent.destroy();
+    await db.end().catch(() => undefined);
+    await bus.close().catch(() => undefined);
+    await stopAll(singles);
+    await database.drop().catch((error: unknown) => progress(`could not drop the database: ${String(error)}`));
+    await deleteNamespace(options.brokers, namespace).catch((error: unknown) => progress(`could not delete the namespace: ${String(error)}`));
+  }
+}
+
+runBenchMain('flow', main);
