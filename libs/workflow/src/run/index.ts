@@ -51,6 +51,8 @@ export { INTERPRETER_REVISION, revisionOf, runsRevision } from './interpreter-re
 export {
   RecordedRun,
   RecordedRunInput,
+  LoggedRunEvent,
+  recordedRunOf,
   ReplayedRun,
   ReplayedSend,
   ReplayedBranch,

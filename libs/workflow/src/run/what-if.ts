@@ -244,6 +244,79 @@ export function summarizeReplay(results: readonly RunReplayResult[]): ReplaySumm
   };
 }
 
+/** One event of a run's log with the time its step was appended. */
+export interface LoggedRunEvent {
+  readonly event: RunEvent;
+  readonly at: Date;
+}
+
+/**
+ * The inputs of a run rebuilt from its log: the engine records decisions, not inputs, but
+ * every input a replay needs left its trace. The start is `run.started.v1`; an HTTP
+ * answer is `http.responded.v1` with the body `output.merged.v1` kept; a cancel, a
+ * resuming event and the accumulator's answers are their events. The log does not hold
+ * the context the host loaded, so the caller gives one (for every input).
+ */
+export function recordedRunOf(log: readonly LoggedRunEvent[], context: StartRun['context']): RecordedRun | undefined {
+  const first = log[0];
+  if (first?.event.type !== 'run.started.v1') return undefined;
+  const started = first.event;
+  const start: StartRun = {
+    type: 'start',
+    run_id: started.run_id,
+    message_id: started.message_id,
+    workspace_slug: started.workspace_slug,
+    workflow: { ...started.workflow, definition: started.definition },
+    source: started.source,
+    recipient: started.recipient,
+    ...(started.actor === undefined ? {} : { actor: started.actor }),
+    ...(started.tenant_id === undefined ? {} : { tenant_id: started.tenant_id }),
+    ...(started.idempotency_key === undefined ? {} : { idempotency_key: started.idempotency_key }),
+    data: started.data,
+    attachments: started.attachments,
+    ...(started.interpreter_revision === undefined ? {} : { interpreter_revision: started.interpreter_revision }),
+    context,
+  };
+  const later: RecordedRunInput[] = [];
+  const ownedOrLed = new Map<string, RecordedRunInput>();
+  for (const [index, { event, at }] of log.entries()) {
+    switch (event.type) {
+      case 'http.responded.v1': {
+        const merged = log[index + 1]?.event;
+        const body = merged?.type === 'output.merged.v1' ? merged.value : undefined;
+        const response: HttpResponse =
+          event.status === undefined ? { kind: 'network_error', error: event.error ?? 'no response' } : { kind: 'response', status: event.status, ...(body === undefined ? {} : { body }) };
+        later.push({ input: { type: 'http_responded', request_id: event.request_id, response, context }, at });
+        break;
+      }
+      case 'run.cancelled.v1':
+        later.push({ input: { type: 'cancel', reason: event.reason, context }, at: new Date(event.at) });
+        break;
+      case 'wait.ended.v1':
+        if (event.event !== undefined) later.push({ input: { type: 'future_event', event: event.event, context }, at });
+        break;
+      case 'accumulation.owned.v1':
+      case 'accumulation.leading.v1':
+      case 'accumulation.merged.v1': {
+        const key = pathKey(event.path);
+        if (ownedOrLed.has(key)) break;
+        const role = event.type === 'accumulation.owned.v1' ? 'owner' : event.type === 'accumulation.leading.v1' ? 'leading' : 'merged';
+        const closes_at = event.type === 'accumulation.owned.v1' ? event.closes_at : at.toISOString();
+        const joined = { type: 'accumulation_joined' as const, path: event.path, joined: { batch_id: event.batch_id, role, closes_at } as const, context };
+        ownedOrLed.set(key, { input: joined, at });
+        later.push({ input: joined, at });
+        break;
+      }
+      case 'accumulation.released.v1':
+        later.push({ input: { type: 'accumulation_closed', path: event.path, batch_id: event.batch_id, events: event.events, count: event.count, context }, at });
+        break;
+      default:
+        break;
+    }
+  }
+  return { start, started_at: new Date(started.started_at), later };
+}
+
 // ---- helpers
 
 function diffBy<T>(before: readonly T[], after: readonly T[], keyOf: (item: T) => string, compare: (from: T | undefined, to: T | undefined) => ReplayChange | undefined): ReplayChange[] {

@@ -1,6 +1,6 @@
 import { decider, sendEmail } from './testing/run-builders';
 import { HOUR, corpusWorkflow, fetchPlan, hourDelay, notify, recordedCorpus, routeOnPlan } from './testing/replay-corpus';
-import { ReplayChange, replayRun, summarizeReplay, whatIf } from './what-if';
+import { ReplayChange, recordedRunOf, replayRun, summarizeReplay, whatIf } from './what-if';
 
 const kinds = (changes: readonly ReplayChange[]): string[] => changes.map((change) => change.kind);
 
@@ -72,5 +72,22 @@ describe('what-if replay', () => {
     const replayed = replayRun(decider, run, corpusWorkflow([hourDelay(), sendEmail()]));
     expect(replayed.sends.map((send) => Date.parse(send.at) - run.started_at.getTime())).toEqual([HOUR]);
     expect(replayed.status).toBe('completed');
+  });
+});
+
+describe('recorded runs rebuilt from a log', () => {
+  it('given the logs of 300 runs (HTTP answers, cancels, delays), when their inputs are rebuilt and replayed, then every run decides its logged events again', () => {
+    for (const run of recordedCorpus({ runs: 300, seed: 11, cancelled: 0.3 })) {
+      const logged = replayRun(decider, run);
+      // The log as the engine keeps it: each event with its step's time (a send's time is the step's).
+      let at = run.started_at;
+      const log = logged.events.map((event) => {
+        if (event.type === 'delivery.requested.v1') at = new Date(event.delivery.requested_at);
+        if (event.type === 'run.cancelled.v1') at = new Date(event.at);
+        return { event, at };
+      });
+      const rebuilt = recordedRunOf(log, run.start.context);
+      expect(rebuilt && replayRun(decider, rebuilt).events).toEqual(logged.events);
+    }
   });
 });
