@@ -123,7 +123,7 @@ export function replayRun(decider: RunDecider, recorded: RecordedRun, definition
       feed(answer, now);
       continue;
     }
-    const timerId = waiting.kind === 'accumulation' ? waiting.timer_id : waiting.timer_id;
+    const timerId = waiting.timer_id;
     const due = timerId === undefined ? undefined : timers.get(timerId);
     if (arrival !== undefined && (due === undefined || arrival.at.getTime() < due)) {
       arrivals.shift();
