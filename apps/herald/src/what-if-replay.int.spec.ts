@@ -18,6 +18,8 @@ interface ReplayJob {
 }
 
 const HOUR = 3_600_000;
+/** Generous: the machines these run on are shared, and Kafka consumers join in the background. */
+const SLOW = { timeoutMs: 90_000 };
 
 /**
  * What-if replay through the management API (issue 19): recorded runs of a live workflow
@@ -71,7 +73,7 @@ describe.each(heraldModes('replay'))('what-if replay ($name)', (mode) => {
     ok(await management('POST', 'v2/staging/template/hello/channel/inbox/variant/default/', { locale: 'en', content: { body: 'Hi {{name}}' } }));
     ok(await management('PATCH', 'v2/staging/template/hello/commit/?commit_message=t'));
     ok(await management('POST', 'v1/staging/workflow/reminder/?commit=true&commit_message=first', workflow([mail, inbox])));
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     await herald?.stop();
@@ -85,11 +87,11 @@ describe.each(heraldModes('replay'))('what-if replay ($name)', (mode) => {
       const response = await api('POST', 'trigger/', { workflow: 'reminder', recipients, data: {} });
       expect(response.status).toBe(202);
       messageId = (response.body as { message_id: string }).message_id;
-    });
+    }, SLOW);
     await expectEventually(async () => {
       const runs = await api('GET', `v1/workflow_run/?message_id=${messageId}`);
       expect((runs.body as { results: Array<{ status: string }> }).results.map((run) => run.status)).toEqual(['completed', 'completed', 'completed']);
-    });
+    }, SLOW);
     const sentBefore = ((await api('GET', `v1/message/?message_id=${messageId}`)).body as { results: unknown[] }).results.length;
 
     ok(await management('POST', 'v1/staging/workflow/reminder/', workflow([{ name: 'Hold', node_type: 'delay', delay_type: 'fixed', duration: '1h' }, mail])));
@@ -103,7 +105,7 @@ describe.each(heraldModes('replay'))('what-if replay ($name)', (mode) => {
       expect(response.status).toBe(200);
       job = response.body as ReplayJob;
       expect(job.status).toBe('done');
-    });
+    }, SLOW);
     expect(job?.progress).toEqual({ done: 3, total: 3 });
     expect(job?.summary).toMatchObject({
       runs: 3,
@@ -119,7 +121,7 @@ describe.each(heraldModes('replay'))('what-if replay ($name)', (mode) => {
     expect(job?.results?.map((result) => result.recipient.distinct_id).sort()).toEqual(['ada', 'grace', 'linus']);
     // Nothing was sent by the replay.
     expect(((await api('GET', `v1/message/?message_id=${messageId}`)).body as { results: unknown[] }).results).toHaveLength(sentBefore);
-  });
+  }, 300_000);
 
   it('refuses a bad request with every wrong field by path, and an invalid inline definition with its paths', async () => {
     const refused = await management('POST', 'v1/staging/workflow/reminder/replay/', { version: 'yesterday', count: 0, from: 'soon', recipients: [''] });
