@@ -17,6 +17,7 @@ export * from './messages/delivery-outcome.v1';
 export * from './messages/run-messages.v1';
 export * from './messages/broadcast-accepted.v1';
 export * from './messages/inbox-updated.v1';
+export * from './messages/replay.v1';
 export * from './input-hygiene';
 export * from './browser-origins';
 export * from './payload-schema';

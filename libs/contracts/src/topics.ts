@@ -115,6 +115,20 @@ export const TOPICS = {
     consumers: ['channel-dispatchers (a group per replica: the inbox event streams)'],
     purpose: "An inbox message stored or its seen/read/archived state changed: pushed to the recipient's open event streams",
   }),
+  replayRequested: topic({
+    name: 'notify.replay.requested.v1',
+    key: 'workspace',
+    producers: ['management-api'],
+    consumers: ['workflow-engine'],
+    purpose: 'What-if replay jobs: a definition to replay recorded runs of a workflow against, and which runs',
+  }),
+  replayProgressed: topic({
+    name: 'notify.replay.progressed.v1',
+    key: 'workspace',
+    producers: ['workflow-engine'],
+    consumers: ['management-api'],
+    purpose: 'Progress and per-run results of a what-if replay job; the last one carries the summary',
+  }),
   deadLetter: topic({
     name: 'notify.deadletter.v1',
     key: 'original key',

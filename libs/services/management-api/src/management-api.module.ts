@@ -13,6 +13,7 @@ import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { CategoryTranslationStore, CategoryTranslationsController, PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
+import { REPLAY_CONTROLLERS, REPLAY_PROVIDERS } from './replays';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { TRANSLATION_CONTROLLERS, TRANSLATION_PROVIDERS } from './translations';
@@ -46,6 +47,7 @@ export class ManagementApiModule {
         ...SCHEMA_CONTROLLERS,
         ...TRANSLATION_CONTROLLERS,
         ...EVENT_CONTROLLERS,
+        ...REPLAY_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -65,6 +67,7 @@ export class ManagementApiModule {
         ...SCHEMA_PROVIDERS,
         ...TRANSLATION_PROVIDERS,
         ...EVENT_PROVIDERS,
+        ...REPLAY_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

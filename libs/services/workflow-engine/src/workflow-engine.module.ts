@@ -9,6 +9,7 @@ import { RunsController } from './http/runs.controller';
 import { engineOpenApi } from './openapi/engine-openapi';
 import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
+import { ReplayWorker } from './replays/replay-worker';
 import { AudienceReadModel } from './read-models/audience-read-model';
 import { DefinitionsReadModel } from './read-models/definitions-read-model';
 import { HttpWorker } from './runs/http-worker';
@@ -49,6 +50,7 @@ export class WorkflowEngineModule {
         RunHost,
         RunInputsConsumer,
         HttpWorker,
+        ReplayWorker,
         RunQueries,
         MessageLog,
         MessageBulkUpdate,

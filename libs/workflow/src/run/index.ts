@@ -47,3 +47,24 @@ export { rateLimitAllows, MAX_OVERRIDE_RECIPIENTS } from './gates';
 export { HTTP_TIMEOUT_MS } from './http';
 export { DEFAULT_LOCALE } from './variant-selection';
 export { SEND_NODE_CHANNELS } from './send';
+export { INTERPRETER_REVISION, revisionOf, runsRevision } from './interpreter-revision';
+export {
+  RecordedRun,
+  RecordedRunInput,
+  LoggedRunEvent,
+  recordedRunOf,
+  ReplayedRun,
+  ReplayedSend,
+  ReplayedBranch,
+  ReplayedDelay,
+  ReplayNote,
+  ReplayStatus,
+  ReplayChange,
+  ReplaySummary,
+  RunReplayResult,
+  replayRun,
+  diffReplay,
+  outcomesOf,
+  whatIf,
+  summarizeReplay,
+} from './what-if';

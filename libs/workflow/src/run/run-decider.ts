@@ -22,6 +22,7 @@ import {
   StartRun,
   TimerFiredInput,
 } from './run-inputs';
+import { runsRevision } from './interpreter-revision';
 import { runScope } from './run-scope';
 import { AccumulationWaiting, LiveRun, RunState, Waiting, evolveRun, initialRunState } from './run-state';
 import { decideSend } from './send';
@@ -127,6 +128,7 @@ function start(step: Step, input: StartRun): readonly RunEvent[] {
     data: input.data,
     attachments: input.attachments,
     started_at: step.at,
+    ...(input.interpreter_revision === undefined ? {} : { interpreter_revision: input.interpreter_revision }),
   });
   // A run started for an overridden recipient already carries its parent's overrides.
   return input.source.kind === 'recipient_override' ? admit(step) : applyOverrides(step);
@@ -166,7 +168,7 @@ function admit(step: Step): readonly RunEvent[] {
   const conditions = evaluateConditions(definition.conditions ?? [], step.scope(), step.ports.expressions);
   if (!conditions.ok) return step.fail(`conditions: ${conditions.error}`);
   if (!conditions.value.holds) {
-    step.emit({ type: 'run.discarded.v1', reason: 'conditions_not_met', detail: describeFailedConditions(conditions.value.evaluations), at: step.at });
+    step.emit({ type: 'run.discarded.v1', reason: 'conditions_not_met', detail: describeFailedConditions(conditions.value.evaluations, runsRevision(step.run.started, 2)), at: step.at });
     return step.events;
   }
   const limit = definition.ratelimit;
@@ -179,8 +181,9 @@ function admit(step: Step): readonly RunEvent[] {
   return advance(step);
 }
 
-function describeFailedConditions(evaluations: readonly ComparisonTrace[]): string {
-  const failed = evaluations.filter((trace) => !trace.result).map((trace) => `${trace.variable_ns}${trace.variable_ns === '' ? '' : '.'}${trace.variable} ${trace.op}`);
+function describeFailedConditions(evaluations: readonly ComparisonTrace[], withOperands: boolean): string {
+  const operands = (trace: ComparisonTrace): string => (withOperands ? ` (${JSON.stringify(trace.left ?? null)} vs ${JSON.stringify(trace.right ?? null)})` : '');
+  const failed = evaluations.filter((trace) => !trace.result).map((trace) => `${trace.variable_ns}${trace.variable_ns === '' ? '' : '.'}${trace.variable} ${trace.op}${operands(trace)}`);
   return failed.length === 0 ? 'no condition holds' : `no condition holds (false: ${failed.join(', ')})`;
 }
 

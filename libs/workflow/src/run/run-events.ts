@@ -63,6 +63,8 @@ export interface RunStarted {
   readonly data: JsonRecord;
   readonly attachments: readonly Attachment[];
   readonly started_at: string;
+  /** The interpreter revision whose rules decide this run (interpreter-revision.ts); absent: 1. */
+  readonly interpreter_revision?: number;
 }
 
 /** `override_actor_user_expr` named another actor. */

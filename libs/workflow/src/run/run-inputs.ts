@@ -1,6 +1,7 @@
 import { Attachment, DeliveryOutcome, EventAccepted, JsonRecord, Recipient, TriggerAccepted, UserRecipient } from '@herald/contracts';
 import { WorkflowDefinition } from '../definition';
 import { AccumulatorJoined } from './accumulator';
+import { INTERPRETER_REVISION } from './interpreter-revision';
 import { NodePath } from './node-path';
 import { RunContext } from './run-context';
 import { FutureEventRef } from './run-events';
@@ -50,6 +51,8 @@ export interface StartRun {
   readonly tenant_id?: string;
   /** The trigger's `$idempotency_key`, kept so the run can be found (and cancelled) by it. */
   readonly idempotency_key?: string;
+  /** The interpreter revision the host runs now (`INTERPRETER_REVISION`); recorded on the run, which keeps it to its end. */
+  readonly interpreter_revision?: number;
   readonly context: RunContext;
 }
 
@@ -141,6 +144,7 @@ export function startFromTrigger(trigger: TriggerAccepted, ids: StartIds): Start
     attachments: trigger.attachments,
     ...(trigger.tenant_id === undefined ? {} : { tenant_id: trigger.tenant_id }),
     ...(trigger.idempotency_key === undefined ? {} : { idempotency_key: trigger.idempotency_key }),
+    interpreter_revision: INTERPRETER_REVISION,
     context: ids.context,
   };
 }
@@ -159,6 +163,7 @@ export function startFromEvent(event: EventAccepted, ids: StartIds): StartRun {
     attachments: event.attachments,
     ...(event.tenant_id === undefined ? {} : { tenant_id: event.tenant_id }),
     ...(event.idempotency_key === undefined ? {} : { idempotency_key: event.idempotency_key }),
+    interpreter_revision: INTERPRETER_REVISION,
     context: ids.context,
   };
 }

@@ -1,6 +1,7 @@
 import { EventAccepted, TriggerAccepted } from '@herald/contracts';
 import { ExpressionCondition, WorkflowNode } from '../definition';
 import { rateLimitAllows } from './gates';
+import { INTERPRETER_REVISION } from './interpreter-revision';
 import { createRunDecider } from './run-decider';
 import { startFromEvent, startFromTrigger } from './run-inputs';
 import {
@@ -239,6 +240,7 @@ describe('workflow-level rules', () => {
         data: { x: 1 },
         attachments: [],
         tenant_id: 'acme',
+        interpreter_revision: INTERPRETER_REVISION,
         context: ids.context,
       });
     });
@@ -258,6 +260,7 @@ describe('workflow-level rules', () => {
         source: { kind: 'event', event: 'order_shipped' },
         recipient: { kind: 'user', distinct_id: 'u9', inline: false, channels: {}, properties: {} },
         data: { order: 7 },
+        interpreter_revision: INTERPRETER_REVISION,
       });
     });
   });

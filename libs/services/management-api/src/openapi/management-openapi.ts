@@ -473,6 +473,86 @@ export const managementOpenApi = {
           content: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to texts; a text may use placeholders of the data, e.g. "Bonjour {{name}}"' },
         },
       },
+      ReplayBody: {
+        type: 'object',
+        description: 'Which definition to replay recorded runs against (default: the draft), and which runs (the newest `count` matching).',
+        properties: {
+          version: { oneOf: [{ type: 'string', enum: ['draft', 'live'] }, { type: 'integer', minimum: 1 }], description: 'The draft, the live version or a version number' },
+          definition: { type: 'object', description: 'A workflow definition given inline (as POST .../workflow/{slug}/ takes it) instead of `version`; validated as a commit would be' },
+          from: { ...dateTime, description: 'Runs started at or after' },
+          to: { ...dateTime, description: 'Runs started before' },
+          recipients: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1 }, description: 'Only runs of these distinct_ids' },
+          count: { type: 'integer', minimum: 1, maximum: 10000, description: 'The newest this many matching runs (default 100)' },
+        },
+      },
+      ReplaySend: {
+        type: 'object',
+        required: ['node', 'path', 'channel', 'template', 'at'],
+        properties: { node: { type: 'string' }, path: { type: 'string' }, channel: { type: 'string' }, template: { type: 'string' }, at: dateTime },
+      },
+      ReplayChange: {
+        type: 'object',
+        required: ['kind'],
+        description: 'send_added / send_dropped (`send`), send_moved (`send`, `from`, `by_ms`), branch_changed (`node`, `from`, `to` branches), delay_moved (`node`, `from`, `to` due times), status_changed (`from`, `to`)',
+        properties: {
+          kind: { type: 'string', enum: ['send_added', 'send_dropped', 'send_moved', 'branch_changed', 'delay_moved', 'status_changed'] },
+          send: ref('ReplaySend'),
+          node: { type: 'string' },
+          from: {},
+          to: {},
+          by_ms: { type: 'integer' },
+        },
+      },
+      ReplayRunResult: {
+        type: 'object',
+        required: ['run_id', 'recipient', 'status', 'sends', 'changes', 'notes'],
+        properties: {
+          run_id: { type: 'string' },
+          recipient: nullable({ type: 'object' }),
+          status: {
+            type: 'object',
+            required: ['before', 'after'],
+            description: 'How the run ends under its own definition and under the replayed one (`stopped`: see notes)',
+            properties: { before: { type: 'string' }, after: { type: 'string' } },
+          },
+          sends: { type: 'array', items: ref('ReplaySend'), description: 'What the replayed definition would send: channel, template, time' },
+          changes: { type: 'array', items: ref('ReplayChange') },
+          notes: {
+            type: 'array',
+            description: 'no_recorded_response (an HTTP node the run never called: the replay stops there), accumulation_assumed, step_limit',
+            items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' }, node: { type: 'string' }, path: { type: 'string' } } },
+          },
+        },
+      },
+      ReplayJob: {
+        type: 'object',
+        required: ['id', 'workflow_slug', 'source', 'selection', 'status', 'progress', 'summary', 'error', 'created_at', 'updated_at'],
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          workflow_slug: { type: 'string' },
+          source: { type: 'object', description: 'The definition replayed: `{kind: draft|live|version|inline, version_no}`' },
+          selection: { type: 'object', required: ['count'], properties: { from: dateTime, to: dateTime, recipients: { type: 'array', items: { type: 'string' } }, count: { type: 'integer' } } },
+          status: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
+          progress: { type: 'object', required: ['done', 'total'], properties: { done: { type: 'integer' }, total: nullable({ type: 'integer' }) } },
+          summary: nullable({
+            type: 'object',
+            description: 'Runs replayed, changed and stopped; sends before and after; changes by kind; sends per channel:template before and after',
+            properties: {
+              runs: { type: 'integer' },
+              runs_changed: { type: 'integer' },
+              runs_stopped: { type: 'integer' },
+              sends_before: { type: 'integer' },
+              sends_after: { type: 'integer' },
+              changes: { type: 'object', additionalProperties: { type: 'integer' } },
+              sends_by_channel: { type: 'object', additionalProperties: { type: 'object', properties: { before: { type: 'integer' }, after: { type: 'integer' } } } },
+            },
+          }),
+          error: nullable({ type: 'string' }),
+          created_at: dateTime,
+          updated_at: dateTime,
+          results: { type: 'array', items: ref('ReplayRunResult'), description: 'Every run replayed, once the job is done' },
+        },
+      },
       WorkflowVersion: {
         type: 'object',
         required: ['version_no', 'status', 'hash', 'updated_at', 'validation_result'],
@@ -951,6 +1031,23 @@ export const managementOpenApi = {
           200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: ref('WorkflowVersion') } } }, 'Newest first'),
           ...errors(400, 401, 404),
         },
+      },
+    },
+    '/v1/{workspace}/workflow/{slug}/replay/': {
+      post: {
+        summary: 'What-if replay of recorded runs against a draft or any version (Herald)',
+        description:
+          "Replays the recorded runs chosen (newest first) through the given definition with nothing sent, no webhook called (recorded responses are reused) and no timer set; each run is compared with its own definition replayed the same way. Answers 202 with the job; GET .../replay/{id}/ follows it.",
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('ReplayBody') } } },
+        responses: { 202: json(ref('ReplayJob'), 'The job, queued'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/workflow/{slug}/replay/{id}/': {
+      get: {
+        summary: 'A what-if replay job: progress, and once done every run and the summary (Herald)',
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug'), pathParam('id', 'Replay job id')],
+        responses: { 200: json(ref('ReplayJob'), 'The job'), ...errors(400, 401, 404) },
       },
     },
     '/v1/{workspace}/schema/': {

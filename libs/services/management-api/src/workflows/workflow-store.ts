@@ -245,6 +245,36 @@ export class WorkflowStore {
     ]);
   }
 
+  /**
+   * The definition a what-if replay runs: the workflow's draft, live version, a version
+   * by number, or a document given inline, validated as a commit would be (400 with
+   * `definition.<path>` for each error of an inline one).
+   */
+  async replayDefinition(workspace: ScopedWorkspace, slug: string, choice: { version: 'draft' | 'live' | number } | { document: WorkflowDocument }): Promise<{ definition: unknown; source: Record<string, unknown> }> {
+    let document: WorkflowDocument;
+    let source: Record<string, unknown>;
+    if ('document' in choice) {
+      await this.get(workspace, slug, 'live').catch(() => this.get(workspace, slug, 'draft'));
+      document = choice.document;
+      source = { kind: 'inline' };
+    } else if (typeof choice.version === 'number') {
+      const version = (await this.history(workspace, slug)).find((row) => row.version_no === choice.version);
+      if (!version) throw HeraldError.notFound(`workflow '${slug}' has no version ${choice.version}`);
+      document = version.document;
+      source = { kind: 'version', version_no: version.version_no };
+    } else {
+      const row = await this.get(workspace, slug, choice.version);
+      document = row.document;
+      source = { kind: choice.version, version_no: row.version_no };
+    }
+    const { definition, validation_result } = await this.validate(workspace, document);
+    if (!definition) {
+      const prefix = 'document' in choice ? 'definition.' : '';
+      throw HeraldError.fromValidationMessages(validation_result.errors.map((error) => `${prefix}${error}`));
+    }
+    return { definition, source };
+  }
+
   private async validate(workspace: ScopedWorkspace, document: WorkflowDocument): Promise<WorkflowValidation & { categories: Set<string> }> {
     const [categories, templates] = await Promise.all([
       this.categories.liveCategorySlugs(workspace.id),

@@ -2,6 +2,7 @@ import { MigrationClass } from '@herald/database';
 import { outboxMigrations } from '@herald/event-store';
 import { BROWSER_KEY_MIGRATIONS } from '../../browser-keys';
 import { EVENT_MIGRATIONS } from '../../events';
+import { REPLAY_MIGRATIONS } from '../../replays';
 import { CreateCategoryTranslations1763701200000 } from '../../preference-categories';
 import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
@@ -33,4 +34,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...TRANSLATION_MIGRATIONS,
   ...EVENT_MIGRATIONS,
   CreateCategoryTranslations1763701200000,
+  ...REPLAY_MIGRATIONS,
 ];

@@ -1,0 +1,165 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  JsonRecord,
+  REPLAY_PROGRESSED_TYPE,
+  REPLAY_REQUESTED_TYPE,
+  REPLAY_VERSION,
+  ReplayProgressed,
+  ReplayRequested,
+  TOPICS,
+  deterministicUuid,
+  envelopeOf,
+  parseReplayRequested,
+} from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
+import { EventStore } from '@herald/event-store';
+import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { PreferencePolicy, RunDecider, RunEvent, RunExpressions, ReplaySummary, RunReplayResult, WorkflowDefinition, createRunDecider, recordedRunOf, summarizeReplay, whatIf } from '@herald/workflow';
+import { RunContextLoader } from '../runs/run-context-loader';
+import { PREFERENCE_POLICY, RUN_EXPRESSIONS } from '../runs/run-host';
+import { runKey } from '../runs/run-stream';
+
+/** Runs per progress message: keeps each well under the bus's message size. */
+const CHUNK_RUNS = 200;
+
+/**
+ * What-if replays (issue 19): management-api announces a job on
+ * `notify.replay.requested.v1`; this worker picks the recorded runs the job selects,
+ * rebuilds each one's inputs from its log (`recordedRunOf`), replays them under the
+ * run's own definition (the baseline) and under the job's, and reports each chunk and
+ * finally the summary on `notify.replay.progressed.v1`. Nothing is appended, sent,
+ * called or scheduled: the interpreter is pure and only its events are looked at.
+ *
+ * The log records decisions, not the context the host loaded, so every input of a
+ * replay gets the context the engine holds now (profile, preferences, live templates of
+ * both definitions). A redelivered job is replayed again; management applies each chunk once.
+ */
+@Injectable()
+export class ReplayWorker implements OnApplicationBootstrap {
+  private readonly store: EventStore;
+  private readonly decider: RunDecider;
+
+  constructor(
+    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly contexts: RunContextLoader,
+    private readonly consumers: ConsumerRegistry,
+    @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
+    @Inject(PREFERENCE_POLICY) preferences: PreferencePolicy,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+  ) {
+    this.store = new EventStore(db, 'engine');
+    this.decider = createRunDecider({ expressions, preferences });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.replayRequested.name], {
+      groupId: 'herald.engine.replays',
+      type: REPLAY_REQUESTED_TYPE,
+      parsePayload: parseReplayRequested,
+      handle: (job) => this.replay(job),
+    });
+  }
+
+  async replay(job: ReplayRequested): Promise<void> {
+    const began = performance.now();
+    const definition = job.definition as unknown as WorkflowDefinition;
+    // management validates the definition before announcing the job; anything else ends the job, not the consumer.
+    if (!Array.isArray(definition.tree?.nodes)) {
+      await this.report(job, 0, 0, [], undefined, 'the definition has no tree of nodes');
+      return;
+    }
+    const runs = await this.selectRuns(job);
+    const all: RunReplayResult[] = [];
+    if (runs.length === 0) await this.report(job, 0, 0, [], summarizeReplay([]));
+    for (let chunk = 0; chunk * CHUNK_RUNS < runs.length; chunk += 1) {
+      const streamIds = runs.slice(chunk * CHUNK_RUNS, (chunk + 1) * CHUNK_RUNS).map((run) => run.stream_id);
+      const results = await this.replayStreams(job, streamIds, definition);
+      all.push(...results);
+      const done = Math.min(runs.length, (chunk + 1) * CHUNK_RUNS);
+      await this.report(job, chunk, runs.length, results.map(resultView), done === runs.length ? summarizeReplay(all) : undefined);
+    }
+    this.logger.info('replay job done', { job_id: job.job_id, runs: runs.length, ms: Math.round(performance.now() - began) });
+  }
+
+  private async selectRuns(job: ReplayRequested): Promise<Array<{ stream_id: string }>> {
+    const { selection } = job;
+    const where = ['workspace_id = $1', 'workflow_slug = $2'];
+    const params: unknown[] = [job.workspace_id, job.workflow_slug];
+    const add = (sql: string, value: unknown): void => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (selection.from !== undefined) add('started_at >= ?::timestamptz', selection.from);
+    if (selection.to !== undefined) add('started_at < ?::timestamptz', selection.to);
+    if (selection.recipients?.length) add('distinct_id = ANY(?::text[])', [...selection.recipients]);
+    params.push(selection.count);
+    return (await this.db.query(`SELECT stream_id FROM engine.runs WHERE ${where.join(' AND ')} ORDER BY started_at DESC, run_id LIMIT $${params.length}`, params)) as Array<{
+      stream_id: string;
+    }>;
+  }
+
+  private async replayStreams(job: ReplayRequested, streamIds: readonly string[], definition: WorkflowDefinition): Promise<RunReplayResult[]> {
+    const streams = await this.store.readStreams(streamIds);
+    const logs = streamIds.map((id) => (streams.get(id)?.events ?? []).map((event) => ({ event: event.data as RunEvent, at: event.recordedAt })));
+    const startedOf = logs.map((log) => (log[0]?.event.type === 'run.started.v1' ? log[0].event : undefined));
+    const requests = startedOf.flatMap((started) =>
+      started === undefined
+        ? []
+        : [
+            {
+              workspaceId: job.workspace_id,
+              // Both definitions' templates, so the baseline and the draft each find theirs.
+              workflow: { slug: started.workflow.slug, definition: { ...definition, tree: { nodes: [...started.definition.tree.nodes, ...definition.tree.nodes] } } },
+              recipient: started.recipient,
+              recipientKey: runKey(job.workspace_id, started.recipient, started.run_id),
+              ...(started.tenant_id === undefined ? {} : { tenantId: started.tenant_id }),
+            },
+          ],
+    );
+    const contexts = await this.contexts.loadMany(requests);
+    const results: RunReplayResult[] = [];
+    let next = 0;
+    for (const [i, log] of logs.entries()) {
+      if (startedOf[i] === undefined) continue;
+      const recorded = recordedRunOf(log, contexts[next++]);
+      if (recorded !== undefined) results.push(whatIf(this.decider, recorded, definition));
+    }
+    return results;
+  }
+
+  private async report(job: ReplayRequested, chunk: number, total: number, results: readonly JsonRecord[], summaryOfAll?: ReplaySummary, error?: string): Promise<void> {
+    const summary = summaryOfAll as JsonRecord | undefined;
+    const done = Math.min(total, (chunk + 1) * CHUNK_RUNS);
+    const progress: ReplayProgressed = {
+      job_id: job.job_id,
+      workspace_id: job.workspace_id,
+      chunk,
+      total,
+      done,
+      results,
+      ...(summary === undefined ? {} : { summary }),
+      ...(error === undefined ? {} : { error }),
+    };
+    const messageId = deterministicUuid('replay-progressed', job.job_id, String(chunk));
+    const envelope = envelopeOf(REPLAY_PROGRESSED_TYPE, REPLAY_VERSION, messageId, job.workspace_id, this.clock.now(), progress);
+    await this.bus.publish(TOPICS.replayProgressed.name, [{ key: job.workspace_id, value: JSON.stringify(envelope), headers: { 'message-id': messageId } }]);
+  }
+}
+
+/** One run's answer: who would get what, when, and what changed. Events stay in the engine. */
+function resultView(result: RunReplayResult): JsonRecord {
+  const started = result.baseline.events[0];
+  const recipient = started?.type === 'run.started.v1' ? started.recipient : undefined;
+  return {
+    run_id: result.run_id,
+    recipient: recipient === undefined ? null : recipient.kind === 'user' ? { $type: 'user', distinct_id: recipient.distinct_id } : { $type: 'object', object_type: recipient.object_type, id: recipient.id },
+    status: { before: result.baseline.status, after: result.replayed.status },
+    sends: result.replayed.sends,
+    changes: result.changes,
+    notes: result.replayed.notes,
+  };
+}
