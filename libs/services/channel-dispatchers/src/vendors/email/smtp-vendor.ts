@@ -7,7 +7,7 @@ import { senderOf } from './http-email-vendors';
 import { smtpSocket } from './smtp-socket';
 
 /** Connections per SMTP server: servers commonly allow a client 10 to 20 at once. */
-export const SMTP_CONNECTIONS = 8;
+export const SMTP_CONNECTIONS = 16;
 
 /** Network failures nodemailer reports by code: the server may answer next time. */
 const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET']);
