@@ -273,11 +273,14 @@ function guardedHttpPeer(baseUrl: string, path: string, contentType: string): Pe
 async function runPeer(peer: PeerSender, messages: number): Promise<number> {
   const started = performance.now();
   let next = 0;
+  let failed = 0;
   const worker = async (): Promise<void> => {
-    while (next < messages) await peer.send(next++);
+    while (next < messages) await peer.send(next++).catch(() => void failed++);
   };
   await Promise.all(Array.from({ length: Math.min(messages, DEFAULT_DISPATCH_OPTIONS.maxCallsPerVendor) }, worker));
-  return messages / ((performance.now() - started) / 1000);
+  // A failed send (a timeout under load) is counted, not fatal: the figure counts sends that went through.
+  if (failed > 0) process.stderr.write(`  peer: ${failed} of ${messages} sends failed\n`);
+  return (messages - failed) / ((performance.now() - started) / 1000);
 }
 
 // ---------------------------------------------------------------------------------
