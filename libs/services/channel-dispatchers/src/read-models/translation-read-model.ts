@@ -20,7 +20,8 @@ const CACHE_CAPACITY = 10_000;
  */
 @Injectable()
 export class TranslationReadModel implements OnApplicationBootstrap {
-  private readonly cache = new Map<string, { translations: LocaleTranslations; expiresAt: number }>();
+  /** The read itself is cached, so the attempts of a burst that miss together share one. */
+  private readonly cache = new Map<string, { translations: Promise<LocaleTranslations>; expiresAt: number }>();
 
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
@@ -41,11 +42,19 @@ export class TranslationReadModel implements OnApplicationBootstrap {
   async translationsOf(workspaceId: string): Promise<LocaleTranslations> {
     const cached = this.cache.get(workspaceId);
     if (cached && cached.expiresAt > Date.now()) return cached.translations;
-    const [row] = (await this.db.query(`SELECT by_locale FROM dispatch.translations WHERE workspace_id = $1`, [workspaceId])) as Array<{ by_locale: LocaleTranslations }>;
-    const translations = row?.by_locale ?? {};
     if (this.cache.size >= CACHE_CAPACITY) this.cache.clear();
-    this.cache.set(workspaceId, { translations, expiresAt: Date.now() + CACHE_TTL_MS });
-    return translations;
+    const entry = { translations: this.read(workspaceId), expiresAt: Date.now() + CACHE_TTL_MS };
+    this.cache.set(workspaceId, entry);
+    // A failed read is not cached: the next attempt reads again.
+    void entry.translations.catch(() => {
+      if (this.cache.get(workspaceId) === entry) this.cache.delete(workspaceId);
+    });
+    return entry.translations;
+  }
+
+  private async read(workspaceId: string): Promise<LocaleTranslations> {
+    const [row] = (await this.db.query(`SELECT by_locale FROM dispatch.translations WHERE workspace_id = $1`, [workspaceId])) as Array<{ by_locale: LocaleTranslations }>;
+    return row?.by_locale ?? {};
   }
 
   private async apply(change: DefinitionChanged): Promise<void> {

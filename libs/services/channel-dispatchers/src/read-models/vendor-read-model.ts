@@ -40,7 +40,8 @@ const CACHE_TTL_MS = 5_000;
  */
 @Injectable()
 export class VendorReadModel implements OnApplicationBootstrap {
-  private readonly cache = new Map<string, { vendors: readonly VendorConfig[]; expiresAt: number }>();
+  /** By workspace and channel; the read itself is cached, so the attempts of a burst that miss together share one. */
+  private readonly cache = new Map<string, { vendors: Promise<readonly VendorConfig[]>; expiresAt: number }>();
 
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
@@ -63,14 +64,22 @@ export class VendorReadModel implements OnApplicationBootstrap {
     const key = `${workspaceId}/${channel}`;
     const cached = this.cache.get(key);
     if (cached && cached.expiresAt > Date.now()) return cached.vendors;
+    const entry = { vendors: this.read(workspaceId, channel), expiresAt: Date.now() + CACHE_TTL_MS };
+    this.cache.set(key, entry);
+    // A failed read is not cached: the next attempt reads again.
+    void entry.vendors.catch(() => {
+      if (this.cache.get(key) === entry) this.cache.delete(key);
+    });
+    return entry.vendors;
+  }
+
+  private async read(workspaceId: string, channel: Channel): Promise<readonly VendorConfig[]> {
     const rows = (await this.db.query(
       `SELECT vendor_id, channel, vendor, priority, base_url, settings, credentials_sealed, version FROM dispatch.vendors
         WHERE workspace_id = $1 AND channel = $2 AND is_enabled AND NOT is_deleted ORDER BY priority`,
       [workspaceId, channel],
     )) as VendorRow[];
-    const vendors = rows.flatMap((row) => this.open(row));
-    this.cache.set(key, { vendors, expiresAt: Date.now() + CACHE_TTL_MS });
-    return vendors;
+    return rows.flatMap((row) => this.open(row));
   }
 
   private open(row: VendorRow): VendorConfig[] {

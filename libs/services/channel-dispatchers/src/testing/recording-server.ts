@@ -26,10 +26,17 @@ export class RecordingServer {
   private server?: Server;
   private waiters: Array<() => void> = [];
 
-  private constructor(private fallback: ScriptedResponse) {}
+  private constructor(
+    private fallback: ScriptedResponse,
+    private readonly keepAliveTimeoutMs: number,
+  ) {}
 
-  static async start(fallback: ScriptedResponse = { status: 200, body: {} }): Promise<RecordingServer> {
-    const recording = new RecordingServer(fallback);
+  /**
+   * `keepAliveTimeoutMs`: how long an idle client connection stays open. 1 ms by default, so
+   * a test's close() never waits on one; a vendor keeps them open far longer (a bench needs that).
+   */
+  static async start(fallback: ScriptedResponse = { status: 200, body: {} }, options: { readonly keepAliveTimeoutMs?: number } = {}): Promise<RecordingServer> {
+    const recording = new RecordingServer(fallback, options.keepAliveTimeoutMs ?? 1);
     await recording.listen();
     return recording;
   }
@@ -68,10 +75,12 @@ export class RecordingServer {
         const answer = this.script.shift() ?? this.fallback;
         const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
         for (const waiter of this.waiters) waiter();
-        setTimeout(() => response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body), answer.delayMs ?? 0);
+        const answerNow = (): void => void response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body);
+        if (answer.delayMs === undefined) answerNow();
+        else setTimeout(answerNow, answer.delayMs);
       });
     });
-    this.server.keepAliveTimeout = 1;
+    this.server.keepAliveTimeout = this.keepAliveTimeoutMs;
     return new Promise((resolve) => this.server?.listen(0, '127.0.0.1', () => resolve()));
   }
 }

@@ -4,11 +4,12 @@ import { addressOf } from '../identity';
 import { AddressGuard, BlockedAddressError } from '../net/address-guard';
 import { ChannelVendor, SendRequest, SendResult, VendorConfig, contentOf, permanent, retryable, sent, stringField } from '../vendor.port';
 import { senderOf } from './http-email-vendors';
+import { smtpSocket } from './smtp-socket';
+
+/** Connections per SMTP server: servers commonly allow a client 10 to 20 at once. */
+export const SMTP_CONNECTIONS = 16;
 
 /** Network failures nodemailer reports by code: the server may answer next time. */
-/** Connections per SMTP server: servers commonly allow a client 10 to 20 at once. */
-const SMTP_CONNECTIONS = 8;
-
 const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET']);
 
 /**
@@ -75,6 +76,8 @@ export class SmtpVendor implements ChannelVendor {
       maxConnections: SMTP_CONNECTIONS,
       maxMessages: 1_000,
       host: address,
+      // Nagle off: see smtpSocket. The connection is to the checked address; TLS (`secure`) is layered on it by nodemailer.
+      getSocket: smtpSocket(address, Number(credentials.port), 10_000),
       // Certificates name the host, not the address it resolved to.
       ...(isIP(host) === 0 ? { tls: { servername: host } } : {}),
       port: Number(credentials.port),
