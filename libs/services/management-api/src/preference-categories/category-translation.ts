@@ -1,15 +1,7 @@
-import { FieldError, HeraldError } from '@herald/contracts';
+import { CategoryTextTranslation, CategoryTranslationDocument, FieldError, HeraldError } from '@herald/contracts';
 
-export interface CategoryTextTranslation {
-  readonly name: string | null;
-  readonly description: string | null;
-}
-
-/** A locale's translation of the category names: per section slug and per category slug. */
-export interface CategoryTranslation {
-  readonly sections: Readonly<Record<string, CategoryTextTranslation>>;
-  readonly categories: Readonly<Record<string, CategoryTextTranslation>>;
-}
+/** A locale's translation of the category names: per section slug and per category slug (announced as is). */
+export type CategoryTranslation = CategoryTranslationDocument;
 
 /** A BCP 47 tag such as `es`, `es-AR`, `zh-Hant-TW` (as translation files name theirs). */
 const LOCALE = /^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{2,8}){0,3}$/;

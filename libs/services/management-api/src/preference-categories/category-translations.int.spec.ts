@@ -1,4 +1,5 @@
-import { databaseTargets } from '@herald/testing';
+import { DefinitionChanged } from '@herald/contracts';
+import { databaseTargets, expectEventually } from '@herald/testing';
 import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 
 const T = 'v1/staging/preference_category/translation';
@@ -10,6 +11,11 @@ const ES = {
 describe.each(databaseTargets())('management API: preference-category translations ($kind)', (target) => {
   let t: ManagementTestApp;
   const call = (method: string, path: string, body?: unknown, token?: string) => t.call(method, path, body, token) as Promise<{ status: number; body: Record<string, unknown> }>;
+
+  async function announced(locale: string): Promise<DefinitionChanged[]> {
+    await expectEventually(async () => expect(await t.sql(`SELECT id FROM management.outbox`)).toEqual([]));
+    return t.definitions.filter((d) => d.kind === 'category_translation' && d.id === locale);
+  }
 
   beforeAll(async () => {
     t = await startManagementTestApp(target);
@@ -36,6 +42,22 @@ describe.each(databaseTargets())('management API: preference-category translatio
     expect((await call('GET', `${T}/content/es/`)).status).toBe(404);
     expect((await call('DELETE', `${T}/content/es/`)).status).toBe(404);
     expect((await call('GET', `${T}/locale/`)).body).toEqual({ results: [{ locale: 'es-AR' }] });
+  });
+
+  it('announces each save and delete to preference-service, in increasing versions', async () => {
+    const pt = { sections: {}, categories: { newsletter: { name: 'Boletim', description: null } } };
+    expect((await call('POST', `${T}/content/pt-BR/`, pt)).status).toBe(200);
+    expect((await call('DELETE', `${T}/content/pt-BR/`)).status).toBe(204);
+    expect((await call('POST', `${T}/content/pt-BR/`, ES)).status).toBe(200);
+    const changes = await announced('pt-BR');
+    expect(changes.map(({ change, document }) => ({ change, document }))).toEqual([
+      { change: 'upserted', document: pt },
+      { change: 'deleted', document: undefined },
+      { change: 'upserted', document: ES },
+    ]);
+    const versions = changes.map((change) => change.version);
+    expect([...versions].sort((a, b) => a - b)).toEqual(versions);
+    expect(new Set(versions).size).toBe(3);
   });
 
   it('refuses a bad locale or document, by field path', async () => {

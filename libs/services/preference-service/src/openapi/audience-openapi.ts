@@ -14,6 +14,14 @@ const jsonBody = (schema: Schema, description: string): Schema => ({ required: t
 const strings: Schema = { type: 'array', items: { type: 'string' } };
 const preference: Schema = { type: 'string', enum: ['opt_in', 'opt_out'] };
 const tenantQuery: Schema = { name: 'tenant_id', in: 'query', required: false, schema: { type: 'string' }, description: 'The tenant scope (per-tenant preferences and tenant defaults)' };
+const localeQuery: Schema = {
+  name: 'locale',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', pattern: '^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{2,8}){0,3}$' },
+  description:
+    'Translates section and category names and descriptions from the workspace\'s category translations, falling back locale-region (es-AR) -> language (es) -> en -> the committed text; an invalid locale is a 400 naming `locale`',
+};
 const path = (...names: string[]): Schema[] => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 
 const extended = (status: number, description: string): [string, Schema] => [String(status), json(ref('ErrorResponse'), description)];
@@ -42,7 +50,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
     get: {
       operationId: `get${subject}FullPreference`,
       summary: `Every category's preference of the ${subject.toLowerCase()}, by section, and its channel restrictions`,
-      parameters: [...subjectParams, tenantQuery],
+      parameters: [...subjectParams, tenantQuery, localeQuery],
       responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference')], invalid, unauthenticated, objectOrUserMissing]),
     },
     patch: {
@@ -57,7 +65,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
     get: {
       operationId: `get${subject}CategoryPreferences`,
       summary: 'Every category visible in the scope, offset-paged',
-      parameters: [...subjectParams, tenantQuery, ...offsetParams],
+      parameters: [...subjectParams, tenantQuery, localeQuery, ...offsetParams],
       responses: Object.fromEntries([['200', offsetPage(ref('CategoryPreference'), 'A page of category records')], invalid, unauthenticated, objectOrUserMissing]),
     },
   },
@@ -65,7 +73,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
     get: {
       operationId: `get${subject}CategoryPreference`,
       summary: 'One category',
-      parameters: [...subjectParams, ...path('category_slug'), tenantQuery],
+      parameters: [...subjectParams, ...path('category_slug'), tenantQuery, localeQuery],
       responses: Object.fromEntries([['200', json(ref('CategoryPreference'), 'The category record')], invalid, unauthenticated, categoryOrSubjectMissing]),
     },
     patch: {

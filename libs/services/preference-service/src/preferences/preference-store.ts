@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import {
   CategoryChoice,
   CategoryPreferenceRecord,
+  LocatedCategory,
   PREFERENCE_CHANNELS,
   PreferenceSnapshot,
   SubjectPreferences,
@@ -15,6 +16,7 @@ import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CategoryReadModel } from '../categories/category-read-model';
+import { CategoryTexts } from '../categories/category-texts';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { ProfileStore } from '../profiles/profile-store';
 import { scopeOf, subjectColumns, subjectNotFound } from '../profiles/subject';
@@ -115,24 +117,27 @@ export class PreferenceStore {
     return { channel_preferences: channelView(restrictedIn(snapshot)) };
   }
 
-  async category(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string): Promise<CategoryPreferenceRecord> {
+  /** `locale` (optional) translates the category's name and description (locale-region, language, `en`, then as committed). */
+  async category(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, locale?: string): Promise<CategoryPreferenceRecord> {
     await this.requireSubject(this.db.manager, ws, subject);
     const located = await this.categories.category(ws.id, slug);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
-    return categoryPreferenceRecord(located, await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined));
+    const texts = await this.categories.texts(ws.id, locale);
+    return translatedRecord(texts, located, await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined));
   }
 
-  /** The full preference of the reference: sections of category records, and the channel restrictions. */
-  async full(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<unknown> {
+  /** The full preference of the reference: sections of category records, and the channel restrictions; `locale` translates their texts. */
+  async full(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, locale?: string): Promise<unknown> {
     await this.requireSubject(this.db.manager, ws, subject);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
     const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined);
     const located = [...(await this.categories.categories(ws.id)).values()];
+    const texts = await this.categories.texts(ws.id, locale);
     const sections = new Map<object, { name: string; description: string | null; subcategories: CategoryPreferenceRecord[] }>();
     for (const entry of located) {
       if (tenant?.categories[entry.definition.category]?.visible_to_subscriber === false) continue;
-      const section = sections.get(entry.section) ?? { name: entry.section.name, description: entry.section.description ?? null, subcategories: [] };
-      section.subcategories.push(categoryPreferenceRecord(entry, { ...snapshot, category: entry.definition }));
+      const section = sections.get(entry.section) ?? { ...texts.section(entry.section), subcategories: [] };
+      section.subcategories.push(translatedRecord(texts, entry, { ...snapshot, category: entry.definition }));
       sections.set(entry.section, section);
     }
     return { sections: [...sections.values()], channel_preferences: channelView(restrictedIn(snapshot)) };
@@ -195,13 +200,20 @@ export class PreferenceStore {
   }
 
   /** Reference `GET /v1/{user|object}/.../preference/category/`: every visible category's record, offset-paged. */
-  async allCategories(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, query: OffsetQuery): Promise<{ meta: { count: number; limit: number; offset: number }; results: CategoryPreferenceRecord[] }> {
+  async allCategories(
+    ws: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    query: OffsetQuery,
+    locale?: string,
+  ): Promise<{ meta: { count: number; limit: number; offset: number }; results: CategoryPreferenceRecord[] }> {
     await this.requireSubject(this.db.manager, ws, subject);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
     const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined);
+    const texts = await this.categories.texts(ws.id, locale);
     const records = [...(await this.categories.categories(ws.id)).values()]
       .filter((entry) => tenant?.categories[entry.definition.category]?.visible_to_subscriber !== false)
-      .map((entry) => categoryPreferenceRecord(entry, { ...snapshot, category: entry.definition }));
+      .map((entry) => translatedRecord(texts, entry, { ...snapshot, category: entry.definition }));
     return { meta: { count: records.length, limit: query.limit, offset: query.offset }, results: records.slice(query.offset, query.offset + query.limit) };
   }
 
@@ -281,6 +293,12 @@ function channelPreferences(body: unknown): ChannelPreferenceItem[] {
   });
   if (errors.length > 0) throw HeraldError.validation(errors);
   return items as ChannelPreferenceItem[];
+}
+
+/** The record of interface 2.6 with the category's name and description in the requested locale. */
+function translatedRecord(texts: CategoryTexts, located: LocatedCategory, snapshot: PreferenceSnapshot): CategoryPreferenceRecord {
+  const { name, description } = texts.category(located.definition.category, located.definition);
+  return { ...categoryPreferenceRecord(located, snapshot), name, description: description ?? '' };
 }
 
 interface FullUpdate {

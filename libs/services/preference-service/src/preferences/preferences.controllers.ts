@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from 
 import { AudienceSubject } from '@herald/contracts';
 import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
+import { localeQuery } from '../categories/category-texts';
 import { parseOffsetQuery } from '../http/offset-page';
 import { requiredBody, tenantQuery } from '../http/request';
 import { PreferenceStore } from './preference-store';
@@ -13,9 +14,16 @@ import { UserPreferencesAuthGuard } from './user-preferences-auth.guard';
 export class ObjectPreferencesController {
   constructor(private readonly preferences: PreferenceStore) {}
 
+  /** `locale` (here and on the category reads) translates the section and category texts. */
   @Get()
-  full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
-    return this.preferences.full(ws, object(type, id), tenantQuery(tenant));
+  full(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('object_type') type: string,
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: unknown,
+    @Query('locale') locale: unknown,
+  ): Promise<unknown> {
+    return this.preferences.full(ws, object(type, id), tenantQuery(tenant), localeQuery(locale));
   }
 
   /** Reference `update-object-full-preference`: channel restrictions and category choices at once; answers the full preference. */
@@ -39,7 +47,7 @@ export class ObjectPreferencesController {
     @Query('tenant_id') tenant: unknown,
     @Query() query: Record<string, unknown>,
   ): Promise<unknown> {
-    return this.preferences.allCategories(ws, object(type, id), tenantQuery(tenant), parseOffsetQuery(query));
+    return this.preferences.allCategories(ws, object(type, id), tenantQuery(tenant), parseOffsetQuery(query), localeQuery(query.locale));
   }
 
   @Get('category/:category_slug')
@@ -49,8 +57,9 @@ export class ObjectPreferencesController {
     @Param('id') id: string,
     @Param('category_slug') slug: string,
     @Query('tenant_id') tenant: unknown,
+    @Query('locale') locale: unknown,
   ): Promise<unknown> {
-    return this.preferences.category(ws, object(type, id), tenantQuery(tenant), slug);
+    return this.preferences.category(ws, object(type, id), tenantQuery(tenant), slug, localeQuery(locale));
   }
 
   /** Interface 4.1: 202 with the record of 2.6; 404 (short) naming the missing category. */
@@ -93,8 +102,8 @@ export class UserPreferencesController {
   constructor(private readonly preferences: PreferenceStore) {}
 
   @Get()
-  full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
-    return this.preferences.full(ws, user(distinctId), tenantQuery(tenant));
+  full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Query('locale') locale: unknown): Promise<unknown> {
+    return this.preferences.full(ws, user(distinctId), tenantQuery(tenant), localeQuery(locale));
   }
 
   @Patch()
@@ -110,12 +119,18 @@ export class UserPreferencesController {
     @Query('tenant_id') tenant: unknown,
     @Query() query: Record<string, unknown>,
   ): Promise<unknown> {
-    return this.preferences.allCategories(ws, user(distinctId), tenantQuery(tenant), parseOffsetQuery(query));
+    return this.preferences.allCategories(ws, user(distinctId), tenantQuery(tenant), parseOffsetQuery(query), localeQuery(query.locale));
   }
 
   @Get('category/:category_slug')
-  category(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('category_slug') slug: string, @Query('tenant_id') tenant: unknown): Promise<unknown> {
-    return this.preferences.category(ws, user(distinctId), tenantQuery(tenant), slug);
+  category(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('distinct_id') distinctId: string,
+    @Param('category_slug') slug: string,
+    @Query('tenant_id') tenant: unknown,
+    @Query('locale') locale: unknown,
+  ): Promise<unknown> {
+    return this.preferences.category(ws, user(distinctId), tenantQuery(tenant), slug, localeQuery(locale));
   }
 
   @Patch('category/:category_slug')

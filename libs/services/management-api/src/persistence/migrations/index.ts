@@ -3,7 +3,7 @@ import { outboxMigrations } from '@herald/event-store';
 import { BROWSER_KEY_MIGRATIONS } from '../../browser-keys';
 import { EVENT_MIGRATIONS } from '../../events';
 import { REPLAY_MIGRATIONS } from '../../replays';
-import { CreateCategoryTranslations1763701200000 } from '../../preference-categories';
+import { CategoryTranslationVersions1763701210000, CreateCategoryTranslations1763701200000 } from '../../preference-categories';
 import { SCHEMA_MIGRATIONS } from '../../schemas';
 import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { TRANSLATION_MIGRATIONS } from '../../translations';
@@ -34,5 +34,6 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   ...TRANSLATION_MIGRATIONS,
   ...EVENT_MIGRATIONS,
   CreateCategoryTranslations1763701200000,
+  CategoryTranslationVersions1763701210000,
   ...REPLAY_MIGRATIONS,
 ];
