@@ -19,8 +19,8 @@ interface FailedMessage {
 }
 
 /**
- * Configured vendors (management API), each with its last error: the newest message of
- * its channel that failed through it (the notification API's message log).
+ * Configured vendors (management API), each with its last error: the newest failure
+ * among the latest 100 messages of its channel (the notification API's message log).
  */
 export function VendorsPage({ session }: { session: Session }) {
   const vendors = useLoad(async () => {
@@ -35,7 +35,8 @@ export function VendorsPage({ session }: { session: Session }) {
     );
     return results.map((vendor) => ({
       vendor,
-      lastError: failures.get(vendor.channel)?.find((message) => message.vendor?.nickname?.endsWith(vendor.vendor)),
+      // A failed attempt names its vendor in the reason (`smtp: ...`) when no vendor took the message.
+      lastError: failures.get(vendor.channel)?.find((message) => message.vendor?.nickname?.endsWith(vendor.vendor) || message.failure_reason.startsWith(`${vendor.vendor}:`)),
     }));
   }, [session.workspace]);
   return (

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Session, management, ws } from '../api';
-import { Json, Link, Problem, Status, When, useLoad } from '../ui';
+import { Link, Problem, Status, When, useLoad } from '../ui';
 
 interface WorkflowNode {
   readonly name?: string;
   readonly node_type: string;
   readonly template?: string;
-  readonly branches?: ReadonlyArray<{ name?: string; is_default?: boolean; nodes?: WorkflowNode[] }>;
+  readonly branches?: ReadonlyArray<{ name?: string; is_default?: boolean; conditions?: unknown[]; nodes?: WorkflowNode[] }>;
   readonly [field: string]: unknown;
 }
 
@@ -68,6 +68,39 @@ export function WorkflowsPage({ session }: { session: Session }) {
   );
 }
 
+interface Condition {
+  readonly op?: string;
+  readonly args?: Condition[];
+  readonly variable_ns?: string;
+  readonly variable?: string;
+  readonly value?: unknown;
+}
+
+/** A branch's conditions in short (`plan == pro`); jq and other kinds by their type. */
+function conditionText(conditions: readonly unknown[] | undefined): string {
+  const expression = (c: Condition): string =>
+    c.args ? c.args.map(expression).join(` ${c.op ?? 'AND'} `) : `${c.variable_ns ? `${c.variable_ns}.` : ''}${c.variable ?? '?'} ${c.op ?? ''} ${JSON.stringify(c.value ?? '')}`;
+  return (conditions ?? [])
+    .map((condition) => {
+      const { type, expression_v1 } = condition as { type?: string; expression_v1?: Condition };
+      return expression_v1 ? expression(expression_v1) : (type ?? 'condition');
+    })
+    .join(' OR ');
+}
+
+/** A version's validation result: valid, or each error. */
+function Validation({ result }: { result: unknown }) {
+  const { is_valid, errors } = (result ?? {}) as { is_valid?: boolean; errors?: unknown[] };
+  if (is_valid) return <span className="status status-completed">valid</span>;
+  return (
+    <ul className="validation-errors">
+      {(errors ?? []).map((error, i) => (
+        <li key={i}>{typeof error === 'string' ? error : JSON.stringify(error)}</li>
+      ))}
+    </ul>
+  );
+}
+
 /** The tree as a graph: nodes top to bottom, a branch's paths side by side. */
 export function TreeGraph({ nodes }: { nodes: readonly WorkflowNode[] }) {
   if (nodes.length === 0) return <div className="graph-empty muted">(no nodes)</div>;
@@ -90,6 +123,7 @@ export function TreeGraph({ nodes }: { nodes: readonly WorkflowNode[] }) {
                   <div className="graph-branch-name">
                     {branch.name ?? `branch ${i}`}
                     {branch.is_default ? ' (default)' : ''}
+                    {conditionText(branch.conditions) && <code className="graph-condition">{conditionText(branch.conditions)}</code>}
                   </div>
                   <TreeGraph nodes={branch.nodes ?? []} />
                 </div>
@@ -150,7 +184,7 @@ export function WorkflowPage({ session, slug }: { session: Session; slug: string
                 <When at={version.active_at} />
               </td>
               <td>
-                <Json value={version.validation_result} />
+                <Validation result={version.validation_result} />
               </td>
             </tr>
           ))}
