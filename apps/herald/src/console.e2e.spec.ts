@@ -212,4 +212,25 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await page.locator('input[name=service_token]').waitFor(UI);
     await expectEventually(async () => expect(await consoleKeys()).toHaveLength(0));
   }, 180_000);
+
+  it("lets any origin's page read runs and messages with an API key (no credentials mode), and nothing else of the notification API", async () => {
+    const preflight = (path: string) =>
+      fetch(`${herald.baseUrl}${path}`, { method: 'OPTIONS', headers: { origin: 'https://ops.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    for (const path of ['v1/workflow_run/', `v1/workflow_run/${messageId}/`, 'v1/message/']) {
+      const answer = await preflight(path);
+      expect({ path, status: answer.status, origin: answer.headers.get('access-control-allow-origin'), headers: answer.headers.get('access-control-allow-headers') }).toEqual({
+        path,
+        status: 204,
+        origin: '*',
+        headers: 'authorization',
+      });
+      expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+    // Without the key: refused, and the page can read why.
+    const refused = await fetch(`${herald.baseUrl}v1/message/`, { headers: { origin: 'https://ops.example.com' } });
+    expect({ status: refused.status, origin: refused.headers.get('access-control-allow-origin') }).toEqual({ status: 401, origin: '*' });
+    for (const path of ['trigger/', 'v1/bulk/message/', 'v1/user/ada/']) {
+      expect({ path, origin: (await preflight(path)).headers.get('access-control-allow-origin') }).toEqual({ path, origin: null });
+    }
+  });
 });
