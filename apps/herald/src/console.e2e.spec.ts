@@ -144,7 +144,7 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
   it('signs in, finds a run by its message_id, reads its timeline and a failed delivery, and replays a draft whose diff shows the changed branch', async () => {
     // Sign in: the notification API's address comes from the management API.
     await page.goto(`${herald.managementUrl}console/`);
-    await expectEventually(async () => expect(await page.inputValue('input[name=base_url]')).toBe(herald.baseUrl), UI);
+    await expectEventually(async () => expect(await page.inputValue('input[name=base_url]')).toBe(herald.baseUrl), { timeoutMs: 30_000 });
     await page.fill('input[name=service_token]', 'hst_wrong');
     await page.click('button[type=submit]');
     await page.getByRole('alert').waitFor(UI);
