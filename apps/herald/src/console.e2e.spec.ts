@@ -179,6 +179,9 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await failed.locator('button.link').click();
     const reason = await page.locator('dd.failure-reason').textContent();
     expect(reason).toContain('smtp');
+    // Its content as rendered for ada: the delivery's variant with the run's data.
+    await page.locator('.rendered-content pre').waitFor(UI);
+    expect(await page.locator('.rendered-content').textContent()).toMatch(/"subject": "Order A-7"[\s\S]*"text": "Your order A-7 has shipped"/);
     await screenshot('4-message-failure');
 
     // Workflow: the live tree and the draft drawn, its versions, then a replay of the draft.

@@ -1,5 +1,5 @@
 import { FormEvent, useState } from 'react';
-import { Session, notification } from '../api';
+import { Session, management, notification, ws } from '../api';
 import { Json, Link, Problem, Status, When, navigate, useLoad } from '../ui';
 
 interface Message {
@@ -60,7 +60,13 @@ export function MessagesPage({ session, query }: { session: Session; query: URLS
         </thead>
         <tbody>
           {messages.data?.results.map((message) => (
-            <MessageRow key={message.message_id} message={message} open={open === message.message_id} toggle={() => setOpen(open === message.message_id ? null : message.message_id)} />
+            <MessageRow
+              key={message.message_id}
+              session={session}
+              message={message}
+              open={open === message.message_id}
+              toggle={() => setOpen(open === message.message_id ? null : message.message_id)}
+            />
           ))}
         </tbody>
       </table>
@@ -69,7 +75,39 @@ export function MessagesPage({ session, query }: { session: Session; query: URLS
   );
 }
 
-function MessageRow({ message, open, toggle }: { message: Message; open: boolean; toggle(): void }) {
+interface DeliveryRequestedStep {
+  readonly type: string;
+  readonly delivery?: {
+    readonly delivery_id: string;
+    readonly channel: string;
+    readonly template: { slug: string; variant_id: string; locale?: string };
+    readonly render_data: Record<string, unknown>;
+  };
+}
+
+/**
+ * The message as rendered: the run's log holds the delivery command (variant and the
+ * data it renders with), and the management API's preview renders that live variant
+ * with that data, through the dispatchers' renderer.
+ */
+function RenderedContent({ session, message }: { session: Session; message: Message }) {
+  const rendered = useLoad(async () => {
+    const run = await notification<{ steps: DeliveryRequestedStep[] }>(session, `v1/workflow_run/${encodeURIComponent(message.execution_id)}/`);
+    const delivery = run.steps.find((step) => step.type === 'delivery.requested.v1' && step.delivery?.delivery_id === message.message_id)?.delivery;
+    if (!delivery) return { rendered: null, error: 'no delivery command in the run log (not sent)' };
+    const { slug, variant_id, locale } = delivery.template;
+    return management<{ rendered: Record<string, unknown> | null; error: string | null }>(
+      session.serviceToken,
+      ws(session, `template/${encodeURIComponent(slug)}/channel/${delivery.channel}/variant/${encodeURIComponent(variant_id)}/preview/?mode=live`, 'v2'),
+      'POST',
+      { data: delivery.render_data, ...(locale ? { locale } : {}) },
+    );
+  }, [message.message_id]);
+  if (rendered.error || rendered.data?.error) return <Problem error={rendered.error ?? rendered.data?.error ?? undefined} />;
+  return rendered.data?.rendered ? <Json value={rendered.data.rendered} /> : <span className="muted">rendering…</span>;
+}
+
+function MessageRow({ session, message, open, toggle }: { session: Session; message: Message; open: boolean; toggle(): void }) {
   return (
     <>
       <tr className={message.failure_reason ? 'has-reason' : undefined}>
@@ -105,12 +143,19 @@ function MessageRow({ message, open, toggle }: { message: Message; open: boolean
                 <Link to={`runs/${encodeURIComponent(message.execution_id)}`}>{message.execution_id}</Link> (node {message.workflow.node_ref} of{' '}
                 <Link to={`workflows/${encodeURIComponent(message.workflow.slug)}`}>{message.workflow.slug}</Link>)
               </dd>
-              <dt>content</dt>
+              <dt>template</dt>
               <dd>
-                template <Link to={`templates/${encodeURIComponent(message.template.slug)}`}>{message.template.slug}</Link> (rendered with its mock data there)
+                <Link to={`templates/${encodeURIComponent(message.template.slug)}`}>{message.template.slug}</Link>
+              </dd>
+              <dt>content</dt>
+              <dd className="rendered-content">
+                <RenderedContent session={session} message={message} />
               </dd>
             </dl>
-            <Json value={message} />
+            <details>
+              <summary>the message as the API answers it</summary>
+              <Json value={message} />
+            </details>
           </td>
         </tr>
       )}
