@@ -161,6 +161,17 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toMatch(/order-update v1.*ada.*completed.*email: triggered/);
     await screenshot('2-runs');
+    // The other filters reach the API too: nobody else was notified.
+    await page.fill('input[name=message_id]', '');
+    await page.fill('input[name=recipient_id]', 'grace');
+    await page.click('form.filters button[type=submit]');
+    await page.getByText('No runs match').waitFor(UI);
+    await page.fill('input[name=recipient_id]', 'ada');
+    await page.fill('input[name=workflow_slug]', 'order-update');
+    await page.click('form.filters button[type=submit]');
+    await page.getByText('No runs match').waitFor({ state: 'detached', ...UI });
+    await row.first().waitFor(UI);
+    expect(await row.count()).toBe(1);
 
     // The run's timeline: the branch taken and the send, each with why.
     await row.locator('td').first().locator('a').click();

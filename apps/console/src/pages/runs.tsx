@@ -33,7 +33,9 @@ interface Step {
   readonly [field: string]: unknown;
 }
 
-const FILTERS = ['message_id', 'distinct_id', 'workflow', 'status'] as const;
+/** GET /v1/workflow_run/'s filters: the trigger's message_id, the user (distinct_id), the workflow, the status. */
+const FILTERS = ['message_id', 'recipient_id', 'workflow_slug', 'status'] as const;
+const LABELS: Record<(typeof FILTERS)[number], string> = { message_id: 'message id', recipient_id: 'user (distinct id)', workflow_slug: 'workflow', status: 'status' };
 
 /** Runs: found by the trigger's message_id, the user, the workflow or the status (GET /v1/workflow_run/). */
 export function RunsPage({ session, query }: { session: Session; query: URLSearchParams }) {
@@ -54,7 +56,7 @@ export function RunsPage({ session, query }: { session: Session; query: URLSearc
       <form className="filters" onSubmit={submit}>
         {FILTERS.map((name) => (
           <label key={name}>
-            {name.replace('_', ' ')}
+            {LABELS[name]}
             <input name={name} value={form[name]} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
           </label>
         ))}
@@ -65,7 +67,7 @@ export function RunsPage({ session, query }: { session: Session; query: URLSearc
       </form>
       <Problem error={runs.error} />
       {search.length === 0 ? (
-        <p className="muted">Search by the message_id a trigger answered, a user (distinct_id), a workflow slug or a status.</p>
+        <p className="muted">Search by the message_id a trigger answered, a user's distinct_id, a workflow slug or a status (running, completed, failed, discarded, cancelled).</p>
       ) : runs.data?.results.length === 0 && !runs.loading ? (
         <p className="muted">No runs match (a trigger's runs appear once the engine has started them: refresh).</p>
       ) : (

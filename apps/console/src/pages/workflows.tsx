@@ -145,6 +145,9 @@ export function WorkflowPage({ session, slug }: { session: Session; slug: string
   return (
     <section>
       <h1>Workflow {slug}</h1>
+      <p>
+        <Link to={`runs?workflow_slug=${encodeURIComponent(slug)}`}>its runs</Link> · <Link to={`messages?workflow_slug=${encodeURIComponent(slug)}`}>its messages</Link>
+      </p>
       <Problem error={versions.error} />
       <div className="trees">
         {[
