@@ -143,6 +143,10 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
 
   it('signs in, finds a run by its message_id, reads its timeline and a failed delivery, and replays a draft whose diff shows the changed branch', async () => {
     // Sign in: the notification API's address comes from the management API.
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') violations.push(message.text());
+    });
     await page.goto(`${herald.managementUrl}console/`);
     await expectEventually(async () => expect(await page.inputValue('input[name=base_url]')).toBe(herald.baseUrl), { timeoutMs: 30_000 });
     await page.fill('input[name=service_token]', 'hst_wrong');
@@ -178,7 +182,7 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await page.locator('ol.timeline li').first().waitFor(UI);
     const timeline = await page.locator('ol.timeline').textContent();
     expect(timeline).toContain('branch.taken.v1');
-    expect(timeline).toContain('branch paying');
+    expect(timeline).toContain('branch paying · plan == "pro": "pro" → true');
     expect(timeline).toContain('send email');
     expect(await page.locator('table.messages').textContent()).toMatch(/Mail.*email.*triggered.*1.*smtp/);
     await screenshot('3-run-timeline');
@@ -217,6 +221,9 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await page.locator('table tbody tr', { hasText: 'smtp' }).waitFor(UI);
     expect(await page.locator('table tbody tr', { hasText: 'smtp' }).locator('td.reason').textContent()).toContain('smtp');
     await screenshot('7-vendors');
+
+    // Nothing the page did broke its content security policy or failed unseen (the wrong token's 401 aside).
+    expect(violations.filter((text) => !text.includes('401'))).toEqual([]);
 
     // Signing out deletes the API key the console minted for the session.
     const consoleKeys = async () =>

@@ -116,16 +116,35 @@ export function RunsPage({ session, query }: { session: Session; query: URLSearc
   );
 }
 
-/** What a step of the run's log says in words: the decision and its reason first. */
-function describeStep(step: Step): string {
-  const pick = (...names: string[]) => names.map((name) => step[name]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
-  const node = pick('node_name') ?? ((step.node as { name?: string } | undefined)?.name);
+interface Comparison {
+  readonly variable_ns: string;
+  readonly variable: string;
+  readonly op: string;
+  readonly left?: unknown;
+  readonly right?: unknown;
+  readonly result: boolean;
+}
+
+const shown = (value: unknown): string => (value === undefined ? 'undefined' : JSON.stringify(value));
+
+/** What a step of the run's log says in words: the decision and its reason. */
+export function describeStep(step: Step): string {
+  const text = (name: string): string | undefined => (typeof step[name] === 'string' && step[name] !== '' ? (step[name] as string) : undefined);
+  const node = (step.node as { name?: string; node_type?: string } | undefined) ?? undefined;
+  const delivery = step.delivery as { channel?: string; template?: { slug?: string } } | undefined;
+  const outcome = step.outcome as { channel?: string; status?: string; error?: { message?: string } } | undefined;
+  const evaluations = (step.evaluations as Comparison[] | undefined) ?? [];
   const parts = [
-    node ? `node ${node}` : undefined,
-    step.branch_name !== undefined ? `branch ${String(step.branch_name)}` : step.branch_index !== undefined ? `branch #${String(step.branch_index)}` : undefined,
-    pick('reason', 'outcome_reason', 'failure_reason', 'error'),
-    step.due_at ? `due ${String(step.due_at)}` : undefined,
-    (step.delivery as { channel?: string } | undefined)?.channel ? `send ${(step.delivery as { channel: string }).channel}` : undefined,
+    node?.name ? `node ${node.name} (${node.node_type ?? ''})` : undefined,
+    step.branch_index !== undefined ? `branch ${text('branch_name') ?? `#${String(step.branch_index)}`}${step.is_default ? ' (default)' : ''}` : undefined,
+    ...evaluations.map((c) => `${c.variable_ns ? `${c.variable_ns}.` : ''}${c.variable} ${c.op} ${shown(c.right)}: ${shown(c.left)} → ${c.result}`),
+    delivery?.channel ? `send ${delivery.channel}${delivery.template?.slug ? ` (${delivery.template.slug})` : ''}` : undefined,
+    outcome?.status ? `${outcome.channel ?? ''} ${outcome.status}${outcome.error?.message ? `: ${outcome.error.message}` : ''}` : undefined,
+    step.channel && step.type === 'delivery.skipped.v1' ? `${String(step.channel)} skipped` : undefined,
+    text('purpose') ? `timer for ${text('purpose')}` : undefined,
+    text('due_at') ? `due ${text('due_at')}` : undefined,
+    text('reason'),
+    text('detail'),
   ];
   return parts.filter(Boolean).join(' · ');
 }

@@ -6,6 +6,12 @@ import { CONSOLE_DIST, consoleFileFor } from './console-files';
 import { ConsoleSettings } from './console-settings';
 
 /**
+ * The console's own scripts and styles only, no framing; it may call any http(s) origin,
+ * since the notification API's address is the operator's to choose at sign-in.
+ */
+const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' http: https:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/**
  * The operator console (apps/console): static files under `/console/`, any other path of
  * it answered with its index.html (the single-page app routes in the browser). No
  * authentication here: the files hold no data; the pages call the public APIs with the
@@ -39,6 +45,8 @@ export class ConsoleController {
       .type(found.contentType)
       .header('cache-control', found.cacheControl)
       .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', CONSOLE_CSP)
+      .header('referrer-policy', 'no-referrer')
       .send(createReadStream(found.path));
   }
 }
