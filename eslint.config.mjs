@@ -1,7 +1,8 @@
 // Lint enforces the architecture: domain libraries (message contracts, the pure
 // workflow interpreter) cannot import Nest, kafkajs, TypeORM, pg or any other I/O
 // framework; service libraries cannot import each other (they talk over Kafka);
-// only the launchers import services.
+// only the launchers import services; the operator console (apps/console, a browser
+// app) imports no Herald library: it reads the public HTTP APIs like any client.
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
@@ -24,7 +25,7 @@ export default [
   { ignores: ['**/node_modules/**', '**/dist/**', '.nx/**', '.herald/**', 'scripts/kafka/work/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { '@nx': nx },
     rules: {
       '@nx/enforce-module-boundaries': [
@@ -55,6 +56,7 @@ export default [
               onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:domain', 'type:testing'],
             },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:domain', 'type:platform'] },
+            { sourceTag: 'type:console', onlyDependOnLibsWithTags: [] },
           ],
         },
       ],

@@ -5,7 +5,7 @@ import { MessageBus } from '@herald/bus';
 import { EmbeddedPostgres } from '@herald/database';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
-import { managementApi } from '@herald/management-api';
+import { ConsoleSettings, managementApi } from '@herald/management-api';
 import { preferenceService } from '@herald/preference-service';
 import {
   HeraldConfig,
@@ -91,9 +91,12 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
 
     const baseUrl = urlOf(publicApp);
     const managementUrl = urlOf(managementApp);
+    // The console (on the management port) is told where this process's notification API listens.
+    managementApp.get(ConsoleSettings).useEmbeddedBaseUrl(baseUrl);
     context.logger.info('Herald is up (embedded mode)', {
       base_url: baseUrl,
       management_url: managementUrl,
+      console: `${managementUrl}console/`,
       bus: config.kafka ? 'kafka' : 'in-process',
       database: config.databaseUrl ? 'postgres' : 'embedded PGlite',
       data_dir: config.dataDir,

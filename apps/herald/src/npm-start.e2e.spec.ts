@@ -84,6 +84,14 @@ describe('npm start (embedded mode)', () => {
       },
     });
     expect((await fetchJson(`${managementUrl}health/live`)).body).toEqual({ status: 'ok' });
+    // The operator console, built by npm ci (or npm start's prestart), knows this Herald's {base_url}.
+    const page = await fetch(`${managementUrl}console/`);
+    expect({ status: page.status, type: page.headers.get('content-type'), html: (await page.text()).includes('<div id="root">') }).toEqual({
+      status: 200,
+      type: 'text/html; charset=utf-8',
+      html: true,
+    });
+    expect((await fetchJson(`${managementUrl}console/config.json`)).body).toEqual({ base_url: baseUrl });
   });
 
   it('prints the bootstrap credentials once, and they work on the management API', async () => {

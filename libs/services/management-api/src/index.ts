@@ -1,1 +1,2 @@
 export { ManagementApiModule, managementApi } from './management-api.module';
+export { ConsoleSettings } from './console';

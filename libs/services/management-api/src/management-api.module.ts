@@ -10,6 +10,7 @@ import { ApiKeysController } from './api-keys/api-keys.controller';
 import { BROWSER_KEY_CONTROLLERS, BROWSER_KEY_PROVIDERS } from './browser-keys';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
+import { CONSOLE_CONTROLLERS, CONSOLE_PROVIDERS } from './console';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { CategoryTranslationStore, CategoryTranslationsController, PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
@@ -48,6 +49,7 @@ export class ManagementApiModule {
         ...TRANSLATION_CONTROLLERS,
         ...EVENT_CONTROLLERS,
         ...REPLAY_CONTROLLERS,
+        ...CONSOLE_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
@@ -68,6 +70,7 @@ export class ManagementApiModule {
         ...TRANSLATION_PROVIDERS,
         ...EVENT_PROVIDERS,
         ...REPLAY_PROVIDERS,
+        ...CONSOLE_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

@@ -1,9 +1,10 @@
 import { LiveTemplatesController } from './templates/live-templates.controller';
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, MiddlewareConsumer, Module, NestModule, OnApplicationShutdown } from '@nestjs/common';
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { MessageLog } from './http/message-log';
 import { MessageBulkUpdate } from './http/message-bulk-update';
+import { OPERATOR_READ_ROUTES, OperatorReadsCors } from './http/operator-reads-cors';
 import { RunQueries } from './http/run-queries';
 import { RunsController } from './http/runs.controller';
 import { engineOpenApi } from './openapi/engine-openapi';
@@ -33,7 +34,11 @@ class ExpressionEnginesCloser implements OnApplicationShutdown {
 
 /** Workflow runs: the append-only run log, durable timers, webhook calls, delivery commands. */
 @Module({})
-export class WorkflowEngineModule {
+export class WorkflowEngineModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(OperatorReadsCors).forRoutes(...OPERATOR_READ_ROUTES);
+  }
+
   static register(): DynamicModule {
     return {
       module: WorkflowEngineModule,

@@ -59,6 +59,11 @@ export interface HeraldConfig {
   readonly ingestMaxBacklog: number;
   /** Longest a management commit waits for the notification API to see the new version; 0: answer at once. */
   readonly commitVisibilityTimeoutMs: number;
+  /**
+   * `{base_url}` as a browser reaches it, offered to the operator console at sign-in
+   * (distributed mode; the embedded launcher knows its own). Absent: the operator types it.
+   */
+  readonly consoleBaseUrl?: string;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +139,11 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) problems.push(`HERALD_OUTBOUND_ALLOW entry "${cidr}" is not a CIDR range`);
   }
 
+  const consoleBaseUrl = read('HERALD_CONSOLE_BASE_URL');
+  if (consoleBaseUrl !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(consoleBaseUrl)) {
+    problems.push(`HERALD_CONSOLE_BASE_URL must be an http(s) URL, got "${consoleBaseUrl}"`);
+  }
+
   const dataDir = read('HERALD_DATA_DIR') ?? '.herald';
   const config: HeraldConfig = {
     host: read('HERALD_HOST') ?? '127.0.0.1',
@@ -163,6 +173,7 @@ export function loadHeraldConfig(env: NodeJS.ProcessEnv, cwd: string = process.c
     busMaxMessageBytes: integer('HERALD_BUS_MAX_MESSAGE_BYTES', 1_048_588, 1_024, 100 * 1024 * 1024),
     ingestMaxBacklog: integer('HERALD_INGEST_MAX_BACKLOG', 50_000, 1, 100_000_000),
     commitVisibilityTimeoutMs: integer('HERALD_COMMIT_VISIBILITY_TIMEOUT_MS', 10_000, 0, 120_000),
+    consoleBaseUrl,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

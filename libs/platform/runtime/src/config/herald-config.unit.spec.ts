@@ -26,6 +26,7 @@ describe('loadHeraldConfig', () => {
       HERALD_DATA_DIR: '/var/lib/herald',
       HERALD_BOOTSTRAP_WORKSPACE: 'production',
       HERALD_OUTBOUND_ALLOW: '127.0.0.0/8,::1/128',
+      HERALD_CONSOLE_BASE_URL: 'https://notify.example.com/',
     });
     expect(config.kafka).toEqual({ brokers: ['k1:9092', 'k2:9092'], clientId: 'herald', lagRefreshMs: 15_000 });
     expect(config.databaseUrl).toBe('postgres://u:p@db:5432/herald');
@@ -34,6 +35,7 @@ describe('loadHeraldConfig', () => {
     expect(config.dataDir).toBe('/var/lib/herald');
     expect(config.bootstrap.workspace).toBe('production');
     expect(config.outboundAllow).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(config.consoleBaseUrl).toBe('https://notify.example.com/');
     expect(() => requireDistributed(config, 'ingest-api')).not.toThrow();
   });
 
@@ -48,6 +50,7 @@ describe('loadHeraldConfig', () => {
         HERALD_SECRETS_KEY: 'c2hvcnQ=',
         HERALD_OUTBOUND_ALLOW: '10.0.0.1',
         HERALD_BOOTSTRAP_WORKSPACE_KEY: 'short',
+        HERALD_CONSOLE_BASE_URL: 'notify.example.com',
       });
     } catch (e) {
       error = e;
@@ -60,6 +63,7 @@ describe('loadHeraldConfig', () => {
       'HERALD_SECRETS_KEY',
       'HERALD_BOOTSTRAP_WORKSPACE_KEY',
       'HERALD_OUTBOUND_ALLOW',
+      'HERALD_CONSOLE_BASE_URL',
       'HERALD_PORT',
     ]);
   });

@@ -1,0 +1,114 @@
+/**
+ * The console's only way out: the same public APIs as every client. The management API
+ * (same origin, `Authorization: ServiceToken`) and the notification API (`{base_url}`,
+ * another origin, `Authorization: Bearer` with an API key the console minted for this
+ * session through the management API). The session lives in sessionStorage: it ends
+ * with the tab, and nothing here logs it.
+ */
+export interface Session {
+  readonly serviceToken: string;
+  readonly workspace: string;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly apiKeyId: string;
+}
+
+const SESSION_KEY = 'herald.console.session';
+
+export function loadSession(): Session | null {
+  const raw = sessionStorage.getItem(SESSION_KEY);
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as Session;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(session: Session | null): void {
+  if (session) sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  else sessionStorage.removeItem(SESSION_KEY);
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(describeError(status, body));
+  }
+}
+
+function describeError(status: number, body: unknown): string {
+  if (body && typeof body === 'object') {
+    const { detail, message } = body as { detail?: unknown; message?: unknown };
+    if (typeof detail === 'string') return `${status}: ${detail}`;
+    if (typeof message === 'string') return `${status}: ${message}`;
+  }
+  return `${status}: ${typeof body === 'string' ? body : JSON.stringify(body)}`;
+}
+
+async function call<T>(url: string, authorization: string, method = 'GET', body?: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: keep the text
+  }
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return parsed as T;
+}
+
+/** `{management_url}`: the console's own origin. */
+export function management<T>(serviceToken: string, path: string, method = 'GET', body?: unknown): Promise<T> {
+  return call<T>(`/${path}`, `ServiceToken ${serviceToken}`, method, body);
+}
+
+/** `{base_url}`: the notification API, with the session's API key. */
+export function notification<T>(session: Session, path: string): Promise<T> {
+  return call<T>(new URL(path, session.baseUrl).toString(), `Bearer ${session.apiKey}`);
+}
+
+/** What the management API tells the console about the installation (`/console/config.json`). */
+export async function consoleConfig(): Promise<{ base_url: string | null }> {
+  const response = await fetch('/console/config.json');
+  return response.ok ? ((await response.json()) as { base_url: string | null }) : { base_url: null };
+}
+
+interface Workspace {
+  readonly slug: string;
+}
+
+/**
+ * Signing in: the service token must list the workspace; then an API key named for the
+ * console is minted in it (shown once, kept for this tab only) for the notification API.
+ */
+export async function signIn(serviceToken: string, baseUrl: string, wanted: string): Promise<Session> {
+  const { results } = await management<{ results: Workspace[] }>(serviceToken, 'v1/workspace/?limit=100');
+  const workspace = wanted ? results.find((w) => w.slug === wanted) : results[0];
+  if (!workspace) throw new Error(wanted ? `no workspace '${wanted}' for this service token` : 'this service token has no workspace');
+  const key = await management<{ id: string; api_key: string }>(serviceToken, `v1/${workspace.slug}/ws_api_key/`, 'POST', {
+    name: 'console session',
+    description: `minted by the operator console at ${new Date().toISOString()}; deleted on sign-out`,
+  });
+  return { serviceToken, workspace: workspace.slug, baseUrl: baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`, apiKey: key.api_key, apiKeyId: key.id };
+}
+
+/** Signing out deletes the session's API key, so it is useless wherever it may have leaked. */
+export async function signOut(session: Session): Promise<void> {
+  try {
+    await management(session.serviceToken, `v1/${session.workspace}/ws_api_key/${session.apiKeyId}/`, 'DELETE');
+  } finally {
+    saveSession(null);
+  }
+}
+
+export function ws(session: Session, path: string, version: 'v1' | 'v2' = 'v1'): string {
+  return `${version}/${encodeURIComponent(session.workspace)}/${path}`;
+}
