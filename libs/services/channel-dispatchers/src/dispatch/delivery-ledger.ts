@@ -23,6 +23,11 @@ export interface ClaimedDelivery {
    * without recording it. False for a new claim, a due retry and a `queued` claim.
    */
   readonly abandoned: boolean;
+  /**
+   * The claim was written `sending` (its attempt was ready to call vendors when it was
+   * claimed), so the attempt goes to its vendors without marking its start.
+   */
+  readonly started: boolean;
 }
 
 /** A delivery command to claim, as it came off its topic. */
@@ -30,6 +35,12 @@ export interface CommandToClaim {
   readonly command: DeliveryRequested;
   readonly workspaceId: string;
   readonly messageKey: string;
+  /**
+   * Claim it `sending` rather than `queued`: its attempt is rendered and routed and calls
+   * its vendors right after the claim, so the claim is also the start of the vendor calls
+   * (one write instead of two). A claim whose owner dies from here on is in doubt.
+   */
+  readonly sending?: boolean;
 }
 
 /** One attempt's final state and the outcome to publish with it. */
@@ -116,25 +127,41 @@ export class DeliveryLedger {
   }
 
   /**
-   * Claims new deliveries in one statement, `queued` (no vendor called yet) under this
-   * owner's lease; one entry per command, null where its delivery_id was claimed before.
+   * Claims new deliveries in one statement under this owner's lease, each `queued` (no
+   * vendor called yet) or, when asked, already `sending`; one entry per command, null
+   * where its delivery_id was claimed before. Only the ids come back: everything else of
+   * a new claim is known here (the command is not read back).
    */
   async claimAll(commands: readonly CommandToClaim[]): Promise<Array<ClaimedDelivery | null>> {
     if (commands.length === 0) return [];
     const rows = (await this.db.query(
       `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at, owner, lease_expires_at)
-       SELECT c.command->>'delivery_id', c.workspace_id::uuid, c.command->>'channel', c.message_key, c.command, 'queued', 1, now(), $2, ${leaseEnd('$3')}
-         FROM jsonb_to_recordset($1::jsonb) AS c(command jsonb, workspace_id text, message_key text)
-       ON CONFLICT (delivery_id) DO NOTHING ${RETURNING}`,
-      [JSON.stringify(commands.map((item) => ({ command: item.command, workspace_id: item.workspaceId, message_key: item.messageKey }))), this.owner.id, this.options.leaseMs],
-    )) as DeliveryRow[];
+       SELECT c.command->>'delivery_id', c.workspace_id::uuid, c.command->>'channel', c.message_key, c.command, c.status, 1, now(), $2, ${leaseEnd('$3')}
+         FROM jsonb_to_recordset($1::jsonb) AS c(command jsonb, workspace_id text, message_key text, status text)
+       ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
+      [
+        JSON.stringify(
+          commands.map((item) => ({ command: item.command, workspace_id: item.workspaceId, message_key: item.messageKey, status: item.sending === true ? 'sending' : 'queued' })),
+        ),
+        this.owner.id,
+        this.options.leaseMs,
+      ],
+    )) as Array<{ delivery_id: string }>;
     if (rows.length > 0) this.due(this.options.leaseMs);
-    const claimed = new Map(rows.map((row) => [row.delivery_id, claimedOf(row)]));
+    const claimed = new Set(rows.map((row) => row.delivery_id));
     // A command twice in one batch: the first claims it, the second is its redelivery.
     return commands.map((item) => {
-      const delivery = claimed.get(item.command.delivery_id);
-      claimed.delete(item.command.delivery_id);
-      return delivery ?? null;
+      if (!claimed.delete(item.command.delivery_id)) return null;
+      return {
+        deliveryId: item.command.delivery_id,
+        workspaceId: item.workspaceId,
+        messageKey: item.messageKey,
+        command: item.command,
+        attempts: 1,
+        sentIdentities: [],
+        abandoned: false,
+        started: item.sending === true,
+      };
     });
   }
 
@@ -298,5 +325,6 @@ function claimedOf(row: DeliveryRow): ClaimedDelivery {
     attempts: row.attempts,
     sentIdentities: row.sent_identities,
     abandoned: row.status === 'sending',
+    started: false,
   };
 }
