@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryRequested } from '@herald/contracts';
-import { OutboxMessage, eventStoreTables, writeOutbox } from '@herald/event-store';
+import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { DispatchOwner, ownerIsAliveSql } from './dispatch-owner';
 
@@ -261,7 +261,7 @@ export class DeliveryLedger {
   }
 
   /**
-   * Records the final state and the outcome to publish, in one transaction. False (and
+   * Records the final state and the outcome to publish, in one statement. False (and
    * no outcome) when this owner no longer holds the claim: whoever took it over reports.
    */
   async finish(deliveryId: string, state: FinalState, outcome: OutboxMessage): Promise<boolean> {
@@ -269,35 +269,43 @@ export class DeliveryLedger {
   }
 
   /**
-   * `finish` for many deliveries in one transaction of two statements; one entry per
-   * record, false where this owner no longer held the claim (its outcome is not written).
+   * `finish` for many deliveries in one statement (the final states, and the outcomes of
+   * the claims this owner still held into the outbox: one round trip, atomic as any
+   * statement); one entry per record, false where this owner no longer held the claim
+   * (its outcome is not written).
    */
   async finishAll(records: readonly FinishRecord[]): Promise<boolean[]> {
     if (records.length === 0) return [];
-    return this.db.transaction(async (tx) => {
-      const [rows] = (await tx.query(
-        `UPDATE dispatch.deliveries d SET status = f.status, vendor = f.vendor, vendor_message_id = f.vendor_message_id, last_error = f.last_error,
+    const rows = (await this.db.query(
+      `WITH f AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[]) WITH ORDINALITY
+             AS f(delivery_id, status, vendor, vendor_message_id, last_error, message_id, topic, key, value, headers, ord)
+       ), finished AS (
+         UPDATE dispatch.deliveries d SET status = f.status, vendor = f.vendor, vendor_message_id = f.vendor_message_id, last_error = f.last_error,
                 next_attempt_at = NULL, lease_expires_at = NULL, updated_at = now()
-           FROM jsonb_to_recordset($1::jsonb) AS f(delivery_id text, status text, vendor text, vendor_message_id text, last_error text)
-          WHERE d.delivery_id = f.delivery_id AND d.owner = $2 AND d.${HELD} RETURNING d.delivery_id`,
-        [
-          JSON.stringify(
-            records.map((record) => ({
-              delivery_id: record.deliveryId,
-              status: record.state.status,
-              vendor: record.state.vendor ?? null,
-              vendor_message_id: record.state.vendorMessageId ?? null,
-              last_error: record.state.error ?? null,
-            })),
-          ),
-          this.owner.id,
-        ],
-      )) as [Array<{ delivery_id: string }>, number];
-      const finished = new Set(rows.map((row) => row.delivery_id));
-      const outcomes = records.filter((record) => finished.has(record.deliveryId)).map((record) => record.outcome);
-      if (outcomes.length > 0) await writeOutbox(tx, DISPATCH_OUTBOX, outcomes);
-      return records.map((record) => finished.has(record.deliveryId));
-    });
+           FROM f
+          WHERE d.delivery_id = f.delivery_id AND d.owner = $11 AND d.${HELD} RETURNING d.delivery_id
+       ), outcomes AS (
+         INSERT INTO ${DISPATCH_OUTBOX} (message_id, topic, key, value, headers)
+         SELECT f.message_id, f.topic, f.key, f.value, f.headers FROM f JOIN finished USING (delivery_id) ORDER BY f.ord
+       )
+       SELECT delivery_id FROM finished`,
+      [
+        records.map((record) => record.deliveryId),
+        records.map((record) => record.state.status),
+        records.map((record) => record.state.vendor ?? null),
+        records.map((record) => record.state.vendorMessageId ?? null),
+        records.map((record) => record.state.error ?? null),
+        records.map((record) => record.outcome.messageId),
+        records.map((record) => record.outcome.topic),
+        records.map((record) => record.outcome.key),
+        records.map((record) => record.outcome.value),
+        records.map((record) => JSON.stringify(record.outcome.headers ?? {})),
+        this.owner.id,
+      ],
+    )) as Array<{ delivery_id: string }>;
+    const finished = new Set(rows.map((row) => row.delivery_id));
+    return records.map((record) => finished.has(record.deliveryId));
   }
 
   private due(inMs: number): void {
