@@ -17,7 +17,10 @@
 // transport (the same pool settings the SMTP vendor uses) sending the same messages
 // directly; HTTP vendors: a bare keep-alive node:http client posting the vendor's request
 // shape. Both keep the same number of sends in flight as the dispatcher's per-vendor
-// bound. The table gives Herald's rate over the peer's.
+// bound. The table gives Herald's rate over the peer's, and the CPU each spent per
+// message: this process's (service, vendor server and bench together) and, with a local
+// Postgres, its backends' for the service's database. On a shared machine the rates move
+// with the load; the CPU per message much less, so it says what the pipeline costs.
 //
 // The service runs in this process on the in-process bus, with its database on the
 // Postgres of HERALD_BENCH_DATABASE_URL (a temporary database, dropped at the end) or on
@@ -27,6 +30,7 @@
 // to stdout. Figures and goals live in bench/RESULTS.md, never in tests.
 
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -269,9 +273,16 @@ function guardedHttpPeer(baseUrl: string, path: string, contentType: string): Pe
   };
 }
 
-/** Sends `messages` through the peer, keeping the dispatcher's per-vendor bound of sends in flight; messages per second. */
-async function runPeer(peer: PeerSender, messages: number): Promise<number> {
+interface PeerResult {
+  readonly perSecond: number;
+  /** This process's CPU per message sent, in microseconds (the peer and the local vendor server). */
+  readonly cpuMicrosPerMessage: number;
+}
+
+/** Sends `messages` through the peer, keeping the dispatcher's per-vendor bound of sends in flight. */
+async function runPeer(peer: PeerSender, messages: number): Promise<PeerResult> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let next = 0;
   let failed = 0;
   const worker = async (): Promise<void> => {
@@ -280,7 +291,41 @@ async function runPeer(peer: PeerSender, messages: number): Promise<number> {
   await Promise.all(Array.from({ length: Math.min(messages, DEFAULT_DISPATCH_OPTIONS.maxCallsPerVendor) }, worker));
   // A failed send (a timeout under load) is counted, not fatal: the figure counts sends that went through.
   if (failed > 0) process.stderr.write(`  peer: ${failed} of ${messages} sends failed\n`);
-  return (messages - failed) / ((performance.now() - started) / 1000);
+  const sent = Math.max(1, messages - failed);
+  return { perSecond: (messages - failed) / ((performance.now() - started) / 1000), cpuMicrosPerMessage: cpuMicros(process.cpuUsage(cpu)) / sent };
+}
+
+function cpuMicros(usage: NodeJS.CpuUsage): number {
+  return usage.user + usage.system;
+}
+
+/**
+ * CPU the Postgres backends serving the bench's database have used so far, in
+ * microseconds, read from /proc: only when Postgres runs on this machine (undefined
+ * otherwise, or for PGlite, whose work is in this process already). The server's shared
+ * processes (WAL writer, checkpointer, autovacuum) serve every database and are left out.
+ */
+async function postgresBackendCpuMicros(harness: Harness, options: Options): Promise<number | undefined> {
+  if (options.database !== 'postgres' || !['127.0.0.1', 'localhost', '::1'].includes(new URL(harness.databaseUrl).hostname)) return undefined;
+  const client = new Client({ connectionString: harness.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const ticksPerSecond = 100; // USER_HZ on Linux
+    let ticks = 0;
+    for (const { pid } of rows) {
+      try {
+        // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        return undefined;
+      }
+    }
+    return (ticks / ticksPerSecond) * 1e6;
+  } finally {
+    await client.end();
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -293,6 +338,8 @@ interface Harness {
   readonly databaseUrl: string;
   /** Outcomes by delivery id, as they arrive. */
   readonly outcomes: Map<string, DeliveryOutcome>;
+  /** Resolves once every one of `deliveryIds` has an outcome; counted as they arrive, not polled. */
+  awaitOutcomes(deliveryIds: readonly string[]): { readonly done: Promise<void>; readonly waiting: () => number };
   close(): Promise<void>;
 }
 
@@ -305,20 +352,32 @@ async function startHarness(options: Options): Promise<Harness> {
   // The vendor servers listen on loopback, which the outbound address rule refuses unless allowed.
   const app = await startTestHttpApp(service, database.url, { bus, secretsKey, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
   const outcomes = new Map<string, DeliveryOutcome>();
+  let awaited: { readonly waiting: Set<string>; readonly resolve: () => void } | undefined;
   await bus.subscribe({
     groupId: 'bench-outcomes',
     topics: [TOPICS.deliveryOutcome.name],
     handler: async (message) => {
       const envelope = JSON.parse(message.value.toString('utf8')) as Envelope<DeliveryOutcome>;
       outcomes.set(envelope.payload.delivery_id, envelope.payload);
+      if (awaited?.waiting.delete(envelope.payload.delivery_id) && awaited.waiting.size === 0) awaited.resolve();
     },
   });
+  // The bench's own work per outcome is in Herald's CPU figure: an outcome is counted as it arrives (polling every id every 10 ms cost 5% of the process).
+  const awaitOutcomes = (deliveryIds: readonly string[]): { done: Promise<void>; waiting: () => number } => {
+    const waiting = new Set(deliveryIds.filter((id) => !outcomes.has(id)));
+    const done = new Promise<void>((resolve) => {
+      awaited = { waiting, resolve };
+      if (waiting.size === 0) resolve();
+    });
+    return { done, waiting: () => waiting.size };
+  };
   return {
     app,
     bus,
     box: new SecretBox(secretsKey),
     databaseUrl: database.url,
     outcomes,
+    awaitOutcomes,
     close: async () => {
       await app.close();
       await bus.close();
@@ -401,14 +460,19 @@ interface CaseResult {
   /** The peer's messages per second against the same server, measured right before. */
   readonly peerPerSecond?: number;
   readonly guardedPerSecond?: number;
+  /** CPU per command in microseconds: this process (the service, the vendor server, the bench's outcome consumer) during the phase. */
+  readonly cpuMicrosPerMessage: number;
+  /** The same for the Postgres backends of the service's database, where they can be read. */
+  readonly postgresCpuMicrosPerMessage?: number;
+  readonly peerCpuMicrosPerMessage?: number;
 }
 
 async function runCase(harness: Harness, benchCase: BenchCase, options: Options): Promise<CaseResult> {
   const name = `${benchCase.channel}/${benchCase.vendor}`;
-  const peerPerSecond = benchCase.peer && !options.noPeers ? await runPeer(benchCase.peer, options.messages) : undefined;
-  if (peerPerSecond !== undefined) process.stderr.write(`  ${name} peer: ${Math.round(peerPerSecond)} msg/s\n`);
+  const peer = benchCase.peer && !options.noPeers ? await runPeer(benchCase.peer, options.messages) : undefined;
+  if (peer !== undefined) process.stderr.write(`  ${name} peer: ${Math.round(peer.perSecond)} msg/s\n`);
   benchCase.peer?.close();
-  const guardedPerSecond = benchCase.guardedPeer && !options.noPeers ? await runPeer(benchCase.guardedPeer, options.messages) : undefined;
+  const guardedPerSecond = benchCase.guardedPeer && !options.noPeers ? (await runPeer(benchCase.guardedPeer, options.messages)).perSecond : undefined;
   if (guardedPerSecond !== undefined) process.stderr.write(`  ${name} guarded client alone: ${Math.round(guardedPerSecond)} msg/s\n`);
   benchCase.guardedPeer?.close();
   const deadline = performance.now() + options.phaseTimeoutS * 1000;
@@ -416,6 +480,11 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
   await announceVendor(harness, workspaceId, benchCase, deadline);
   const commands = Array.from({ length: options.messages }, (_, index) => command(benchCase, index));
   const topic = deliveryTopic(benchCase.channel).name;
+  const outcomes = harness.awaitOutcomes(commands.map((item) => item.delivery_id));
+  let finished = false;
+  void outcomes.done.then(() => (finished = true));
+  const postgresCpuBefore = await postgresBackendCpuMicros(harness, options);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   for (let offset = 0; offset < commands.length; offset += 500) {
     await harness.bus.publish(
@@ -427,28 +496,38 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
       })),
     );
   }
-  let lastReport = started;
-  const waiting = new Set(commands.map((item) => item.delivery_id));
-  for (;;) {
-    for (const id of waiting) if (harness.outcomes.has(id)) waiting.delete(id);
-    const done = commands.length - waiting.size;
+  while (!finished) {
+    await Promise.race([outcomes.done, sleep(1000)]);
+    const done = commands.length - outcomes.waiting();
     const now = performance.now();
-    if (done === commands.length) break;
+    if (finished) break;
     if (now > deadline) throw new Error(`${name}: ${done} of ${commands.length} outcomes after ${options.phaseTimeoutS} s`);
-    if (now - lastReport >= 1000) {
-      process.stderr.write(`  ${name}: ${done}/${commands.length} outcomes, ${Math.round(done / ((now - started) / 1000))} msg/s\n`);
-      lastReport = now;
-    }
-    await sleep(10);
+    process.stderr.write(`  ${name}: ${done}/${commands.length} outcomes, ${Math.round(done / ((now - started) / 1000))} msg/s\n`);
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpuMicrosPerMessage = cpuMicros(process.cpuUsage(cpu)) / commands.length;
+  const postgresCpuAfter = await postgresBackendCpuMicros(harness, options);
+  const postgresCpuMicrosPerMessage =
+    postgresCpuBefore === undefined || postgresCpuAfter === undefined ? undefined : (postgresCpuAfter - postgresCpuBefore) / commands.length;
   const failures = commands.flatMap((item) => {
     const outcome = harness.outcomes.get(item.delivery_id);
     return outcome?.status === 'delivery_failure' || outcome?.status === 'retrying' ? [outcome.error?.message ?? outcome.status] : [];
   });
   for (const reason of new Set(failures)) process.stderr.write(`  ${name}: failed or retrying: ${reason}\n`);
   const failed = failures.length;
-  return { channel: benchCase.channel, vendor: benchCase.vendor, messages: commands.length, seconds, perSecond: commands.length / seconds, failed, peerPerSecond, guardedPerSecond };
+  return {
+    channel: benchCase.channel,
+    vendor: benchCase.vendor,
+    messages: commands.length,
+    seconds,
+    perSecond: commands.length / seconds,
+    failed,
+    peerPerSecond: peer?.perSecond,
+    guardedPerSecond,
+    cpuMicrosPerMessage,
+    postgresCpuMicrosPerMessage,
+    peerCpuMicrosPerMessage: peer?.cpuMicrosPerMessage,
+  };
 }
 
 // ---------------------------------------------------------------------------------
@@ -458,13 +537,15 @@ function table(results: readonly CaseResult[], options: Options): string {
   const lines = [
     `Dispatch, ${options.messages} commands per channel, database ${options.database}, in-process bus with ${options.partitions} partitions; ${os.cpus().length} CPUs, Node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
     '',
-    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Axios guarded client alone msg/s |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Axios guarded client alone msg/s | CPU µs/msg: process + Postgres backends | Peer CPU µs/msg |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.map((r) => {
       const peer = r.peerPerSecond === undefined ? '–' : Math.round(r.peerPerSecond).toLocaleString('en-US');
       const ratio = r.peerPerSecond === undefined ? '–' : `${(r.perSecond / r.peerPerSecond).toFixed(2)}×`;
       const guarded = r.guardedPerSecond === undefined ? '–' : Math.round(r.guardedPerSecond).toLocaleString('en-US');
-      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} | ${guarded} |`;
+      const postgresCpu = r.postgresCpuMicrosPerMessage === undefined ? '' : ` + ${Math.round(r.postgresCpuMicrosPerMessage)}`;
+      const peerCpu = r.peerCpuMicrosPerMessage === undefined ? '–' : String(Math.round(r.peerCpuMicrosPerMessage));
+      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} | ${guarded} | ${Math.round(r.cpuMicrosPerMessage)}${postgresCpu} | ${peerCpu} |`;
     }),
   ];
   return lines.join('\n');

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryRequested } from '@herald/contracts';
-import { OutboxMessage, eventStoreTables, writeOutbox } from '@herald/event-store';
+import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { DispatchOwner, ownerIsAliveSql } from './dispatch-owner';
 
@@ -23,6 +23,11 @@ export interface ClaimedDelivery {
    * without recording it. False for a new claim, a due retry and a `queued` claim.
    */
   readonly abandoned: boolean;
+  /**
+   * The claim was written `sending` (its attempt was ready to call vendors when it was
+   * claimed), so the attempt goes to its vendors without marking its start.
+   */
+  readonly started: boolean;
 }
 
 /** A delivery command to claim, as it came off its topic. */
@@ -30,6 +35,12 @@ export interface CommandToClaim {
   readonly command: DeliveryRequested;
   readonly workspaceId: string;
   readonly messageKey: string;
+  /**
+   * Claim it `sending` rather than `queued`: its attempt is rendered and routed and calls
+   * its vendors right after the claim, so the claim is also the start of the vendor calls
+   * (one write instead of two). A claim whose owner dies from here on is in doubt.
+   */
+  readonly sending?: boolean;
 }
 
 /** One attempt's final state and the outcome to publish with it. */
@@ -116,25 +127,41 @@ export class DeliveryLedger {
   }
 
   /**
-   * Claims new deliveries in one statement, `queued` (no vendor called yet) under this
-   * owner's lease; one entry per command, null where its delivery_id was claimed before.
+   * Claims new deliveries in one statement under this owner's lease, each `queued` (no
+   * vendor called yet) or, when asked, already `sending`; one entry per command, null
+   * where its delivery_id was claimed before. Only the ids come back: everything else of
+   * a new claim is known here (the command is not read back).
    */
   async claimAll(commands: readonly CommandToClaim[]): Promise<Array<ClaimedDelivery | null>> {
     if (commands.length === 0) return [];
     const rows = (await this.db.query(
       `INSERT INTO dispatch.deliveries (delivery_id, workspace_id, channel, message_key, command, status, attempts, claimed_at, owner, lease_expires_at)
-       SELECT c.command->>'delivery_id', c.workspace_id::uuid, c.command->>'channel', c.message_key, c.command, 'queued', 1, now(), $2, ${leaseEnd('$3')}
-         FROM jsonb_to_recordset($1::jsonb) AS c(command jsonb, workspace_id text, message_key text)
-       ON CONFLICT (delivery_id) DO NOTHING ${RETURNING}`,
-      [JSON.stringify(commands.map((item) => ({ command: item.command, workspace_id: item.workspaceId, message_key: item.messageKey }))), this.owner.id, this.options.leaseMs],
-    )) as DeliveryRow[];
+       SELECT c.command->>'delivery_id', c.workspace_id::uuid, c.command->>'channel', c.message_key, c.command, c.status, 1, now(), $2, ${leaseEnd('$3')}
+         FROM jsonb_to_recordset($1::jsonb) AS c(command jsonb, workspace_id text, message_key text, status text)
+       ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
+      [
+        JSON.stringify(
+          commands.map((item) => ({ command: item.command, workspace_id: item.workspaceId, message_key: item.messageKey, status: item.sending === true ? 'sending' : 'queued' })),
+        ),
+        this.owner.id,
+        this.options.leaseMs,
+      ],
+    )) as Array<{ delivery_id: string }>;
     if (rows.length > 0) this.due(this.options.leaseMs);
-    const claimed = new Map(rows.map((row) => [row.delivery_id, claimedOf(row)]));
+    const claimed = new Set(rows.map((row) => row.delivery_id));
     // A command twice in one batch: the first claims it, the second is its redelivery.
     return commands.map((item) => {
-      const delivery = claimed.get(item.command.delivery_id);
-      claimed.delete(item.command.delivery_id);
-      return delivery ?? null;
+      if (!claimed.delete(item.command.delivery_id)) return null;
+      return {
+        deliveryId: item.command.delivery_id,
+        workspaceId: item.workspaceId,
+        messageKey: item.messageKey,
+        command: item.command,
+        attempts: 1,
+        sentIdentities: [],
+        abandoned: false,
+        started: item.sending === true,
+      };
     });
   }
 
@@ -234,7 +261,7 @@ export class DeliveryLedger {
   }
 
   /**
-   * Records the final state and the outcome to publish, in one transaction. False (and
+   * Records the final state and the outcome to publish, in one statement. False (and
    * no outcome) when this owner no longer holds the claim: whoever took it over reports.
    */
   async finish(deliveryId: string, state: FinalState, outcome: OutboxMessage): Promise<boolean> {
@@ -242,35 +269,43 @@ export class DeliveryLedger {
   }
 
   /**
-   * `finish` for many deliveries in one transaction of two statements; one entry per
-   * record, false where this owner no longer held the claim (its outcome is not written).
+   * `finish` for many deliveries in one statement (the final states, and the outcomes of
+   * the claims this owner still held into the outbox: one round trip, atomic as any
+   * statement); one entry per record, false where this owner no longer held the claim
+   * (its outcome is not written).
    */
   async finishAll(records: readonly FinishRecord[]): Promise<boolean[]> {
     if (records.length === 0) return [];
-    return this.db.transaction(async (tx) => {
-      const [rows] = (await tx.query(
-        `UPDATE dispatch.deliveries d SET status = f.status, vendor = f.vendor, vendor_message_id = f.vendor_message_id, last_error = f.last_error,
+    const rows = (await this.db.query(
+      `WITH f AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[]) WITH ORDINALITY
+             AS f(delivery_id, status, vendor, vendor_message_id, last_error, message_id, topic, key, value, headers, ord)
+       ), finished AS (
+         UPDATE dispatch.deliveries d SET status = f.status, vendor = f.vendor, vendor_message_id = f.vendor_message_id, last_error = f.last_error,
                 next_attempt_at = NULL, lease_expires_at = NULL, updated_at = now()
-           FROM jsonb_to_recordset($1::jsonb) AS f(delivery_id text, status text, vendor text, vendor_message_id text, last_error text)
-          WHERE d.delivery_id = f.delivery_id AND d.owner = $2 AND d.${HELD} RETURNING d.delivery_id`,
-        [
-          JSON.stringify(
-            records.map((record) => ({
-              delivery_id: record.deliveryId,
-              status: record.state.status,
-              vendor: record.state.vendor ?? null,
-              vendor_message_id: record.state.vendorMessageId ?? null,
-              last_error: record.state.error ?? null,
-            })),
-          ),
-          this.owner.id,
-        ],
-      )) as [Array<{ delivery_id: string }>, number];
-      const finished = new Set(rows.map((row) => row.delivery_id));
-      const outcomes = records.filter((record) => finished.has(record.deliveryId)).map((record) => record.outcome);
-      if (outcomes.length > 0) await writeOutbox(tx, DISPATCH_OUTBOX, outcomes);
-      return records.map((record) => finished.has(record.deliveryId));
-    });
+           FROM f
+          WHERE d.delivery_id = f.delivery_id AND d.owner = $11 AND d.${HELD} RETURNING d.delivery_id
+       ), outcomes AS (
+         INSERT INTO ${DISPATCH_OUTBOX} (message_id, topic, key, value, headers)
+         SELECT f.message_id, f.topic, f.key, f.value, f.headers FROM f JOIN finished USING (delivery_id) ORDER BY f.ord
+       )
+       SELECT delivery_id FROM finished`,
+      [
+        records.map((record) => record.deliveryId),
+        records.map((record) => record.state.status),
+        records.map((record) => record.state.vendor ?? null),
+        records.map((record) => record.state.vendorMessageId ?? null),
+        records.map((record) => record.state.error ?? null),
+        records.map((record) => record.outcome.messageId),
+        records.map((record) => record.outcome.topic),
+        records.map((record) => record.outcome.key),
+        records.map((record) => record.outcome.value),
+        records.map((record) => JSON.stringify(record.outcome.headers ?? {})),
+        this.owner.id,
+      ],
+    )) as Array<{ delivery_id: string }>;
+    const finished = new Set(rows.map((row) => row.delivery_id));
+    return records.map((record) => finished.has(record.deliveryId));
   }
 
   private due(inMs: number): void {
@@ -298,5 +333,6 @@ function claimedOf(row: DeliveryRow): ClaimedDelivery {
     attempts: row.attempts,
     sentIdentities: row.sent_identities,
     abandoned: row.status === 'sending',
+    started: false,
   };
 }

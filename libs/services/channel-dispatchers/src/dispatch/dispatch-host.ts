@@ -3,15 +3,17 @@ import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
 import { ClaimedDelivery, CommandToClaim, DeliveryLedger } from './delivery-ledger';
-import { Dispatcher } from './dispatcher';
+import { Dispatcher, Preparation } from './dispatcher';
 import { RetryPoller } from './retry-poller';
 import { WriteBatcher } from './write-batcher';
 
 /**
  * Hosts dispatch for the delivery consumers: takes a batch of commands of one channel,
- * claims them in the ledger (one statement for the commands that arrive together) and
- * returns once every claim is durable, leaving the attempts to run concurrently, at most
- * `maxInFlightPerChannel` of them per channel.
+ * renders and routes each, claims them in the ledger (one statement for the commands
+ * that arrive together) and returns once every claim is durable, leaving the attempts to
+ * run concurrently, at most `maxInFlightPerChannel` of them per channel. A command ready
+ * to send (rendered, routed, no attachments to load) is claimed `sending`: its claim is
+ * also the start of its vendor calls, which follow it at once.
  *
  * Why returning before the attempt keeps at-least-once and exactly-once: the claim is
  * written before the command counts as consumed, and from then on the ledger, not the
@@ -64,10 +66,12 @@ export class DispatchHost implements OnModuleDestroy {
     await this.takeSlot(channel);
     let started = false;
     try {
-      const delivery = await this.claimOrTakeOver(channel, item);
+      // Rendered and routed first, so that a command ready to send is claimed `sending`: one write, not a claim then a start.
+      const preparation = await this.dispatcher.prepare(item.workspaceId, item.command);
+      const delivery = await this.claimOrTakeOver(channel, { ...item, sending: this.dispatcher.readyToSend(item.command, preparation) });
       if (delivery === null) return;
       started = true;
-      return this.start(channel, delivery);
+      return this.start(channel, delivery, preparation);
     } finally {
       if (!started) this.releaseSlot(channel);
     }
@@ -93,8 +97,8 @@ export class DispatchHost implements OnModuleDestroy {
   }
 
   /** Runs the attempt in the background, its lease renewed from now; inline once stopping. */
-  private start(channel: string, delivery: ClaimedDelivery): Promise<void> {
-    const attempt = this.leases.hold(delivery.deliveryId, () => this.dispatcher.attempt(delivery));
+  private start(channel: string, delivery: ClaimedDelivery, preparation: Preparation): Promise<void> {
+    const attempt = this.leases.hold(delivery.deliveryId, () => this.dispatcher.attempt(delivery, delivery.abandoned, preparation));
     if (this.stopping) return attempt.finally(() => this.releaseSlot(channel));
     const running = this.inFlight.get(channel) ?? new Set<Promise<void>>();
     this.inFlight.set(channel, running);

@@ -71,6 +71,24 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     }
   });
 
+  it('claims a command that loads attachments `queued` until they are loaded: a crash meanwhile repeats it as new', async () => {
+    const statusOf = async (deliveryId: string): Promise<unknown> => (await dispatch.sql('SELECT status FROM dispatch.deliveries WHERE delivery_id = $1', [deliveryId]))[0]?.status;
+    const files = await RecordingServer.start({ status: 200, body: '%PDF-1.4 slow', headers: { 'content-type': 'application/pdf' }, delayMs: 1_500 });
+    try {
+      const command = deliveryCommand('email', { subject: 'Slow {{name}}', text: 'attached' }, ['ada@example.com'], {
+        attachments: [{ kind: 'url' as const, url: `${files.url}/slow.pdf`, ignore_if_error: false }],
+      });
+      await dispatch.publishCommand(command);
+      await files.received(1);
+      // No vendor was called yet: if this dispatcher died now, the claim would be attempted again as new, not failed as in doubt.
+      expect(await statusOf(command.delivery_id)).toBe('queued');
+      expect((await dispatch.outcomeOf(command.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor: 'email/smtp' });
+      expect(await statusOf(command.delivery_id)).toBe('sent');
+    } finally {
+      await files.close();
+    }
+  });
+
   it('sends a command consumed three times once', async () => {
     const command = deliveryCommand('sms', { text: 'Code {{name}}' }, ['+4915112345678']);
     const before = twilio.requests.length;

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { deterministicUuid } from '@herald/contracts';
+import { Channel, DeliveryRequested, deterministicUuid } from '@herald/contracts';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
 import { VendorReadModel } from '../read-models/vendor-read-model';
-import { RenderedContent, TemplateEngine, renderContent, translationScope } from '@herald/rendering';
+import { RenderResult, RenderedContent, TemplateEngine, renderContent, translationScope } from '@herald/rendering';
 import { TranslationReadModel } from '../read-models/translation-read-model';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
@@ -24,6 +24,12 @@ export const VENDOR_REGISTRY = Symbol('VENDOR_REGISTRY');
 interface Route {
   readonly config: VendorConfig;
   readonly vendor: ChannelVendor;
+}
+
+/** A command's attempt before any vendor call: its content rendered, its vendors by priority. */
+export interface Preparation {
+  readonly rendered: RenderResult;
+  readonly routes: readonly Route[];
 }
 
 /**
@@ -63,13 +69,42 @@ export class Dispatcher {
   }
 
   /**
+   * What an attempt of `command` needs before any vendor call, worked out from the
+   * command alone (no side effect): its rendered content and its vendor routes. The host
+   * prepares a command before claiming it, so that a ready one is claimed `sending`.
+   */
+  async prepare(workspaceId: string, command: DeliveryRequested): Promise<Preparation> {
+    // `{{t "key"}}` reads the workspace's translations for the recipient's locale (fr-CA → fr → en).
+    const translations = translationScope(await this.translationModel.translationsOf(workspaceId), command.recipient.locale ?? command.template.locale);
+    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true, translations });
+    if (rendered.ok && rendered.missingVariables.length > 0) {
+      this.logger.warn('template variables or translation keys missing: variables render empty, keys as the key', {
+        delivery_id: command.delivery_id,
+        locale: command.recipient.locale,
+        missing: rendered.missingVariables.join(', '),
+      });
+    }
+    return { rendered, routes: await this.routesOf(workspaceId, command.channel) };
+  }
+
+  /**
+   * Whether a new claim of this command can be written `sending`: it renders, has vendors
+   * and identities, and nothing is left to do before its vendor calls. Attachments to
+   * load keep it `queued` until they are (fetching them may take seconds, and a claim
+   * whose owner dies while `queued` is attempted again as new, not left in doubt).
+   */
+  readyToSend(command: DeliveryRequested, preparation: Preparation): boolean {
+    return preparation.rendered.ok && preparation.routes.length > 0 && command.destination.identities.length > 0 && command.attachments.length === 0;
+  }
+
+  /**
    * `abandoned`: the previous attempt's claim was found still `sending`, its lease run out
    * or its owner gone, so it may have reached a vendor without recording it. Repeating it
    * could send twice; it is repeated only when every vendor of the route dedupes by the
-   * idempotency key.
+   * idempotency key. `preparation`: the command's, when the host prepared it already.
    */
-  attempt(delivery: ClaimedDelivery, abandoned = delivery.abandoned): Promise<void> {
-    return this.leases.hold(delivery.deliveryId, () => this.attemptHeld(delivery, abandoned));
+  attempt(delivery: ClaimedDelivery, abandoned = delivery.abandoned, preparation?: Preparation): Promise<void> {
+    return this.leases.hold(delivery.deliveryId, () => this.attemptHeld(delivery, abandoned, preparation));
   }
 
   /** What the decider makes of a redelivered command, given what the ledger found. */
@@ -77,21 +112,11 @@ export class Dispatcher {
     return decideDelivery({ type: 'command_redelivered', found }, { channel, attempts: 0, sentBefore: 0, policy: this.options }, this.clock.now());
   }
 
-  private async attemptHeld(delivery: ClaimedDelivery, abandoned: boolean): Promise<void> {
+  private async attemptHeld(delivery: ClaimedDelivery, abandoned: boolean, prepared?: Preparation): Promise<void> {
     const { command } = delivery;
-    // `{{t "key"}}` reads the workspace's translations for the recipient's locale (fr-CA → fr → en).
-    const translations = translationScope(await this.translationModel.translationsOf(delivery.workspaceId), command.recipient.locale ?? command.template.locale);
-    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true, translations });
+    const { rendered, routes } = prepared ?? (await this.prepare(delivery.workspaceId, command));
     // Not retried: the same data renders the same way (a strict template's missing variables included).
     if (!rendered.ok) return this.carryOut(delivery, { type: 'unsendable', reason: rendered.reason });
-    if (rendered.missingVariables.length > 0) {
-      this.logger.warn('template variables or translation keys missing: variables render empty, keys as the key', {
-        delivery_id: delivery.deliveryId,
-        locale: command.recipient.locale,
-        missing: rendered.missingVariables.join(', '),
-      });
-    }
-    const routes = await this.routesOf(delivery);
     if (routes.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: `no vendor is configured for the ${command.channel} channel` });
     if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) return this.carryOut(delivery, { type: 'abandoned_without_dedupe' }, routes);
     const identities = command.destination.identities;
@@ -99,8 +124,8 @@ export class Dispatcher {
     const content = await this.withAttachments(delivery, rendered.content);
     if (!content.ok) return this.carryOut(delivery, { type: 'unsendable', reason: content.reason }, routes);
 
-    // From here a vendor may be called: a claim whose owner dies now is in doubt.
-    if (!(await this.starts.run(delivery.deliveryId))) return this.lostClaim(delivery);
+    // From here a vendor may be called: a claim whose owner dies now is in doubt. A claim written `sending` is so already.
+    if (!delivery.started && !(await this.starts.run(delivery.deliveryId))) return this.lostClaim(delivery);
     const sent = new Set(delivery.sentIdentities);
     const pending = identities.map((_, index) => index).filter((index) => !sent.has(index));
     const results: IdentityResult[] = [];
@@ -188,9 +213,8 @@ export class Dispatcher {
     }
   }
 
-  private async routesOf(delivery: ClaimedDelivery): Promise<Route[]> {
-    const { channel } = delivery.command;
-    const configured = await this.vendorModel.vendorsOf(delivery.workspaceId, channel);
+  private async routesOf(workspaceId: string, channel: Channel): Promise<Route[]> {
+    const configured = await this.vendorModel.vendorsOf(workspaceId, channel);
     const configs: readonly VendorConfig[] = configured.length === 0 && channel === 'inbox' ? [BUILT_IN_INBOX] : configured;
     return configs.flatMap((config) => {
       const vendor = this.registry.find(channel, config.vendor);
