@@ -7,6 +7,7 @@ import { ensureHeraldTopics } from '@herald/runtime';
 import {
   RunningProcess,
   acceptedTrigger,
+  acceptedTriggerChunk,
   createTemporaryDatabase,
   expectEventually,
   freePort,
@@ -24,6 +25,8 @@ const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describ
 /** Published while the engine is down, so that it finds a backlog and takes it in large batches. */
 const RUNS = 2_000;
 const KILLS = 3;
+/** Recipients per trigger chunk: a batch of chunks is several of the engine's 500-run batches, so kills land between them too. */
+const CHUNK_RECIPIENTS = 25;
 const PARTITIONS = 6;
 
 const categories = {
@@ -149,15 +152,26 @@ distributed('workflow-engine killed in the middle of batches', () => {
 
   it(`records every run once and requests every delivery under one id over ${KILLS} kills mid-batch`, async () => {
     await killEngine();
-    const messages = Array.from({ length: RUNS }, (_, i) => {
+    const recipient = (i: number) => {
       const distinctId = `u-${i}`;
-      const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-      const { runId, message } = acceptedTrigger(workspace, 'batch-kill-flow', recipient, {});
+      return { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
+    };
+    // Half one trigger per recipient (child runs, broadcast members), half in ingest's chunks of recipients.
+    const single = RUNS / 2;
+    const messages = Array.from({ length: single }, (_, i) => {
+      const { runId, message } = acceptedTrigger(workspace, 'batch-kill-flow', recipient(i), {});
       runIds.add(runId);
       return message;
     });
+    const chunks = Array.from({ length: (RUNS - single) / CHUNK_RECIPIENTS }, (_, c) => {
+      const recipients = Array.from({ length: CHUNK_RECIPIENTS }, (__, r) => recipient(single + c * CHUNK_RECIPIENTS + r));
+      const { runIds: ids, message } = acceptedTriggerChunk(workspace, 'batch-kill-flow', recipients, {});
+      ids.forEach((id) => runIds.add(id));
+      return message;
+    });
     for (let i = 0; i < messages.length; i += 500) await bus.publish(TOPICS.triggerAccepted.name, messages.slice(i, i + 500));
-    log(`published ${RUNS} triggers with the engine down`);
+    await bus.publish(TOPICS.triggerChunkAccepted.name, chunks);
+    log(`published ${RUNS} triggers with the engine down (${single} alone, ${RUNS - single} in ${chunks.length} chunks)`);
 
     for (let kill = 1; kill <= KILLS; kill += 1) {
       const before = await counts();
