@@ -29,15 +29,16 @@ import {
   TIMER_FIRED_TYPE,
   TOPICS,
   TimerFiredMessage,
+  UserRecipient,
   deliveryTopic,
   deterministicUuid,
   envelopeOf,
 } from '@herald/contracts';
-import { InProcessBus, KafkaBus, MessageBus, NamespacedBus, OutgoingMessage, Subscription } from '@herald/bus';
+import { InProcessBus, KafkaBus, MessageBus, NamespacedBus, OutgoingMessage, Subscription, partitionFor } from '@herald/bus';
 import { EmbeddedPostgres, createServiceDataSource, migrateSchema } from '@herald/database';
 import { EventStore, StreamProcessor, TimerPoller, eventStoreMigrations } from '@herald/event-store';
 import { TestHttpApp, ensureHeraldTopics, startTestHttpApp } from '@herald/runtime';
-import { acceptedTrigger } from '@herald/testing';
+import { acceptedTrigger, acceptedTriggerChunk } from '@herald/testing';
 import { workflowEngine } from '@herald/workflow-engine';
 import { BenchError, percentile, progressWriter, runBenchMain } from '../shared/bench-kit';
 
@@ -57,6 +58,8 @@ interface Options {
   readonly workflows: readonly WorkflowName[];
   readonly partitions: number;
   readonly engineConcurrency: number;
+  /** Runs phase: recipients per trigger; above 1 the triggers go as ingest's chunks, grouped by partition. */
+  readonly triggerRecipients: number;
   readonly queryStats: boolean;
   readonly peer: boolean;
   readonly peerConcurrency: number;
@@ -97,6 +100,10 @@ const USAGE = `Usage: node -r ./tools/register.js bench/engine/engine.bench.ts [
   --partitions N        partitions of every Herald topic (default 6)
   --engine-concurrency N  partitions the engine's Kafka consumers work on at once
                         (KafkaBus partitionsConsumedConcurrently; default 4, as deployed)
+  --trigger-recipients N  runs phase: recipients per trigger (default 1: one
+                        trigger.accepted message per run); above 1 the runs arrive as
+                        ingest publishes such triggers, in trigger.chunk_accepted chunks
+                        of the recipients that share a partition
   --query-stats         count and time every SQL statement of the process (pg driver) per
                         runs case, and print the costliest ones to stderr
   --no-peer             runs phase (distributed): skip the graphile-worker peer
@@ -153,7 +160,7 @@ function parseOptions(argv: readonly string[]): Options {
   }
   const known = new Set([
     ...flags,
-    ...['--phases', '--modes', '--runs', '--embedded-runs', '--warmup-runs', '--workflows', '--partitions', '--engine-concurrency', '--peer-concurrency', '--appends'],
+    ...['--phases', '--modes', '--runs', '--embedded-runs', '--warmup-runs', '--workflows', '--partitions', '--engine-concurrency', '--trigger-recipients', '--peer-concurrency', '--appends'],
     ...['--concurrency', '--timers', '--scenarios', '--spread-seconds', '--burst-seconds', '--lead-seconds'],
     ...['--timer-batch', '--timer-idle-ms', '--phase-timeout', '--max-seconds'],
     ...['--batch-triggers', '--batch-recipients', '--batch-window', '--digests', '--digest-lead'],
@@ -184,6 +191,7 @@ function parseOptions(argv: readonly string[]): Options {
     workflows: list<WorkflowName>('--workflows', ['send', 'delay-send']),
     partitions: integer('--partitions', 6, 1, 1_000),
     engineConcurrency: integer('--engine-concurrency', 4, 1, 1_000),
+    triggerRecipients: integer('--trigger-recipients', 1, 1, 100),
     queryStats: values.has('--query-stats'),
     peer: !values.has('--no-peer'),
     peerConcurrency: integer('--peer-concurrency', 10, 1, 1_000),
@@ -548,11 +556,33 @@ const slugOf = (workflow: WorkflowName): string => `bench-${workflow}`;
 
 function triggerMessages(workflow: WorkflowName, count: number, tag: string): OutgoingMessage[] {
   const acceptedAt = new Date();
-  return Array.from({ length: count }, (_, i) => {
-    const distinctId = `u-${tag}-${i}`;
-    const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-    return acceptedTrigger(WORKSPACE, slugOf(workflow), recipient, { order: i }, { acceptedAt, workspaceSlug: 'bench' }).message;
-  });
+  return Array.from({ length: count }, (_, i) => acceptedTrigger(WORKSPACE, slugOf(workflow), benchRecipient(tag, i), { order: i }, { acceptedAt, workspaceSlug: 'bench' }).message);
+}
+
+function benchRecipient(tag: string, i: number): UserRecipient {
+  const distinctId = `u-${tag}-${i}`;
+  return { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
+}
+
+/**
+ * `count` runs as triggers of `perTrigger` recipients reach the engine from ingest: each
+ * trigger's recipients grouped by the partition of their key, one chunk per group.
+ */
+function chunkMessages(workflow: WorkflowName, count: number, tag: string, perTrigger: number, partitions: number): OutgoingMessage[] {
+  const acceptedAt = new Date();
+  const messages: OutgoingMessage[] = [];
+  for (let first = 0; first < count; first += perTrigger) {
+    const groups = new Map<number, UserRecipient[]>();
+    for (let i = first; i < Math.min(count, first + perTrigger); i += 1) {
+      const recipient = benchRecipient(tag, i);
+      const partition = partitionFor('', `${WORKSPACE}:${recipient.distinct_id}`, partitions);
+      groups.set(partition, [...(groups.get(partition) ?? []), recipient]);
+    }
+    for (const recipients of groups.values()) {
+      messages.push(acceptedTriggerChunk(WORKSPACE, slugOf(workflow), recipients, { order: first }, { acceptedAt, workspaceSlug: 'bench' }).message);
+    }
+  }
+  return messages;
 }
 
 async function publishAll(bus: MessageBus, topic: string, messages: readonly OutgoingMessage[], batch = 500, inFlight = 4): Promise<void> {
@@ -756,23 +786,27 @@ async function runsPhase(mode: Mode, options: Options, rows: Row[]): Promise<voi
   };
   await runPeer();
   const heraldRows: Row[] = [];
+  const chunked = options.triggerRecipients > 1;
+  const triggerTopic = chunked ? TOPICS.triggerChunkAccepted.name : TOPICS.triggerAccepted.name;
+  const triggersOf = (workflow: WorkflowName, count: number, tag: string): OutgoingMessage[] =>
+    chunked ? chunkMessages(workflow, count, tag, options.triggerRecipients, options.partitions) : triggerMessages(workflow, count, tag);
 
   for (const workflow of options.workflows) {
     const slug = slugOf(workflow);
     if (options.warmupRuns > 0) {
       progress(`${label} ${workflow}: warm-up, ${int(options.warmupRuns)} runs, not measured`);
-      await publishAll(clientBus, TOPICS.triggerAccepted.name, triggerMessages(workflow, options.warmupRuns, `${workflow}-warm`));
+      await publishAll(clientBus, triggerTopic, triggersOf(workflow, options.warmupRuns, `${workflow}-warm`));
       await wait(slug, options.warmupRuns, `${label} ${workflow} warm-up`);
     }
     const base = received.get(slug) ?? 0;
-    const messages = triggerMessages(workflow, n, workflow);
-    progress(`${label} ${workflow}: publishing ${int(n)} trigger.accepted messages, then reading ${int(n)} delivery commands`);
+    const messages = triggersOf(workflow, n, workflow);
+    progress(`${label} ${workflow}: publishing ${int(messages.length)} messages on ${triggerTopic} (${int(n)} runs), then reading ${int(n)} delivery commands`);
     const cpu = cpuMeter();
     const machine = machineCpuMeter();
     queryStats.clear();
     queryStatsOn = options.queryStats;
     const started = performance.now();
-    await publishAll(clientBus, TOPICS.triggerAccepted.name, messages);
+    await publishAll(clientBus, triggerTopic, messages);
     const publishedMs = performance.now() - started;
     await wait(slug, base + n, `${label} ${workflow}`);
     const seconds = (lastAt - started) / 1000;
@@ -783,7 +817,7 @@ async function runsPhase(mode: Mode, options: Options, rows: Row[]): Promise<voi
     heraldRows.push({
       phase: 'runs',
       mode: mode === 'distributed' ? 'Postgres + Kafka' : 'PGlite + in-process bus',
-      case: workflow === 'send' ? 'trigger → send_email' : 'trigger → delay 0 → send_email',
+      case: `${workflow === 'send' ? 'trigger → send_email' : 'trigger → delay 0 → send_email'}${chunked ? `, ${options.triggerRecipients} recipients per trigger (chunks)` : ''}`,
       count: n,
       seconds,
       perS: n / seconds,

@@ -7,6 +7,7 @@ import { ensureHeraldTopics } from '@herald/runtime';
 import {
   RunningProcess,
   acceptedTrigger,
+  acceptedTriggerChunk,
   createTemporaryDatabase,
   expectEventually,
   freePort,
@@ -24,6 +25,12 @@ const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describ
 /** Published while the engine is down, so that it finds a backlog and takes it in large batches. */
 const RUNS = 2_000;
 const KILLS = 3;
+/**
+ * Recipients per trigger chunk. The chunks share one partition (as ingest's chunks of
+ * recipients that share one do), so the engine gets them as one batch of 1,000 runs and
+ * starts them in two transactions of 500: the 13th chunk straddles the two.
+ */
+const CHUNK_RECIPIENTS = 40;
 const PARTITIONS = 6;
 
 const categories = {
@@ -105,11 +112,15 @@ distributed('workflow-engine killed in the middle of batches', () => {
     await bus.publish(TOPICS.definitionChanged.name, [{ key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) }]);
   };
 
-  const counts = async (): Promise<{ started: number; completed: number; outbox: number }> => {
-    const [row] = await sql<{ started: number; completed: number; outbox: number }>(
+  /** Streams of the runs that arrive in chunks. */
+  const chunkedStreams: string[] = [];
+  const counts = async (): Promise<{ started: number; chunked: number; completed: number; outbox: number }> => {
+    const [row] = await sql<{ started: number; chunked: number; completed: number; outbox: number }>(
       `SELECT (SELECT count(*)::int FROM engine.stream_events WHERE type = 'run.started.v1') AS started,
+              (SELECT count(*)::int FROM engine.stream_events WHERE type = 'run.started.v1' AND stream_id = ANY($1::text[])) AS chunked,
               (SELECT count(*)::int FROM engine.stream_events WHERE type = 'run.completed.v1') AS completed,
               (SELECT count(*)::int FROM engine.outbox) AS outbox`,
+      [chunkedStreams],
     );
     return row;
   };
@@ -149,25 +160,43 @@ distributed('workflow-engine killed in the middle of batches', () => {
 
   it(`records every run once and requests every delivery under one id over ${KILLS} kills mid-batch`, async () => {
     await killEngine();
-    const messages = Array.from({ length: RUNS }, (_, i) => {
+    const recipient = (i: number) => {
       const distinctId = `u-${i}`;
-      const recipient = { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
-      const { runId, message } = acceptedTrigger(workspace, 'batch-kill-flow', recipient, {});
+      return { kind: 'user' as const, distinct_id: distinctId, is_transient: false, inline: true, channels: { email: [`${distinctId}@example.com`] }, properties: { name: distinctId } };
+    };
+    // Half one trigger per recipient (child runs, broadcast members), half in ingest's chunks of recipients.
+    const single = RUNS / 2;
+    const messages = Array.from({ length: single }, (_, i) => {
+      const { runId, message } = acceptedTrigger(workspace, 'batch-kill-flow', recipient(i), {});
       runIds.add(runId);
       return message;
     });
+    const chunks = Array.from({ length: (RUNS - single) / CHUNK_RECIPIENTS }, (_, c) => {
+      const recipients = Array.from({ length: CHUNK_RECIPIENTS }, (__, r) => recipient(single + c * CHUNK_RECIPIENTS + r));
+      const { runIds: ids, message } = acceptedTriggerChunk(workspace, 'batch-kill-flow', recipients, {});
+      ids.forEach((id) => runIds.add(id));
+      chunkedStreams.push(...ids.map((id) => `run:${workspace}:${id}`));
+      return message;
+    });
+    const chunkKey = chunks[0].key;
     for (let i = 0; i < messages.length; i += 500) await bus.publish(TOPICS.triggerAccepted.name, messages.slice(i, i + 500));
-    log(`published ${RUNS} triggers with the engine down`);
+    await bus.publish(
+      TOPICS.triggerChunkAccepted.name,
+      chunks.map((chunk) => ({ ...chunk, key: chunkKey })),
+    );
+    log(`published ${RUNS} triggers with the engine down (${single} alone, ${RUNS - single} in ${chunks.length} chunks)`);
 
     for (let kill = 1; kill <= KILLS; kill += 1) {
       const before = await counts();
       await startEngine();
       // Killed once it is writing: the next runs are being decided, appended or relayed.
-      const target = Math.min(RUNS - 1, before.started + 1 + Math.floor(random() * 150));
-      await expectEventually(async () => expect((await counts()).started).toBeGreaterThanOrEqual(target), { timeoutMs: 120_000, intervalMs: 20 });
+      // The first kill waits for chunked runs: it lands once some of the chunks' runs are started and not all.
+      const chunkedTarget = kill === 1 && before.chunked < chunkedStreams.length;
+      const target = chunkedTarget ? before.chunked + 1 : Math.min(RUNS - 1, before.started + 1 + Math.floor(random() * 150));
+      await expectEventually(async () => expect((await counts())[chunkedTarget ? 'chunked' : 'started']).toBeGreaterThanOrEqual(target), { timeoutMs: 120_000, intervalMs: 20 });
       await killEngine();
       const after = await counts();
-      log(`kill ${kill}/${KILLS}: runs started ${before.started} → ${after.started}, completed ${after.completed}, outbox ${after.outbox}`);
+      log(`kill ${kill}/${KILLS}: runs started ${before.started} → ${after.started} (of the chunks' ${before.chunked} → ${after.chunked}), completed ${after.completed}, outbox ${after.outbox}`);
     }
     await startEngine();
     await expectEventually(

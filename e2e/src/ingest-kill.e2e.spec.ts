@@ -1,5 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, TriggerAccepted, envelopeOf, parseEnvelope } from '@herald/contracts';
+import {
+  CREDENTIALS_CHANGED_TYPE,
+  CredentialsChanged,
+  DEFINITION_CHANGED_TYPE,
+  DefinitionChanged,
+  Envelope,
+  TOPICS,
+  TriggerChunkAccepted,
+  envelopeOf,
+  expandTriggerChunk,
+  parseEnvelope,
+} from '@herald/contracts';
 import { KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
 import { SecretBox, ensureHeraldTopics, hashToken } from '@herald/runtime';
 import {
@@ -157,13 +168,14 @@ distributed('ingest-api killed while requests are in flight', () => {
     const inKafka = new Map<string, Set<string>>();
     const reader = await bus.subscribe({
       groupId: uniqueName('kill-reader'),
-      topics: [TOPICS.triggerAccepted.name],
+      topics: [TOPICS.triggerChunkAccepted.name],
       handler: async (message) => {
         const envelope = parseEnvelope(message.value);
         if (!envelope.ok) return;
-        const payload = envelope.value.payload as TriggerAccepted;
-        const recipient = payload.recipient.kind === 'user' ? (payload.recipient.distinct_id as string) : '';
-        inKafka.set(recipient, (inKafka.get(recipient) ?? new Set()).add(payload.message_id));
+        for (const { payload } of expandTriggerChunk(envelope.value as Envelope<TriggerChunkAccepted>)) {
+          const recipient = payload.recipient.kind === 'user' ? (payload.recipient.distinct_id as string) : '';
+          inKafka.set(recipient, (inKafka.get(recipient) ?? new Set()).add(payload.message_id));
+        }
       },
     });
     try {

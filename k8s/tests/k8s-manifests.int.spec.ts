@@ -46,6 +46,7 @@ const IDLE_CPU_CORES = 0.063;
 const LAG_SCALED: Record<string, Array<{ group: string; topic: string }>> = {
   'workflow-engine': [
     { group: 'herald.engine.triggers', topic: TOPICS.triggerAccepted.name },
+    { group: 'herald.engine.trigger_chunks', topic: TOPICS.triggerChunkAccepted.name },
     { group: 'herald.engine.events', topic: TOPICS.eventAccepted.name },
     { group: 'herald.engine.timers', topic: TOPICS.timerFired.name },
     { group: 'herald.engine.outcomes', topic: TOPICS.deliveryOutcome.name },

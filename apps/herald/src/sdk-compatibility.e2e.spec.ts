@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Event, SubscriberListBroadcast, Suprsend, Workflow, WorkflowTriggerRequest } from '@suprsend/node-sdk';
-import { EventAccepted, TOPICS, TriggerAccepted, parseEnvelope } from '@herald/contracts';
+import { Envelope, EventAccepted, TOPICS, TriggerAccepted, TriggerChunkAccepted, expandTriggerChunk, parseEnvelope } from '@herald/contracts';
 import { expectEventually, fetchJson, heraldEnv, uniqueName } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
 import { heraldModes } from './testing/herald-modes';
@@ -44,7 +44,14 @@ describe.each(heraldModes('sdk'))('the official @suprsend/node-sdk against Heral
           if (envelope.ok) into.push(envelope.value.payload as T);
         },
       });
-    await read(TOPICS.triggerAccepted.name, triggers);
+    await herald.bus.subscribe({
+      groupId: uniqueName('sdk-test-reader'),
+      topics: [TOPICS.triggerChunkAccepted.name],
+      handler: async (message) => {
+        const envelope = parseEnvelope(message.value);
+        if (envelope.ok) triggers.push(...expandTriggerChunk(envelope.value as Envelope<TriggerChunkAccepted>).map((t) => t.payload));
+      },
+    });
     await read(TOPICS.eventAccepted.name, events);
 
     const management = (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> =>

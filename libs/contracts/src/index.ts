@@ -10,6 +10,7 @@ export * from './messages/trigger-payload';
 export * from './ids';
 export * from './messages/recipient-keys';
 export * from './messages/trigger-accepted.v1';
+export * from './messages/trigger-chunk-accepted.v1';
 export * from './messages/event-accepted.v1';
 export * from './messages/audience-changed.v1';
 export * from './messages/delivery-requested.v1';

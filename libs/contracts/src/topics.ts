@@ -34,9 +34,16 @@ export const TOPICS = {
   triggerAccepted: topic({
     name: 'notify.trigger.accepted.v1',
     key: 'workspace:recipient',
-    producers: ['ingest-api'],
+    producers: ['workflow-engine (child runs)', 'preference-service (broadcast fan-out)', 'ingest-api before the chunk topic'],
     consumers: ['workflow-engine'],
     purpose: 'One validated trigger per recipient; starts a run',
+  }),
+  triggerChunkAccepted: topic({
+    name: 'notify.trigger.chunk_accepted.v1',
+    key: "workspace:recipient of the chunk's first recipient (every recipient of a chunk is on that partition)",
+    producers: ['ingest-api'],
+    consumers: ['workflow-engine'],
+    purpose: 'One validated trigger for up to 100 of its recipients that share a partition; the engine starts one run per recipient',
   }),
   eventAccepted: topic({
     name: 'notify.event.accepted.v1',

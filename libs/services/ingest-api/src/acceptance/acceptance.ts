@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { PayloadSchemaReadModel } from '../read-models/payload-schema-read-model';
 import { WorkflowReadModel } from '../read-models/workflow-read-model';
 import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
-import { AcceptedMessages, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
+import { AcceptedMessages, ChunkLimits, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
 import { IdempotencyLedger, RequestKind } from './idempotency-ledger';
 
 /** Where each kind of request's accepted messages go. */
 const ACCEPTED_TOPIC: Record<RequestKind, string> = {
-  trigger: TOPICS.triggerAccepted.name,
+  trigger: TOPICS.triggerChunkAccepted.name,
   event: TOPICS.eventAccepted.name,
   broadcast: TOPICS.broadcastAccepted.name,
 };
@@ -30,6 +30,8 @@ export interface Accepted {
  */
 @Injectable()
 export class Acceptance {
+  private readonly chunkLimits: ChunkLimits;
+
   constructor(
     private readonly workflows: WorkflowReadModel,
     private readonly schemas: PayloadSchemaReadModel,
@@ -37,7 +39,10 @@ export class Acceptance {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-  ) {}
+    @Inject(HERALD_CONFIG) config: HeraldConfig,
+  ) {
+    this.chunkLimits = { partitions: config.topicPartitions, maxMessageBytes: config.busMaxMessageBytes };
+  }
 
   /**
    * `proposedMessageId` is the id a first acceptance gets: random for REST, derived from
@@ -56,7 +61,7 @@ export class Acceptance {
       }
     }
     const accepted = await this.once(workspace, 'trigger', trigger.idempotency_key, proposedMessageId, (messageId) =>
-      triggerMessages(workspace, trigger, messageId, via, this.clock.now()),
+      triggerMessages(workspace, trigger, messageId, via, this.clock.now(), this.chunkLimits),
     );
     this.logger.info(accepted.repeat ? 'trigger repeated; answered with the first message_id' : 'trigger accepted', {
       workspace_id: workspace.id,

@@ -12,16 +12,19 @@ import {
   NormalisedEvent,
   NormalisedTrigger,
   Recipient,
-  TRIGGER_ACCEPTED_TYPE,
-  TRIGGER_ACCEPTED_VERSION,
-  TriggerAccepted,
+  MAX_CHUNK_RECIPIENTS,
+  TRIGGER_CHUNK_ACCEPTED_TYPE,
+  TRIGGER_CHUNK_ACCEPTED_VERSION,
+  TriggerChunkAccepted,
   UserOperationsUpdate,
   deterministicUuid,
   envelopeOf,
   recipientKey,
+  triggerChunkId,
+  triggerRecipientId,
   userKey,
 } from '@herald/contracts';
-import type { OutgoingMessage } from '@herald/bus';
+import { OutgoingMessage, RECORD_BATCH_OVERHEAD, partitionFor, recordBytes } from '@herald/bus';
 import type { AuthenticatedWorkspace } from '@herald/runtime';
 import type { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
 
@@ -29,18 +32,39 @@ import type { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation
 export interface AcceptedMessages {
   /** `notify.audience.changed.v1`: inline profile data (published first, see TriggerAcceptance). */
   readonly audience: OutgoingMessage[];
-  /** `notify.trigger.accepted.v1` or `notify.event.accepted.v1`. */
+  /** `notify.trigger.chunk_accepted.v1`, `notify.event.accepted.v1` or `notify.broadcast.accepted.v1`. */
   readonly accepted: OutgoingMessage[];
 }
 
+/** What bounds a chunk besides `MAX_CHUNK_RECIPIENTS`: the topic's partitions and the bus's message size. */
+export interface ChunkLimits {
+  /** Partitions of the chunk topic (`HERALD_KAFKA_PARTITIONS`): a chunk holds recipients of one partition. */
+  readonly partitions: number;
+  /** `HERALD_BUS_MAX_MESSAGE_BYTES`: a chunk is closed before it would be larger. */
+  readonly maxMessageBytes: number;
+}
+
+interface OpenChunk {
+  readonly key: string;
+  readonly id: string;
+  readonly entries: string[];
+  /** Bytes the chunk's record takes with its entries so far. */
+  bytes: number;
+}
+
 /**
- * One message per recipient, keyed `workspace:recipient`, each with an id derived from the trigger's.
+ * The trigger's recipients in chunks (`notify.trigger.chunk_accepted.v1`): grouped by
+ * the partition of each recipient's own key, in recipient order, a new chunk when one
+ * would exceed `MAX_CHUNK_RECIPIENTS` or the bus's message size. Each chunk is keyed by
+ * its first recipient's key, so it lands on the partition each of its recipients
+ * would have had alone (ordering per recipient is kept; see the contract).
  *
- * Hot path (a 100-recipient trigger builds 100 of these): the messages differ only in
- * their id, `recipient_index` and `recipient`, so the rest of the JSON is serialised
- * once per trigger and each value is spliced together. Each value is byte for byte
- * `JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, ..., payload))` with the payload's
- * fields in TriggerAccepted's order (accepted-messages.unit.spec.ts holds it to that).
+ * Hot path: chunks differ only in their id and recipients, so the rest of the JSON is
+ * serialised once per trigger and each value is spliced together. Each value is byte
+ * for byte `JSON.stringify(envelopeOf(TRIGGER_CHUNK_ACCEPTED_TYPE, ..., payload))` with
+ * the payload's fields in TriggerChunkAccepted's order (accepted-messages.unit.spec.ts
+ * holds it to that). A recipient's run id (a SHA-256) is left to the engine, but for a
+ * transient user, whose key is made of it.
  */
 export function triggerMessages(
   workspace: AuthenticatedWorkspace,
@@ -48,10 +72,11 @@ export function triggerMessages(
   messageId: string,
   via: AcceptedVia,
   now: Date,
+  limits: ChunkLimits,
 ): AcceptedMessages {
   const at = now.toISOString();
-  // The payload's fields after `recipient`; JSON.stringify leaves out the undefined ones.
-  const rest: Omit<TriggerAccepted, 'message_id' | 'recipient_index' | 'recipient_count' | 'workspace_slug' | 'workflow' | 'recipient'> = {
+  // The payload's fields after `recipients`; JSON.stringify leaves out the undefined ones.
+  const rest: Omit<TriggerChunkAccepted, 'message_id' | 'recipient_count' | 'workspace_slug' | 'workflow' | 'recipients'> = {
     actor: trigger.actor,
     data: trigger.data,
     attachments: trigger.attachments,
@@ -61,23 +86,47 @@ export function triggerMessages(
     accepted_at: at,
     inline_workflow: trigger.inline_workflow,
   };
-  const beforeId = `{"type":${JSON.stringify(TRIGGER_ACCEPTED_TYPE)},"schema_version":${JSON.stringify(TRIGGER_ACCEPTED_VERSION)},"message_id":`;
-  const beforeIndex =
+  const beforeId = `{"type":${JSON.stringify(TRIGGER_CHUNK_ACCEPTED_TYPE)},"schema_version":${JSON.stringify(TRIGGER_CHUNK_ACCEPTED_VERSION)},"message_id":`;
+  const beforeRecipients =
     `,"workspace_id":${JSON.stringify(workspace.id)},"produced_at":${JSON.stringify(at)},` +
-    `"payload":{"message_id":${JSON.stringify(messageId)},"recipient_index":`;
-  const beforeRecipient =
-    `,"recipient_count":${trigger.recipients.length},"workspace_slug":${JSON.stringify(workspace.slug)},` +
-    `"workflow":${JSON.stringify(trigger.workflow)},"recipient":`;
+    `"payload":{"message_id":${JSON.stringify(messageId)},"recipient_count":${trigger.recipients.length},` +
+    `"workspace_slug":${JSON.stringify(workspace.slug)},"workflow":${JSON.stringify(trigger.workflow)},"recipients":[`;
   // `rest` always holds accepted_via, so its JSON is never `{}`: drop its `{`, close payload and envelope.
-  const afterRecipient = `,${JSON.stringify(rest).slice(1)}}`;
-  const accepted = trigger.recipients.map((recipient, index): OutgoingMessage => {
-    const id = deterministicUuid(messageId, String(index));
-    return {
-      key: recipientKey(workspace.id, recipient, id),
-      value: `${beforeId}${JSON.stringify(id)}${beforeIndex}${index}${beforeRecipient}${JSON.stringify(recipient)}${afterRecipient}`,
-      headers: { 'message-id': id, 'trigger-message-id': messageId },
-    };
+  const afterRecipients = `],${JSON.stringify(rest).slice(1)}}`;
+  // Every chunk id is a UUID: the envelope around the entries has the same size in every chunk.
+  const envelopeBytes = Buffer.byteLength(beforeId) + 38 + Buffer.byteLength(beforeRecipients) + Buffer.byteLength(afterRecipients);
+
+  const accepted: OutgoingMessage[] = [];
+  const close = (chunk: OpenChunk): void => {
+    accepted.push({
+      key: chunk.key,
+      value: `${beforeId}"${chunk.id}"${beforeRecipients}${chunk.entries.join(',')}${afterRecipients}`,
+      headers: { 'message-id': chunk.id, 'trigger-message-id': messageId },
+    });
+  };
+  const open = new Map<number, OpenChunk>();
+  trigger.recipients.forEach((recipient, index) => {
+    const transient = recipient.kind === 'user' && recipient.distinct_id === null;
+    const key = recipientKey(workspace.id, recipient, transient ? triggerRecipientId(messageId, index) : '');
+    const partition = partitionFor('', key, limits.partitions);
+    const entry = `{"index":${index},"recipient":${JSON.stringify(recipient)}}`;
+    const entryBytes = Buffer.byteLength(entry) + 1;
+    let chunk = open.get(partition);
+    if (chunk && (chunk.entries.length >= MAX_CHUNK_RECIPIENTS || chunk.bytes + entryBytes > limits.maxMessageBytes)) {
+      close(chunk);
+      chunk = undefined;
+    }
+    if (!chunk) {
+      const id = triggerChunkId(messageId, index);
+      const headers = { 'message-id': id, 'trigger-message-id': messageId };
+      chunk = { key, id, entries: [], bytes: RECORD_BATCH_OVERHEAD + recordBytes({ key, value: '', headers }) + envelopeBytes };
+      open.set(partition, chunk);
+    }
+    // A first entry too large alone still goes: the bus refuses it as a per-recipient message would have been.
+    chunk.entries.push(entry);
+    chunk.bytes += entryBytes;
   });
+  for (const chunk of open.values()) close(chunk);
   const profiles = [...trigger.recipients, ...(trigger.actor ? [trigger.actor] : [])];
   const audience = profiles.flatMap((recipient, index) => {
     const update = inlineProfileUpdate(workspace, recipient, messageId);

@@ -1,11 +1,10 @@
-import { TOPICS, TriggerAccepted } from '@herald/contracts';
+import { TriggerAccepted } from '@herald/contracts';
 import { runModeTargets } from '@herald/runtime';
 import { expectEventually } from '@herald/testing';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
 
 describe.each(runModeTargets())('POST /{workspace_key}/trigger/, the legacy dynamic workflow ($name)', ({ database, bus }) => {
   let t: IngestTestApp;
-  const triggers: TriggerAccepted[] = [];
   const path = (): string => `${t.workspace.workspaceKey}/trigger/`;
   const body = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     name,
@@ -18,17 +17,10 @@ describe.each(runModeTargets())('POST /{workspace_key}/trigger/, the legacy dyna
 
   beforeAll(async () => {
     t = await startIngestTestApp(database, bus);
-    await t.bus.subscribe({
-      groupId: `legacy-trigger-reader-${Date.now()}`,
-      topics: [TOPICS.triggerAccepted.name],
-      handler: async (message) => {
-        triggers.push((JSON.parse(message.value.toString('utf8')) as { payload: TriggerAccepted }).payload);
-      },
-    });
   });
   afterAll(() => t?.close());
 
-  const named = (name: string): TriggerAccepted[] => triggers.filter((trigger) => trigger.workflow === name);
+  const named = (name: string): TriggerAccepted[] => t.triggers.map((c) => c.envelope.payload as TriggerAccepted).filter((trigger) => trigger.workflow === name);
 
   it('accepts a dynamic workflow (202) as one run per user, each carrying the single-step workflow it names', async () => {
     const response = await t.call('POST', path(), body('legacy-single', { delay: 30, brand_id: 'acme', delivery: { smart: true, success: 'interaction', time_to_live: '2h', mandatory_channels: ['inbox'] } }));

@@ -1,4 +1,4 @@
-import { TOPICS } from '@herald/contracts';
+import { Envelope, TOPICS, TriggerChunkAccepted } from '@herald/contracts';
 import { expectEventually } from '@herald/testing';
 import { Subscription } from '@herald/bus';
 import { runModeTargets } from '@herald/runtime';
@@ -25,12 +25,13 @@ describe(`embedded push-back (${embedded.name})`, () => {
     // A consumer that falls behind: it handles nothing until released.
     stalled = await t.bus.subscribe({
       groupId: 'push-back-stalled-engine',
-      topics: [TOPICS.triggerAccepted.name],
+      topics: [TOPICS.triggerChunkAccepted.name],
       startFrom: 'latest',
       handler: async (message) => {
         await gate;
         const triggerId = message.headers['trigger-message-id'];
-        handled.set(triggerId, (handled.get(triggerId) ?? 0) + 1);
+        const recipients = (JSON.parse(message.value.toString('utf8')) as Envelope<TriggerChunkAccepted>).payload.recipients.length;
+        handled.set(triggerId, (handled.get(triggerId) ?? 0) + recipients);
       },
     });
   });

@@ -8,7 +8,10 @@ import {
   DefinitionChanged,
   Envelope,
   TOPICS,
+  TriggerChunkAccepted,
   envelopeOf,
+  expandTriggerChunk,
+  recipientKey,
 } from '@herald/contracts';
 import { MessageBus, MessageHeaders, partitionFor } from '@herald/bus';
 import {
@@ -40,6 +43,18 @@ export interface Captured<T = unknown> {
   readonly key: string;
   readonly headers: MessageHeaders;
   readonly envelope: Envelope<T>;
+  /** For a trigger: the chunk it came in. */
+  readonly chunk?: { readonly key: string; readonly headers: MessageHeaders; readonly message_id: string };
+}
+
+/** A chunk's recipients as the engine sees them, each with the key it would have had alone. */
+function perRecipient(key: string, headers: MessageHeaders, chunk: Envelope<TriggerChunkAccepted>): Captured[] {
+  return expandTriggerChunk(chunk).map((envelope) => ({
+    key: recipientKey(chunk.workspace_id, envelope.payload.recipient, envelope.message_id),
+    headers: { 'message-id': envelope.message_id, 'trigger-message-id': chunk.payload.message_id },
+    envelope,
+    chunk: { key, headers, message_id: chunk.message_id },
+  }));
 }
 
 export interface TestWorkspace {
@@ -57,6 +72,11 @@ export interface IngestTestApp {
   readonly workspace: TestWorkspace;
   /** A second workspace, to prove nothing crosses workspaces. */
   readonly other: TestWorkspace;
+  /**
+   * The triggers ingest accepted, one per recipient: each chunk it published, expanded as
+   * the engine expands it, with the recipient's own key and the chunk's key and id in
+   * `chunk`.
+   */
   readonly triggers: Captured[];
   readonly events: Captured[];
   readonly audience: Captured[];
@@ -93,7 +113,8 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
   const { url: databaseUrl, dispose } = await openTargetDatabase(database);
   const bus = openTargetBus(busTarget, 'ingest-test');
   await ensureHeraldTopics(bus, TEST_PARTITIONS);
-  const app = await startTestHttpApp(ingestApi, databaseUrl, { bus, secretsKey, env: options.env });
+  // Ingest groups a trigger's recipients by partition: tell it how many the topics have.
+  const app = await startTestHttpApp(ingestApi, databaseUrl, { bus, secretsKey, env: { HERALD_KAFKA_PARTITIONS: String(TEST_PARTITIONS), ...options.env } });
 
   const triggers: Captured[] = [];
   const events: Captured[] = [];
@@ -109,11 +130,12 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
       handler: async (message) => {
         const marker = message.headers[MARKER_HEADER];
         if (marker !== undefined) markersRead.add(marker);
+        else if (topic === TOPICS.triggerChunkAccepted.name) into.push(...perRecipient(message.key, message.headers, JSON.parse(message.value.toString('utf8')) as Envelope<TriggerChunkAccepted>));
         else into.push({ key: message.key, headers: message.headers, envelope: JSON.parse(message.value.toString('utf8')) as Envelope });
       },
     });
   const captured: Array<[string, Captured[]]> = [
-    [TOPICS.triggerAccepted.name, triggers],
+    [TOPICS.triggerChunkAccepted.name, triggers],
     [TOPICS.eventAccepted.name, events],
     [TOPICS.audienceChanged.name, audience],
     [TOPICS.broadcastAccepted.name, broadcasts],

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, deterministicUuid, userKey } from '@herald/contracts';
-import { MessageBus } from '@herald/bus';
+import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, TriggerChunkAccepted, deterministicUuid, expandTriggerChunk, userKey } from '@herald/contracts';
+import { DEFAULT_MAX_BATCH_MESSAGES, MessageBus } from '@herald/bus';
 import { BatchInput, EventStore, FollowUpAsk, StreamProcessor } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
@@ -89,6 +89,17 @@ export class RunHost {
   /** A trigger for one recipient starts a run of the workflow's live version. */
   async startFromTrigger(envelope: Envelope<TriggerAccepted>): Promise<void> {
     await this.startFromTriggers([envelope]);
+  }
+
+  /**
+   * Chunks of a trigger's recipients: each recipient's trigger, with the id its own
+   * message would have had, started like any other, at most as many runs per batch as
+   * a batch of single triggers holds. A redelivered chunk (a crash after some of these
+   * batches) starts nothing twice: the runs it already started ignore their trigger.
+   */
+  async startFromTriggerChunks(chunks: readonly Envelope<TriggerChunkAccepted>[]): Promise<void> {
+    const triggers = chunks.flatMap(expandTriggerChunk);
+    for (let i = 0; i < triggers.length; i += DEFAULT_MAX_BATCH_MESSAGES) await this.startFromTriggers(triggers.slice(i, i + DEFAULT_MAX_BATCH_MESSAGES));
   }
 
   /** Triggers start runs, decided and appended as one batch (see the class comment). */

@@ -6,6 +6,7 @@ import {
   AUDIENCE_CHANGED_TYPE,
   CHANNELS,
   CREDENTIALS_CHANGED_TYPE,
+  DeadLetterPayload,
   DELIVERY_OUTCOME_TYPE,
   DEFINITION_CHANGED_TYPE,
   DefinitionChanged,
@@ -22,7 +23,7 @@ import {
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDatabase, runModeTargets, startTestHttpApp } from '@herald/runtime';
-import { acceptedTrigger, expectEventually, fetchJson, openApiResponseChecker } from '@herald/testing';
+import { acceptedTrigger, acceptedTriggerChunk, expectEventually, fetchJson, openApiResponseChecker } from '@herald/testing';
 import { engineOpenApi } from '../openapi/engine-openapi';
 import { workflowEngine } from '../workflow-engine.module';
 import { RunHost } from './run-host';
@@ -352,6 +353,61 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(hooksOf(marker)).toHaveLength(1);
     expect(hooksOf(runId)).toHaveLength(1);
     expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1);
+  });
+
+  it('starts one run per recipient of a trigger chunk, once, however often the chunk and its recipients\' own messages arrive', async () => {
+    const recipients = ['cy-1', 'cy-2', 'cy-3'].map((id) => ({ kind: 'user' as const, distinct_id: id, is_transient: false, inline: true, channels: { email: [`${id}@example.com`] }, properties: {} }));
+    const chunk = acceptedTriggerChunk(workspace, 'marker', recipients, { n: 1 });
+    const messageId = (JSON.parse(chunk.message.value) as { payload: { message_id: string } }).payload.message_id;
+    // A redelivered chunk, and the first recipient's message as an older ingest would have published it.
+    await bus.publish(TOPICS.triggerChunkAccepted.name, [chunk.message, chunk.message]);
+    await bus.publish(TOPICS.triggerAccepted.name, [acceptedTrigger(workspace, 'marker', recipients[0], { n: 1 }, { messageId }).message]);
+    for (const runId of chunk.runIds) await expectEventually(() => expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
+    expect(deliveries.find((d) => d.run_id === chunk.runIds[2])).toMatchObject({ message_id: messageId, destination: { identities: ['cy-3@example.com'] } });
+
+    // A chunk behind them on their partition (same key): once its runs delivered, the duplicates were all decided.
+    const after = acceptedTriggerChunk(workspace, 'marker', recipients, {});
+    await bus.publish(TOPICS.triggerChunkAccepted.name, [chunk.message, after.message]);
+    await markerDelivered('cy-1');
+    for (const runId of after.runIds) await expectEventually(() => expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
+    for (const runId of chunk.runIds) expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1);
+    const started = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM engine.stream_events WHERE type = 'run.started.v1' AND stream_id = ANY($1::text[])`, [
+      chunk.runIds.map((runId) => `run:${workspace}:${runId}`),
+    ]);
+    expect(started).toEqual([{ n: 3 }]);
+  });
+
+  it('dead-letters a poison trigger chunk alone, and the chunk behind it on its partition starts its runs', async () => {
+    const letters: DeadLetterPayload[] = [];
+    const reader = await bus.subscribe({
+      groupId: `dlt-reader-${randomUUID()}`,
+      topics: [TOPICS.deadLetter.name],
+      handler: async (message) => {
+        letters.push(JSON.parse(message.value.toString('utf8')) as DeadLetterPayload);
+      },
+    });
+    try {
+      const user = (id: string) => ({ kind: 'user' as const, distinct_id: id, is_transient: false, inline: true, channels: { email: [`${id}@example.com`] }, properties: {} });
+      const invalid = acceptedTriggerChunk(workspace, 'marker', [user('dot-1'), user('dot-2')], {});
+      const broken = JSON.parse(invalid.message.value) as { payload: { recipients: Array<{ recipient: { kind: string } }> } };
+      broken.payload.recipients[1].recipient.kind = 'robot';
+      // Valid JSON that Postgres cannot store (a NUL in jsonb): fails the batch, then alone.
+      const unstorable = acceptedTriggerChunk(workspace, 'marker', [user('dot-1'), user('dot-3')], { note: 'a\u0000b' });
+      const healthy = acceptedTriggerChunk(workspace, 'marker', [user('dot-1'), user('dot-4')], {});
+      await bus.publish(TOPICS.triggerChunkAccepted.name, [{ key: invalid.message.key, value: JSON.stringify(broken) }, unstorable.message, healthy.message]);
+
+      for (const runId of healthy.runIds) await expectEventually(() => expect(deliveries.filter((d) => d.run_id === runId)).toHaveLength(1), { timeoutMs: 30_000 });
+      const mine = (): DeadLetterPayload[] => letters.filter((l) => l.source_topic.endsWith(TOPICS.triggerChunkAccepted.name) && l.key === invalid.message.key);
+      await expectEventually(() => expect(mine()).toHaveLength(2), { timeoutMs: 30_000 });
+      expect(mine().map((l) => l.reason_code).sort()).toEqual(['invalid_payload', 'unprocessable']);
+      expect(mine().find((l) => l.reason_code === 'invalid_payload')?.errors).toEqual([{ path: 'payload.recipients[1].recipient.kind', message: 'must be user or object' }]);
+      const started = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM engine.stream_events WHERE type = 'run.started.v1' AND stream_id = ANY($1::text[])`, [
+        [...invalid.runIds, ...unstorable.runIds].map((runId) => `run:${workspace}:${runId}`),
+      ]);
+      expect(started).toEqual([{ n: 0 }]);
+    } finally {
+      await reader.stop();
+    }
   });
 
   it('takes the default branch when no condition holds, without calling the webhook', async () => {
