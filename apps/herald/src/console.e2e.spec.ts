@@ -184,7 +184,8 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     expect(timeline).toContain('branch.taken.v1');
     expect(timeline).toContain('branch paying · plan == "pro": "pro" → true');
     expect(timeline).toContain('send email');
-    expect(await page.locator('table.messages').textContent()).toMatch(/Mail.*email.*triggered.*1.*smtp/);
+    // The vendor refuses every attempt, so how many were made by now depends on the retry schedule.
+    expect(await page.locator('table.messages').textContent()).toMatch(/Mail.*email.*triggered[1-9]\d*smtp/);
     await screenshot('3-run-timeline');
 
     // Messages: the failed delivery and its reason.
