@@ -61,6 +61,7 @@ interface Options {
   readonly skipLatency: boolean;
   readonly json: boolean;
   readonly cpuProfileDir?: string;
+  readonly tableStats: boolean;
   readonly brokers: string;
   readonly databaseUrl: string;
 }
@@ -76,6 +77,7 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --round-timeout N       seconds a round may take before the bench fails (default 300)
   --max-seconds N         hard limit for the whole run (default 1800)
   --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
+  --table-stats           per round, the tables' scans and row changes per delivery (pg_stat_user_tables)
   --json                  one JSON line after the tables
 
 Needs HERALD_TEST_KAFKA_BROKERS and HERALD_BENCH_DATABASE_URL (or HERALD_TEST_DATABASE_URL).`;
@@ -86,7 +88,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help') return undefined;
-    if (arg === '--json') flags.add(arg);
+    if (arg === '--json' || arg === '--table-stats') flags.add(arg);
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
@@ -114,6 +116,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     skipLatency: latencySeconds === 0,
     json: flags.has('--json'),
     cpuProfileDir: values.get('--cpu-prof'),
+    tableStats: flags.has('--table-stats'),
     brokers,
     databaseUrl,
   };
@@ -241,6 +244,35 @@ async function transactions(db: Client): Promise<number> {
   benchStatements++;
   const result = await db.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
   return Number(result.rows[0].n);
+}
+
+/** Per-table activity counters of the run's database (statements on a table's rows, by kind). */
+type TableStats = Map<string, { scans: number; inserted: number; updated: number; deleted: number }>;
+
+async function tableStats(db: Client): Promise<TableStats> {
+  benchStatements++;
+  const result = await db.query<{ name: string; scans: string; inserted: string; updated: string; deleted: string }>(
+    `SELECT schemaname || '.' || relname AS name, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans, n_tup_ins AS inserted, n_tup_upd AS updated, n_tup_del AS deleted FROM pg_stat_user_tables`,
+  );
+  return new Map(result.rows.map((r) => [r.name, { scans: Number(r.scans), inserted: Number(r.inserted), updated: Number(r.updated), deleted: Number(r.deleted) }]));
+}
+
+/** The tables that changed most between two readings, per delivery: where a round's statements went. */
+function tableStatsPerDelivery(before: TableStats, after: TableStats, deliveries: number): string {
+  const rows: Array<[string, number, string]> = [];
+  for (const [name, a] of after) {
+    const b = before.get(name) ?? { scans: 0, inserted: 0, updated: 0, deleted: 0 };
+    const d = { scans: a.scans - b.scans, inserted: a.inserted - b.inserted, updated: a.updated - b.updated, deleted: a.deleted - b.deleted };
+    const total = d.scans + d.inserted + d.updated + d.deleted;
+    if (total === 0) continue;
+    const per = (n: number): string => (n / deliveries).toFixed(2);
+    rows.push([name, total, `${name} scans ${per(d.scans)} ins ${per(d.inserted)} upd ${per(d.updated)} del ${per(d.deleted)}`]);
+  }
+  return rows
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 12)
+    .map((r) => r[2])
+    .join('; ');
 }
 
 /** Inbox rows whose body is `flow <prefix>...`, with `created_at` in ms since the epoch. */
@@ -389,6 +421,7 @@ async function throughputRound(
   let measured: Omit<Round, 'transactionsPerDelivery'>;
   let transactionsAtStart: number;
   let benchStatementsAtStart: number;
+  let tablesAtStart: TableStats | undefined;
   try {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
     await drain(`probe p${round}-`);
@@ -417,6 +450,7 @@ async function throughputRound(
       bench: () => [process.pid],
     });
     transactionsAtStart = await transactions(db);
+    tablesAtStart = options.tableStats ? await tableStats(db) : undefined;
     benchStatementsAtStart = benchStatements;
     const publishedAt = performance.timeOrigin + performance.now();
     for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
@@ -464,6 +498,7 @@ async function throughputRound(
   await sleep(11_000);
   const roundTransactions = (await transactions(db)) - transactionsAtStart - (benchStatements - benchStatementsAtStart);
   const transactionsPerDelivery = roundTransactions / measured.deliveries;
+  if (tablesAtStart) progress(`${label}: table activity per delivery (rows read by scans not counted): ${tableStatsPerDelivery(tablesAtStart, await tableStats(db), measured.deliveries)}`);
   progress(`${label}: ${transactionsPerDelivery.toFixed(2)} Postgres transactions per delivery (every service, the bench's own subtracted)`);
   return { ...measured, transactionsPerDelivery };
 }
