@@ -15,7 +15,8 @@
 // round's rows of `dispatch.inbox_messages` until all N are stored. Deliveries/s is N
 // over the time from the first publish to the last row's `created_at`; CPU-seconds
 // per delivery is the utime + stime (from /proc/<pid>/stat) the engine and dispatcher
-// processes used over the same window, divided by N.
+// processes used from the first publish until the pipeline drained (no outbox row, no
+// consumer lag: the outcomes that follow each row are the round's work too), divided by N.
 //
 // Latency: one replica of each, triggers paced at --rate through `POST /trigger/` for
 // --latency-seconds; each trigger's latency runs from its 202 to its inbox row's
@@ -29,10 +30,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { Admin, Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { TOPICS } from '@herald/contracts';
 import { KafkaBus, NamespacedBus, OutgoingMessage } from '@herald/bus';
-import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, heraldEnv, startNodeEntrypoint, uniqueName, waitUntilReady } from '@herald/testing';
+import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, heraldEnv, startNodeEntrypoint, startProcess, uniqueName, waitUntilReady } from '@herald/testing';
 import { deleteNamespace } from '../startup/distributed-startup';
 import {
   BenchError,
@@ -58,6 +60,8 @@ interface Options {
   readonly maxSeconds: number;
   readonly skipLatency: boolean;
   readonly json: boolean;
+  readonly cpuProfileDir?: string;
+  readonly tableStats: boolean;
   readonly brokers: string;
   readonly databaseUrl: string;
 }
@@ -72,6 +76,8 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --settle-seconds N      wait after a round's probe, for consumer groups to settle (default 5)
   --round-timeout N       seconds a round may take before the bench fails (default 300)
   --max-seconds N         hard limit for the whole run (default 1800)
+  --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
+  --table-stats           per round, the tables' scans and row changes per delivery (pg_stat_user_tables)
   --json                  one JSON line after the tables
 
 Needs HERALD_TEST_KAFKA_BROKERS and HERALD_BENCH_DATABASE_URL (or HERALD_TEST_DATABASE_URL).`;
@@ -82,11 +88,11 @@ function parseOptions(argv: readonly string[]): Options | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help') return undefined;
-    if (arg === '--json') flags.add(arg);
+    if (arg === '--json' || arg === '--table-stats') flags.add(arg);
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
-  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--round-timeout', '--max-seconds'];
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--round-timeout', '--max-seconds', '--cpu-prof'];
   for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
   const number = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -109,6 +115,8 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     maxSeconds: number('--max-seconds', 1800, 60),
     skipLatency: latencySeconds === 0,
     json: flags.has('--json'),
+    cpuProfileDir: values.get('--cpu-prof'),
+    tableStats: flags.has('--table-stats'),
     brokers,
     databaseUrl,
   };
@@ -130,6 +138,9 @@ interface Service {
   readonly process: RunningProcess;
   readonly url: string;
 }
+
+/** The services whose replicas a round varies, profiled with --cpu-prof. */
+const profiled = new Set(['workflow-engine', 'channel-dispatchers']);
 
 class Deployment {
   private readonly secretsKey = randomBytes(32).toString('base64');
@@ -159,7 +170,13 @@ class Deployment {
         HERALD_BOOTSTRAP_WORKSPACE_SECRET: this.credentials.workspaceSecret,
         HERALD_BOOTSTRAP_API_KEY: this.credentials.apiKey,
       });
-      started.push({ process: startNodeEntrypoint(`${service}#${i + 1}`, `apps/${service}/src/main.ts`, env), url: `http://127.0.0.1:${port}/` });
+      const name = `${service}#${i + 1}`;
+      const entrypoint = `apps/${service}/src/main.ts`;
+      const child =
+        this.options.cpuProfileDir && profiled.has(service)
+          ? startProcess(name, process.execPath, ['--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfileDir}`, '-r', './tools/register.js', entrypoint], env)
+          : startNodeEntrypoint(name, entrypoint, env);
+      started.push({ process: child, url: `http://127.0.0.1:${port}/` });
     }
     await Promise.all(started.map((s) => waitUntilReady(s.process, s.url, 120_000)));
     return started;
@@ -229,6 +246,35 @@ async function transactions(db: Client): Promise<number> {
   return Number(result.rows[0].n);
 }
 
+/** Per-table activity counters of the run's database (statements on a table's rows, by kind). */
+type TableStats = Map<string, { scans: number; inserted: number; updated: number; deleted: number }>;
+
+async function tableStats(db: Client): Promise<TableStats> {
+  benchStatements++;
+  const result = await db.query<{ name: string; scans: string; inserted: string; updated: string; deleted: string }>(
+    `SELECT schemaname || '.' || relname AS name, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans, n_tup_ins AS inserted, n_tup_upd AS updated, n_tup_del AS deleted FROM pg_stat_user_tables`,
+  );
+  return new Map(result.rows.map((r) => [r.name, { scans: Number(r.scans), inserted: Number(r.inserted), updated: Number(r.updated), deleted: Number(r.deleted) }]));
+}
+
+/** The tables that changed most between two readings, per delivery: where a round's statements went. */
+function tableStatsPerDelivery(before: TableStats, after: TableStats, deliveries: number): string {
+  const rows: Array<[string, number, string]> = [];
+  for (const [name, a] of after) {
+    const b = before.get(name) ?? { scans: 0, inserted: 0, updated: 0, deleted: 0 };
+    const d = { scans: a.scans - b.scans, inserted: a.inserted - b.inserted, updated: a.updated - b.updated, deleted: a.deleted - b.deleted };
+    const total = d.scans + d.inserted + d.updated + d.deleted;
+    if (total === 0) continue;
+    const per = (n: number): string => (n / deliveries).toFixed(2);
+    rows.push([name, total, `${name} scans ${per(d.scans)} ins ${per(d.inserted)} upd ${per(d.updated)} del ${per(d.deleted)}`]);
+  }
+  return rows
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 12)
+    .map((r) => r[2])
+    .join('; ');
+}
+
 /** Inbox rows whose body is `flow <prefix>...`, with `created_at` in ms since the epoch. */
 async function inboxRows(db: Client, prefix: string): Promise<Array<{ body: string; at: number }>> {
   benchStatements++;
@@ -263,6 +309,51 @@ async function waitForCount(db: Client, prefix: string, expected: number, timeou
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Rows waiting in the services' outboxes (every schema's `outbox` table). */
+async function outboxRows(db: Client): Promise<number> {
+  benchStatements++;
+  const tables = await db.query<{ name: string }>(`SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables WHERE table_name = 'outbox'`);
+  if (tables.rows.length === 0) return 0;
+  benchStatements++;
+  const result = await db.query<{ n: string }>(`SELECT ${tables.rows.map((t) => `(SELECT count(*) FROM ${t.name})`).join(' + ')} AS n`);
+  return Number(result.rows[0].n);
+}
+
+/** Messages the namespace's live consumer groups have not consumed yet (committed offset to the partition's end). */
+async function consumerLag(admin: Admin, namespace: string): Promise<number> {
+  const ids = (await admin.listGroups()).groups.map((g) => g.groupId).filter((id) => id.startsWith(`${namespace}.`));
+  // Groups of stopped processes (earlier rounds' inbox streams) keep offsets nobody will move.
+  const live = (await admin.describeGroups(ids)).groups.filter((g) => g.members.length > 0).map((g) => g.groupId);
+  const ends = new Map<string, Map<number, number>>();
+  let lag = 0;
+  for (const groupId of live) {
+    for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
+      let end = ends.get(topic);
+      if (end === undefined) ends.set(topic, (end = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]))));
+      for (const { partition, offset } of partitions) if (Number(offset) >= 0) lag += Math.max(0, (end.get(partition) ?? 0) - Number(offset));
+    }
+  }
+  return lag;
+}
+
+/**
+ * Waits until the round's work is all done, not only its inbox rows: a delivery goes on
+ * after its row (the outcome travels back to the engine, which records it in the run),
+ * and what a round leaves undone would otherwise be measured in the next round's idle
+ * time and window. Done: no outbox row and no consumer lag, twice in a row (a handler
+ * writes its outbox rows before its offset is committed).
+ */
+async function waitForDrain(db: Client, admin: Admin, namespace: string, timeoutMs: number, label: string): Promise<void> {
+  const started = performance.now();
+  for (let clean = 0; clean < 2; ) {
+    const rows = await outboxRows(db);
+    const lag = rows === 0 ? await consumerLag(admin, namespace) : -1;
+    clean = rows === 0 && lag === 0 ? clean + 1 : 0;
+    if (performance.now() - started > timeoutMs) throw new BenchError(`${label}: not drained after ${Math.round(timeoutMs / 1000)} s (${rows} outbox rows, lag ${lag})`);
+    if (clean < 2) await sleep(250);
+  }
+}
+
 /** A trigger through the API until one is accepted and its inbox row is stored: the round's processes work. */
 async function probe(db: Client, agent: http.Agent, ingestUrl: URL, apiKey: string, tag: string): Promise<void> {
   const deadline = Date.now() + 120_000;
@@ -284,6 +375,8 @@ interface Round {
   readonly replicas: number;
   readonly deliveries: number;
   readonly seconds: number;
+  /** From the first publish until the pipeline drained (see waitForDrain): the CPU window. */
+  readonly drainedSeconds: number;
   readonly deliveriesPerS: number;
   /** CPU-seconds per delivery, by group. */
   readonly cpuMsPerDelivery: { engine: number; dispatchers: number; both: number; bothNetOfIdle: number; ingest: number; postgres: number; kafka: number; bench: number };
@@ -314,6 +407,7 @@ async function throughputRound(
   deployment: Deployment,
   db: Client,
   bus: NamespacedBus,
+  drain: (label: string) => Promise<void>,
   agent: http.Agent,
   ingest: Service,
   options: Options,
@@ -327,8 +421,10 @@ async function throughputRound(
   let measured: Omit<Round, 'transactionsPerDelivery'>;
   let transactionsAtStart: number;
   let benchStatementsAtStart: number;
+  let tablesAtStart: TableStats | undefined;
   try {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
+    await drain(`probe p${round}-`);
     // Idle: what the round's processes cost with nothing to do, over the settle time.
     const idleMeter = cpuSecondsMeter({ engine: pidsOf(() => engines), dispatchers: pidsOf(() => dispatchers) });
     const idleStarted = performance.now();
@@ -354,23 +450,28 @@ async function throughputRound(
       bench: () => [process.pid],
     });
     transactionsAtStart = await transactions(db);
+    tablesAtStart = options.tableStats ? await tableStats(db) : undefined;
     benchStatementsAtStart = benchStatements;
     const publishedAt = performance.timeOrigin + performance.now();
     for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
     progress(`${label}: ${options.triggers} triggers published to the ingress in ${(performance.timeOrigin + performance.now() - publishedAt).toFixed(0)} ms`);
     await waitForCount(db, tag, options.triggers, options.roundTimeoutS * 1000, label);
+    await drain(label);
+    const drainedAt = performance.timeOrigin + performance.now();
     const cpu = meter();
     const rows = await inboxRows(db, tag);
     const lastAt = Math.max(...rows.map((r) => r.at));
     const seconds = (lastAt - publishedAt) / 1000;
     const per = (s: number): number => (s * 1000) / rows.length;
     // The processes' fixed cost (heartbeats, fetch loops, pollers) over the round, as measured idle.
-    const idleOverRound = ((idlePercent.engine + idlePercent.dispatchers) / 100) * seconds;
+    const drainedSeconds = (drainedAt - publishedAt) / 1000;
+    const idleOverRound = ((idlePercent.engine + idlePercent.dispatchers) / 100) * drainedSeconds;
     measured = {
       round,
       replicas,
       deliveries: rows.length,
       seconds,
+      drainedSeconds,
       deliveriesPerS: rows.length / seconds,
       cpuMsPerDelivery: {
         engine: per(cpu.engine),
@@ -387,7 +488,7 @@ async function throughputRound(
     };
     const result = measured;
     progress(
-      `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
+      `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s, drained after ${drainedSeconds.toFixed(1)} s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
         `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; load ${load}`,
     );
   } finally {
@@ -397,6 +498,7 @@ async function throughputRound(
   await sleep(11_000);
   const roundTransactions = (await transactions(db)) - transactionsAtStart - (benchStatements - benchStatementsAtStart);
   const transactionsPerDelivery = roundTransactions / measured.deliveries;
+  if (tablesAtStart) progress(`${label}: table activity per delivery (rows read by scans not counted): ${tableStatsPerDelivery(tablesAtStart, await tableStats(db), measured.deliveries)}`);
   progress(`${label}: ${transactionsPerDelivery.toFixed(2)} Postgres transactions per delivery (every service, the bench's own subtracted)`);
   return { ...measured, transactionsPerDelivery };
 }
@@ -536,15 +638,18 @@ async function main(): Promise<number> {
   const bus = new NamespacedBus(new KafkaBus({ brokers: options.brokers.split(','), clientId: 'herald-bench-flow' }), namespace);
   const singles: Service[] = [];
   const db = new Client({ connectionString: database.url });
+  const admin = new Kafka({ clientId: 'herald-bench-flow-drain', brokers: options.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
   try {
     progress(`database ${database.url.replace(/^.*\//, '')}, namespace ${namespace}; load ${loadAverage()}`);
     for (const service of ['management-api', 'ingest-api', 'preference-service']) singles.push(...(await deployment.start(service, 1)));
     const [management, ingest] = singles;
     await createWorkflow(management.url, credentials.serviceToken);
     await db.connect();
+    await admin.connect();
+    const drain = (label: string): Promise<void> => waitForDrain(db, admin, namespace, options.roundTimeoutS * 1000, label);
     const rounds: Round[] = [];
     for (let round = 1; round <= options.rounds * 2; round++) {
-      rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
+      rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, drain, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
     }
     const latency = options.skipLatency ? undefined : await Promise.race([interrupted, latencyPhase(deployment, db, agent, ingest, options)]);
     report(rounds, latency, options);
@@ -552,6 +657,7 @@ async function main(): Promise<number> {
   } finally {
     agent.destroy();
     await db.end().catch(() => undefined);
+    await admin.disconnect().catch(() => undefined);
     await bus.close().catch(() => undefined);
     await stopAll(singles);
     await database.drop().catch((error: unknown) => progress(`could not drop the database: ${String(error)}`));

@@ -31,6 +31,7 @@ import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../messag
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { ConsumerLag } from './consumer-lag';
+import { applyRequestQueueFix } from './request-queue-fix';
 
 export interface KafkaBusLogger {
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -84,6 +85,8 @@ export class KafkaBus implements MessageBus {
   private readonly requestBytes: number;
 
   constructor(private readonly options: KafkaBusOptions) {
+    // Without it every broker connection spins a 1 ms timer (see request-queue-fix.ts).
+    applyRequestQueueFix();
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],

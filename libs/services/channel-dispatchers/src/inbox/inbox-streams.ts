@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { INBOX_UPDATED_TYPE, InboxUpdated, TOPICS, parseEnvelope, parseInboxUpdated, userKey } from '@herald/contracts';
+import { IncomingMessage } from '@herald/bus';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DEFAULT_TENANT, InboxOwner } from './inbox-store';
 
@@ -54,12 +55,10 @@ export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
       groupId: `herald.dispatch.inbox-streams.${randomUUID()}`,
       topics: [TOPICS.inboxUpdated.name],
       startFrom: 'latest',
-      handler: async (message) => {
-        // Only news for open pages: a message that does not parse is skipped, never retried.
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok || envelope.value.type !== INBOX_UPDATED_TYPE) return;
-        const parsed = parseInboxUpdated(envelope.value.payload);
-        if (parsed.ok) this.deliver(parsed.value);
+      handler: async (message) => this.read(message),
+      // Every replica reads every update: a partition's batch at a time, one commit for it.
+      batchHandler: async (messages) => {
+        for (const message of messages) this.read(message);
       },
     });
     this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
@@ -94,6 +93,17 @@ export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
     for (const streams of this.bySubscriber.values()) for (const stream of streams) stream.sink.end();
     this.bySubscriber.clear();
     this.perKey.clear();
+  }
+
+  /** Only news for open pages: a message that does not parse is skipped, never retried. */
+  private read(message: IncomingMessage): void {
+    // Keyed by recipient as the streams are (`userKey`): most updates concern no page open
+    // on this replica, and are passed over without being parsed.
+    if (!this.bySubscriber.has(message.key)) return;
+    const envelope = parseEnvelope(message.value);
+    if (!envelope.ok || envelope.value.type !== INBOX_UPDATED_TYPE) return;
+    const parsed = parseInboxUpdated(envelope.value.payload);
+    if (parsed.ok) this.deliver(parsed.value);
   }
 
   private deliver(update: InboxUpdated): void {

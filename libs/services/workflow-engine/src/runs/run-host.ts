@@ -44,8 +44,8 @@ const ACCUMULATOR_SNAPSHOT_EVERY = 50;
  * transaction, decide again on a lost race), and logs what the run did. A redelivered
  * input decides nothing new, because the interpreter ignores what its log already holds.
  *
- * Triggers, events and fired timers come in batches (one partition's messages at a
- * time): the contexts of the whole batch are loaded together (definitions from the
+ * Triggers, events, fired timers and delivery outcomes come in batches (one partition's
+ * messages at a time): the contexts of the whole batch are loaded together (definitions from the
  * per-process cache, the audience in one statement), and the batch is decided and
  * appended at once (`StreamProcessor.processBatch`: one read of every stream, one
  * transaction for every stream's events, effects and projection rows).
@@ -208,9 +208,24 @@ export class RunHost {
   }
 
   async deliveryOutcome(workspaceId: string, outcome: DeliveryOutcome): Promise<void> {
-    const streamId = runStreamId(workspaceId, outcome.run_id);
-    const context = await this.contextOfStream(streamId);
-    if (context) await this.step(streamId, { type: 'delivery_outcome', outcome, context });
+    await this.deliveryOutcomes([{ workspaceId, outcome }]);
+  }
+
+  /**
+   * Delivery outcomes as one batch, as fired timers: the runs' streams are read once, for
+   * their contexts and their decisions. Every delivery sends one back, so one at a time
+   * they cost the engine more transactions than the triggers that started the runs.
+   */
+  async deliveryOutcomes(outcomes: ReadonlyArray<{ readonly workspaceId: string; readonly outcome: DeliveryOutcome }>): Promise<void> {
+    const streamIds = outcomes.map(({ workspaceId, outcome }) => runStreamId(workspaceId, outcome.run_id));
+    const loaded = await this.processor.loadMany([...new Set(streamIds)]);
+    const contexts = await this.contextsOfStates(new Map([...loaded].map(([streamId, stream]) => [streamId, stream.state])));
+    const items: Array<BatchInput<RunInput>> = [];
+    outcomes.forEach(({ outcome }, i) => {
+      const context = contexts.get(streamIds[i]);
+      if (context) items.push({ streamId: streamIds[i], input: { type: 'delivery_outcome', outcome, context } });
+    });
+    await this.stepBatch(items, loaded);
   }
 
   /** A run cancelled at a batch or digest node also leaves its accumulator: see step() and leaveAccumulator(). */

@@ -23,9 +23,10 @@ const CHUNKS_PER_BATCH = 100;
  * run's recipient; two inputs of one run handled at once by two members (during a
  * rebalance) meet at the stream's expected position, and the loser decides again.
  * Invalid messages go to the dead-letter topic; a failing step is retried by the bus.
- * Triggers, events and fired timers are consumed in batches (a partition's messages at
- * a time, see RunHost); a batch that fails for another reason than an outage is split
- * into single messages, so one poison input is dead-lettered alone.
+ * Triggers, events, fired timers and delivery outcomes are consumed in batches (a
+ * partition's messages at a time, see RunHost); a batch that fails for another reason
+ * than an outage is split into single messages, so one poison input is dead-lettered
+ * alone.
  *
  * Triggers come on two topics: ingest's fan-out in chunks of recipients
  * (`notify.trigger.chunk_accepted.v1`, expanded here into the per-recipient triggers
@@ -69,11 +70,11 @@ export class RunInputsConsumer implements OnApplicationBootstrap {
       parsePayload: parseTimerFired,
       handleBatch: (timers) => this.runs.timersFired(timers.map(({ payload }) => ({ streamId: payload.stream_id, timerId: payload.timer_id }))),
     });
-    await this.consumers.consume([TOPICS.deliveryOutcome.name], {
+    await this.consumers.consumeBatches([TOPICS.deliveryOutcome.name], {
       groupId: 'herald.engine.outcomes',
       type: DELIVERY_OUTCOME_TYPE,
       parsePayload: parseDeliveryOutcome,
-      handle: (outcome, envelope) => this.runs.deliveryOutcome(envelope.workspace_id, outcome),
+      handleBatch: (outcomes) => this.runs.deliveryOutcomes(outcomes.map(({ envelope, payload }) => ({ workspaceId: envelope.workspace_id, outcome: payload }))),
     });
   }
 }

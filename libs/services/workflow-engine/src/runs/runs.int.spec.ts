@@ -471,6 +471,28 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(await call('GET', 'v1/message/?status[]=failed')).toMatchObject({ status: 400, body: { detail: expect.stringContaining('must be one of triggered, delivery_failed') } });
   });
 
+  it('records outcomes that arrive together (one batch), each on its own run, passing over one of an unknown run', async () => {
+    const runs = [await trigger('onboarding', 'o1', { plan: 'free' }), await trigger('onboarding', 'o2', { plan: 'free' })];
+    await expectEventually(async () => expect((await call('GET', 'v1/message/?workflow_slug=onboarding&recipient_id[]=o1&recipient_id[]=o2')).body).toMatchObject({ meta: { count: 2 } }), { timeoutMs: 30_000 });
+    const messages = ((await call('GET', 'v1/message/?workflow_slug=onboarding&recipient_id[]=o1&recipient_id[]=o2')).body as { results: Array<{ message_id: string; execution_id: string }> }).results;
+    const of = (runId: string) => messages.find((m) => m.execution_id === runId)!;
+    const outcome = (runId: string, deliveryId: string, status: string) => {
+      const value = { delivery_id: deliveryId, run_id: runId, message_id: 'x', workspace_slug: 'staging', channel: 'email', status, vendor: 'email/smtp', at: new Date().toISOString() };
+      // One key: one partition, so the bus hands the outcomes over as one batch.
+      return { key: `${workspace}:outcomes`, value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, 1, randomUUID(), workspace, new Date(), value)) };
+    };
+    await bus.publish(TOPICS.deliveryOutcome.name, [
+      outcome(runs[0], of(runs[0]).message_id, 'sent_by_vendor'),
+      outcome(randomUUID(), randomUUID(), 'sent_by_vendor'),
+      outcome(runs[1], of(runs[1]).message_id, 'sent_by_vendor'),
+      outcome(runs[0], of(runs[0]).message_id, 'delivered'),
+    ]);
+    await expectEventually(async () => {
+      const statuses = ((await call('GET', 'v1/message/?workflow_slug=onboarding&recipient_id[]=o1&recipient_id[]=o2')).body as { results: Array<{ execution_id: string; status: string }> }).results;
+      expect(Object.fromEntries(statuses.map((m) => [m.execution_id, m.status]))).toEqual({ [runs[0]]: 'delivered', [runs[1]]: 'sent_by_vendor' });
+    });
+  });
+
   it('cancels a waiting run by execution_id, deletes its timer, and shows it in the run log', async () => {
     const runId = await trigger('slow', 'sam', {});
     await expectEventually(async () => expect(await eventTypes(runId)).toContain('timer.scheduled.v1'));
