@@ -1,7 +1,9 @@
 // Benchmark of channel-dispatchers: delivery commands dispatched per second, per channel
 // and vendor, through the whole service path (bus consumer, ledger claim in Postgres,
 // rendering, the vendor call through the guarded outbound client or nodemailer, the
-// outcome through the outbox and its relay) against local vendor servers:
+// outcome through the outbox and its relay) against local vendor servers, which run in
+// a child process of their own (vendor-servers.ts: a vendor is another system, so its
+// CPU is not charged to Herald or to the peer):
 //
 //   email/smtp      a local SMTP server (smtp-server, AUTH PLAIN, no TLS)
 //   email/sendgrid  a local HTTP server answering 202 as SendGrid does
@@ -18,9 +20,10 @@
 // directly; HTTP vendors: a bare keep-alive node:http client posting the vendor's request
 // shape. Both keep the same number of sends in flight as the dispatcher's per-vendor
 // bound. The table gives Herald's rate over the peer's, and the CPU each spent per
-// message: this process's (service, vendor server and bench together) and, with a local
-// Postgres, its backends' for the service's database. On a shared machine the rates move
-// with the load; the CPU per message much less, so it says what the pipeline costs.
+// message: this process's (the service and the bench's outcome consumer; the peer's:
+// its client) and, with a local Postgres, its backends' for the service's database; and
+// the vendor servers' process, apart. On a shared machine the rates move with the load;
+// the CPU per message much less, so it says what the pipeline costs.
 //
 // The service runs in this process on the in-process bus, with its database on the
 // Postgres of HERALD_BENCH_DATABASE_URL (a temporary database, dropped at the end) or on
@@ -29,10 +32,12 @@
 // stderr at least once a second; the Markdown table (and, with --json, one JSON line)
 // to stdout. Figures and goals live in bench/RESULTS.md, never in tests.
 
+import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
@@ -53,10 +58,9 @@ import { createOutboundHttp } from '@herald/outbound-http';
 import { ChannelDispatchersModule, channelDispatchers } from '@herald/channel-dispatchers';
 import { DEFAULT_DISPATCH_OPTIONS } from '../../libs/services/channel-dispatchers/src/dispatch/dispatch-options';
 import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
-import { LocalSmtpServer } from '../../libs/services/channel-dispatchers/src/testing/local-smtp-server';
-import { RecordingServer } from '../../libs/services/channel-dispatchers/src/testing/recording-server';
 import { SMTP_CONNECTIONS } from '../../libs/services/channel-dispatchers/src/vendors/email/smtp-vendor';
 import { smtpSocket } from '../../libs/services/channel-dispatchers/src/vendors/email/smtp-socket';
+import type { VendorServersCommand, VendorServersMessage } from './vendor-servers';
 
 // ---------------------------------------------------------------------------------
 // Options
@@ -159,10 +163,51 @@ interface PeerSender {
   close(): void;
 }
 
+/** The local vendor servers, running in a child process (vendor-servers.ts). */
 interface VendorServers {
-  readonly smtp: LocalSmtpServer;
-  readonly sendgrid: RecordingServer;
-  readonly twilio: RecordingServer;
+  readonly smtpPort: number;
+  readonly sendgridUrl: string;
+  readonly twilioUrl: string;
+  /** The CPU the vendor servers' process has used so far, in microseconds. */
+  cpuMicros(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startVendorServers(): Promise<VendorServers> {
+  const child: ChildProcess = fork(path.join(__dirname, 'vendor-servers.ts'), [], {
+    execArgv: ['-r', path.join(__dirname, '..', '..', 'tools', 'register.js')],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const command = (message: VendorServersCommand): void => void child.send(message);
+  const next = <K extends VendorServersMessage['kind']>(kind: K): Promise<Extract<VendorServersMessage, { kind: K }>> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: VendorServersMessage): void => {
+        if (message.kind !== kind) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message as Extract<VendorServersMessage, { kind: K }>);
+      };
+      const onExit = (code: number | null): void => reject(new Error(`the vendor servers' process exited (${code ?? 'signal'})`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const ready = await next('ready');
+  return {
+    smtpPort: ready.smtpPort,
+    sendgridUrl: ready.sendgridUrl,
+    twilioUrl: ready.twilioUrl,
+    cpuMicros: async () => {
+      const answer = next('cpu');
+      command({ kind: 'cpu' });
+      return (await answer).micros;
+    },
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      command({ kind: 'close' });
+      await exited;
+    },
+  };
 }
 
 function benchCases(servers: VendorServers): BenchCase[] {
@@ -175,18 +220,18 @@ function benchCases(servers: VendorServers): BenchCase[] {
       content: email,
       identity: 'ada@example.com',
       announcement: {
-        credentials: { host: '127.0.0.1', port: servers.smtp.port, secure: false, username: 'mailer', password: 'secret', from: 'Acme <noreply@acme.test>' },
+        credentials: { host: '127.0.0.1', port: servers.smtpPort, secure: false, username: 'mailer', password: 'secret', from: 'Acme <noreply@acme.test>' },
       },
-      peer: smtpPeer(servers.smtp.port),
+      peer: smtpPeer(servers.smtpPort),
     },
     {
       channel: 'email',
       vendor: 'sendgrid',
       content: email,
       identity: 'ada@example.com',
-      announcement: { credentials: { api_key: 'SG.bench' }, baseUrl: servers.sendgrid.url, settings: { from: 'noreply@acme.test' } },
-      guardedPeer: guardedHttpPeer(servers.sendgrid.url, '/v3/mail/send', 'application/json'),
-      peer: httpPeer(servers.sendgrid.url, '/v3/mail/send', 'application/json', () =>
+      announcement: { credentials: { api_key: 'SG.bench' }, baseUrl: servers.sendgridUrl, settings: { from: 'noreply@acme.test' } },
+      guardedPeer: guardedHttpPeer(servers.sendgridUrl, '/v3/mail/send', 'application/json'),
+      peer: httpPeer(servers.sendgridUrl, '/v3/mail/send', 'application/json', () =>
         JSON.stringify({
           personalizations: [{ to: [{ email: 'ada@example.com' }] }],
           from: { email: 'noreply@acme.test' },
@@ -203,9 +248,9 @@ function benchCases(servers: VendorServers): BenchCase[] {
       vendor: 'twilio',
       content: { text: 'Hi {{name}}, your code is 1234' },
       identity: '+4915112345678',
-      announcement: { credentials: { account_sid: twilioSid, auth_token: 'tw-bench', from: '+14155550100' }, baseUrl: servers.twilio.url },
-      guardedPeer: guardedHttpPeer(servers.twilio.url, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded'),
-      peer: httpPeer(servers.twilio.url, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded', () =>
+      announcement: { credentials: { account_sid: twilioSid, auth_token: 'tw-bench', from: '+14155550100' }, baseUrl: servers.twilioUrl },
+      guardedPeer: guardedHttpPeer(servers.twilioUrl, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded'),
+      peer: httpPeer(servers.twilioUrl, `/2010-04-01/Accounts/${twilioSid}/Messages.json`, 'application/x-www-form-urlencoded', () =>
         new URLSearchParams({ To: '+4915112345678', From: '+14155550100', Body: 'Hi Ada, your code is 1234' }).toString(),
       ),
     },
@@ -275,12 +320,15 @@ function guardedHttpPeer(baseUrl: string, path: string, contentType: string): Pe
 
 interface PeerResult {
   readonly perSecond: number;
-  /** This process's CPU per message sent, in microseconds (the peer and the local vendor server). */
+  /** This process's CPU per message sent, in microseconds (the peer's client). */
   readonly cpuMicrosPerMessage: number;
+  /** The vendor servers' process's CPU per message sent. */
+  readonly vendorCpuMicrosPerMessage: number;
 }
 
 /** Sends `messages` through the peer, keeping the dispatcher's per-vendor bound of sends in flight. */
-async function runPeer(peer: PeerSender, messages: number): Promise<PeerResult> {
+async function runPeer(peer: PeerSender, messages: number, servers: VendorServers): Promise<PeerResult> {
+  const vendorCpu = await servers.cpuMicros();
   const started = performance.now();
   const cpu = process.cpuUsage();
   let next = 0;
@@ -292,7 +340,9 @@ async function runPeer(peer: PeerSender, messages: number): Promise<PeerResult> 
   // A failed send (a timeout under load) is counted, not fatal: the figure counts sends that went through.
   if (failed > 0) process.stderr.write(`  peer: ${failed} of ${messages} sends failed\n`);
   const sent = Math.max(1, messages - failed);
-  return { perSecond: (messages - failed) / ((performance.now() - started) / 1000), cpuMicrosPerMessage: cpuMicros(process.cpuUsage(cpu)) / sent };
+  const perSecond = (messages - failed) / ((performance.now() - started) / 1000);
+  const cpuMicrosPerMessage = cpuMicros(process.cpuUsage(cpu)) / sent;
+  return { perSecond, cpuMicrosPerMessage, vendorCpuMicrosPerMessage: ((await servers.cpuMicros()) - vendorCpu) / sent };
 }
 
 function cpuMicros(usage: NodeJS.CpuUsage): number {
@@ -460,19 +510,22 @@ interface CaseResult {
   /** The peer's messages per second against the same server, measured right before. */
   readonly peerPerSecond?: number;
   readonly guardedPerSecond?: number;
-  /** CPU per command in microseconds: this process (the service, the vendor server, the bench's outcome consumer) during the phase. */
+  /** CPU per command in microseconds: this process (the service, the bench's outcome consumer) during the phase. */
   readonly cpuMicrosPerMessage: number;
   /** The same for the Postgres backends of the service's database, where they can be read. */
   readonly postgresCpuMicrosPerMessage?: number;
+  /** The same for the vendor servers' process (not Herald's: shown to compare with the peer's). */
+  readonly vendorCpuMicrosPerMessage: number;
   readonly peerCpuMicrosPerMessage?: number;
+  readonly peerVendorCpuMicrosPerMessage?: number;
 }
 
-async function runCase(harness: Harness, benchCase: BenchCase, options: Options): Promise<CaseResult> {
+async function runCase(harness: Harness, servers: VendorServers, benchCase: BenchCase, options: Options): Promise<CaseResult> {
   const name = `${benchCase.channel}/${benchCase.vendor}`;
-  const peer = benchCase.peer && !options.noPeers ? await runPeer(benchCase.peer, options.messages) : undefined;
+  const peer = benchCase.peer && !options.noPeers ? await runPeer(benchCase.peer, options.messages, servers) : undefined;
   if (peer !== undefined) process.stderr.write(`  ${name} peer: ${Math.round(peer.perSecond)} msg/s\n`);
   benchCase.peer?.close();
-  const guardedPerSecond = benchCase.guardedPeer && !options.noPeers ? (await runPeer(benchCase.guardedPeer, options.messages)).perSecond : undefined;
+  const guardedPerSecond = benchCase.guardedPeer && !options.noPeers ? (await runPeer(benchCase.guardedPeer, options.messages, servers)).perSecond : undefined;
   if (guardedPerSecond !== undefined) process.stderr.write(`  ${name} guarded client alone: ${Math.round(guardedPerSecond)} msg/s\n`);
   benchCase.guardedPeer?.close();
   const deadline = performance.now() + options.phaseTimeoutS * 1000;
@@ -484,6 +537,7 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
   let finished = false;
   void outcomes.done.then(() => (finished = true));
   const postgresCpuBefore = await postgresBackendCpuMicros(harness, options);
+  const vendorCpuBefore = await servers.cpuMicros();
   const cpu = process.cpuUsage();
   const started = performance.now();
   for (let offset = 0; offset < commands.length; offset += 500) {
@@ -506,6 +560,7 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
   }
   const seconds = (performance.now() - started) / 1000;
   const cpuMicrosPerMessage = cpuMicros(process.cpuUsage(cpu)) / commands.length;
+  const vendorCpuMicrosPerMessage = ((await servers.cpuMicros()) - vendorCpuBefore) / commands.length;
   const postgresCpuAfter = await postgresBackendCpuMicros(harness, options);
   const postgresCpuMicrosPerMessage =
     postgresCpuBefore === undefined || postgresCpuAfter === undefined ? undefined : (postgresCpuAfter - postgresCpuBefore) / commands.length;
@@ -526,7 +581,9 @@ async function runCase(harness: Harness, benchCase: BenchCase, options: Options)
     guardedPerSecond,
     cpuMicrosPerMessage,
     postgresCpuMicrosPerMessage,
+    vendorCpuMicrosPerMessage,
     peerCpuMicrosPerMessage: peer?.cpuMicrosPerMessage,
+    peerVendorCpuMicrosPerMessage: peer?.vendorCpuMicrosPerMessage,
   };
 }
 
@@ -537,15 +594,16 @@ function table(results: readonly CaseResult[], options: Options): string {
   const lines = [
     `Dispatch, ${options.messages} commands per channel, database ${options.database}, in-process bus with ${options.partitions} partitions; ${os.cpus().length} CPUs, Node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`,
     '',
-    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Axios guarded client alone msg/s | CPU µs/msg: process + Postgres backends | Peer CPU µs/msg |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Channel | Vendor | Commands | Seconds | msg/s | Failed | Peer msg/s | Herald / peer | Axios guarded client alone msg/s | CPU µs/msg: process + Postgres backends | Peer CPU µs/msg | Vendor server CPU µs/msg: Herald\'s phase, peer\'s |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.map((r) => {
       const peer = r.peerPerSecond === undefined ? '–' : Math.round(r.peerPerSecond).toLocaleString('en-US');
       const ratio = r.peerPerSecond === undefined ? '–' : `${(r.perSecond / r.peerPerSecond).toFixed(2)}×`;
       const guarded = r.guardedPerSecond === undefined ? '–' : Math.round(r.guardedPerSecond).toLocaleString('en-US');
       const postgresCpu = r.postgresCpuMicrosPerMessage === undefined ? '' : ` + ${Math.round(r.postgresCpuMicrosPerMessage)}`;
       const peerCpu = r.peerCpuMicrosPerMessage === undefined ? '–' : String(Math.round(r.peerCpuMicrosPerMessage));
-      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} | ${guarded} | ${Math.round(r.cpuMicrosPerMessage)}${postgresCpu} | ${peerCpu} |`;
+      const vendorCpu = `${Math.round(r.vendorCpuMicrosPerMessage)}, ${r.peerVendorCpuMicrosPerMessage === undefined ? '–' : Math.round(r.peerVendorCpuMicrosPerMessage)}`;
+      return `| ${r.channel} | ${r.vendor} | ${r.messages} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.failed} | ${peer} | ${ratio} | ${guarded} | ${Math.round(r.cpuMicrosPerMessage)}${postgresCpu} | ${peerCpu} | ${vendorCpu} |`;
     }),
   ];
   return lines.join('\n');
@@ -573,25 +631,20 @@ async function main(): Promise<void> {
   hardLimit.unref();
 
   process.stderr.write('starting local vendor servers and channel-dispatchers\n');
-  const servers: VendorServers = {
-    smtp: await LocalSmtpServer.start({ username: 'mailer', password: 'secret' }),
-    // Keep-alive connections stay open as a vendor's do (a 1 ms timeout made clients reconnect between bursts).
-    sendgrid: await RecordingServer.start({ status: 202, headers: { 'x-message-id': 'sg-bench' } }, { keepAliveTimeoutMs: 5_000 }),
-    twilio: await RecordingServer.start({ status: 201, body: { sid: 'SM-bench' } }, { keepAliveTimeoutMs: 5_000 }),
-  };
+  const servers = await startVendorServers();
   let harness: Harness | undefined;
   try {
     harness = await startHarness(options);
     const results: CaseResult[] = [];
     for (const benchCase of benchCases(servers).filter((each) => options.only.length === 0 || options.only.includes(each.vendor))) {
       process.stderr.write(`${benchCase.channel}/${benchCase.vendor}: ${options.messages} commands\n`);
-      results.push(await runCase(harness, benchCase, options));
+      results.push(await runCase(harness, servers, benchCase, options));
     }
     process.stdout.write(`${table(results, options)}\n`);
     if (options.json) process.stdout.write(`${JSON.stringify({ bench: 'dispatch', options, results })}\n`);
   } finally {
     await harness?.close();
-    await Promise.all([servers.smtp.close(), servers.sendgrid.close(), servers.twilio.close()]);
+    await servers.close();
   }
 }
 
