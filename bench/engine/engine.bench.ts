@@ -1267,9 +1267,14 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
   const cpu = cpuMeter();
   const machine = machineCpuMeter();
   let lastCount = 0;
-  const stop = ticker(() => {
+  queryStats.clear();
+  queryStatsOn = options.queryStats;
+  const stop = ticker(async () => {
     const got = harness.deliveries.get(slug)?.length ?? 0;
-    const line = `${label} closing: ${int(got)}/${int(n)} delivery commands read (+${int(got - lastCount)} in the last second)`;
+    // Timers not fired yet, and outbox rows not relayed: which stage the close waits on.
+    const timersLeft = await harness.count(`SELECT count(*)::int AS n FROM engine.timers`);
+    const outbox = await harness.count(`SELECT count(*)::int AS n FROM engine.outbox`);
+    const line = `${label} closing: ${int(got)}/${int(n)} delivery commands read (+${int(got - lastCount)} in the last second), timers left ${int(timersLeft)}, outbox backlog ${int(outbox)}`;
     lastCount = got;
     return line;
   });
@@ -1277,7 +1282,9 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
     await waitFor(() => (harness.deliveries.get(slug)?.length ?? 0) >= n, options.phaseTimeoutS * 1000, `${label} closing`);
   } finally {
     stop();
+    queryStatsOn = false;
   }
+  if (options.queryStats) reportQueryStats(`${label} closing`, n);
   const selfCpu = cpu();
   const machineCpu = machine();
   await sleep(1_000); // anything sent twice arrives close behind
