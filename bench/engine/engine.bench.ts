@@ -98,7 +98,8 @@ const USAGE = `Usage: node -r ./tools/register.js bench/engine/engine.bench.ts [
   --engine-concurrency N  partitions the engine's Kafka consumers work on at once
                         (KafkaBus partitionsConsumedConcurrently; default 4, as deployed)
   --query-stats         count and time every SQL statement of the process (pg driver) per
-                        runs case, and print the costliest ones to stderr
+                        runs case, batch case and digest close, and print the costliest
+                        ones to stderr
   --no-peer             runs phase (distributed): skip the graphile-worker peer
   --peer-concurrency N  graphile-worker's concurrent jobs in the peer (default 10)
   --appends N           appends per append workload (default 20000 Postgres, a quarter on PGlite)
@@ -221,7 +222,7 @@ const progress = progressWriter('engine');
 const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '');
 const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '' : n.toFixed(digits));
 
-function ticker(render: (elapsedS: number) => string): () => void {
+function ticker(render: (elapsedS: number) => string | Promise<string>): () => void {
   const started = performance.now();
   let busy = false;
   const timer = setInterval(() => {
