@@ -105,7 +105,8 @@ const USAGE = `Usage: node -r ./tools/register.js bench/engine/engine.bench.ts [
                         ingest publishes such triggers, in trigger.chunk_accepted chunks
                         of the recipients that share a partition
   --query-stats         count and time every SQL statement of the process (pg driver) per
-                        runs case, and print the costliest ones to stderr
+                        runs case, batch case and digest close, and print the costliest
+                        ones to stderr
   --no-peer             runs phase (distributed): skip the graphile-worker peer
   --peer-concurrency N  graphile-worker's concurrent jobs in the peer (default 10)
   --appends N           appends per append workload (default 20000 Postgres, a quarter on PGlite)
@@ -229,7 +230,7 @@ const progress = progressWriter('engine');
 const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '');
 const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '' : n.toFixed(digits));
 
-function ticker(render: (elapsedS: number) => string): () => void {
+function ticker(render: (elapsedS: number) => string | Promise<string>): () => void {
   const started = performance.now();
   let busy = false;
   const timer = setInterval(() => {
@@ -1301,9 +1302,14 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
   const cpu = cpuMeter();
   const machine = machineCpuMeter();
   let lastCount = 0;
-  const stop = ticker(() => {
+  queryStats.clear();
+  queryStatsOn = options.queryStats;
+  const stop = ticker(async () => {
     const got = harness.deliveries.get(slug)?.length ?? 0;
-    const line = `${label} closing: ${int(got)}/${int(n)} delivery commands read (+${int(got - lastCount)} in the last second)`;
+    // Timers not fired yet, and outbox rows not relayed: which stage the close waits on.
+    const timersLeft = await harness.count(`SELECT count(*)::int AS n FROM engine.timers`);
+    const outbox = await harness.count(`SELECT count(*)::int AS n FROM engine.outbox`);
+    const line = `${label} closing: ${int(got)}/${int(n)} delivery commands read (+${int(got - lastCount)} in the last second), timers left ${int(timersLeft)}, outbox backlog ${int(outbox)}`;
     lastCount = got;
     return line;
   });
@@ -1311,7 +1317,9 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
     await waitFor(() => (harness.deliveries.get(slug)?.length ?? 0) >= n, options.phaseTimeoutS * 1000, `${label} closing`);
   } finally {
     stop();
+    queryStatsOn = false;
   }
+  if (options.queryStats) reportQueryStats(`${label} closing`, n);
   const selfCpu = cpu();
   const machineCpu = machine();
   await sleep(1_000); // anything sent twice arrives close behind

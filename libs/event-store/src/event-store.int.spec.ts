@@ -33,6 +33,7 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'ParkOutboxRows1764900000000',
       'ShareOutboxBySlot1766600000000',
       'WakeTimerPollers1766600100000',
+      'TimersClaimOrder1766700000000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

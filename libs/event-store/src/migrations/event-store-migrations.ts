@@ -5,6 +5,7 @@ import { outboxParkingMigration } from './outbox-parking.migration';
 import { outboxSharingMigration } from './outbox-sharing.migration';
 import { streamEventsMigration } from './stream-events.migration';
 import { streamSnapshotsMigration } from './stream-snapshots.migration';
+import { timersClaimOrderMigration } from './timers-claim-order.migration';
 import { timersMigration } from './timers.migration';
 import { timersWakeMigration } from './timers-wake.migration';
 
@@ -22,6 +23,7 @@ export function eventStoreMigrations(schema: string): MigrationClass[] {
     outboxParkingMigration(tables),
     outboxSharingMigration(tables),
     timersWakeMigration(tables),
+    timersClaimOrderMigration(tables),
   ];
 }
 

@@ -30,8 +30,25 @@ export const MAX_OFFSET_MS = 14 * HOUR_MS;
 /** An offset form (`+05:30`, `-0800`): not an IANA name. */
 const OFFSET_LIKE = /^[+-]\d/;
 
+/**
+ * Zones already checked: constructing an Intl.DateTimeFormat costs about 0.2 ms, once
+ * per digest a run opens (issue 15). The runtime's answer for a name never changes;
+ * zones come from recipients' data, so the memo is bounded (emptied when full).
+ */
+const checkedZones = new Map<string, boolean>();
+const CHECKED_ZONES_MAX = 1000;
+
 /** Whether the runtime knows the zone (an IANA name like America/New_York, or UTC). */
 export function isValidZone(zone: string): boolean {
+  const known = checkedZones.get(zone);
+  if (known !== undefined) return known;
+  const valid = checkZone(zone);
+  if (checkedZones.size >= CHECKED_ZONES_MAX) checkedZones.clear();
+  checkedZones.set(zone, valid);
+  return valid;
+}
+
+function checkZone(zone: string): boolean {
   // Node 22+ (newer ICU) also takes offsets such as `+05:30` as a timeZone; Node 20 does
   // not. Zones are IANA names here, so an offset is refused on every runtime: a run must
   // decide the same way whichever Node version replays it.
