@@ -31,6 +31,7 @@ import { Pool } from 'pg';
 import { EmbeddedPostgres } from '@herald/database';
 import { freePort, heraldEnv, startProcess, waitUntilReady } from '@herald/testing';
 import { BenchError, CLOCK_TICKS, processTicks, progressWriter, runBenchMain } from '../shared/bench-kit';
+import { createInboxWorkflow } from '../shared/inbox-workflow';
 
 const progress = progressWriter('embedded-flow');
 
@@ -114,26 +115,6 @@ async function peer(items: number): Promise<{ perS: number; seconds: number }> {
 
 const WORKFLOW = 'embedded-flow';
 
-async function createWorkflow(managementUrl: string, serviceToken: string): Promise<void> {
-  const call = async (method: string, path: string, body?: unknown): Promise<void> => {
-    const response = await fetch(`${managementUrl}${path}`, {
-      method,
-      headers: { authorization: `ServiceToken ${serviceToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (response.status >= 300) throw new BenchError(`${method} ${path} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
-  };
-  await call('POST', `v2/staging/template/${WORKFLOW}/`, { name: 'Embedded flow', enabled_channels: ['inbox'] });
-  await call('POST', `v2/staging/template/${WORKFLOW}/channel/inbox/variant/default/`, { locale: 'en', content: { body: 'flow {{n}}' } });
-  await call('PATCH', `v2/staging/template/${WORKFLOW}/commit/?commit_message=bench`);
-  await call('POST', `v1/staging/workflow/${WORKFLOW}/?commit=true&commit_message=bench`, {
-    name: 'Embedded flow',
-    category: 'transactional',
-    trigger_type: 'api',
-    tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: WORKFLOW }] },
-  });
-}
 
 /** POST /trigger/ with a body; resolves with the status and the Retry-After seconds, if any. */
 function postTriggers(agent: http.Agent, port: number, apiKey: string, body: string): Promise<{ status: number; retryAfterS?: number }> {
@@ -208,7 +189,7 @@ async function herald(options: Options): Promise<HeraldResult> {
     await waitUntilReady(processUnderTest, `http://127.0.0.1:${port}/`, 180_000);
     await waitUntilReady(processUnderTest, `http://127.0.0.1:${managementPort}/`, 60_000);
     const hwmAtReadyMb = memoryMb(pid).hwm;
-    await createWorkflow(`http://127.0.0.1:${managementPort}/`, credentials.serviceToken);
+    await createInboxWorkflow(`http://127.0.0.1:${managementPort}/`, credentials.serviceToken, WORKFLOW);
     // A probe: the workflow is live and the pipeline delivers.
     const probe = await postTriggers(agent, port, credentials.apiKey, JSON.stringify({ workflow: WORKFLOW, recipients: ['probe'], data: { n: 'probe' } }));
     if (probe.status !== 202) throw new BenchError(`the probe trigger answered ${probe.status}`);

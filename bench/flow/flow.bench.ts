@@ -46,6 +46,7 @@ import {
   runBenchMain,
   unreachableBrokers,
 } from '../shared/bench-kit';
+import { createInboxWorkflow } from '../shared/inbox-workflow';
 
 const progress = progressWriter('flow');
 
@@ -193,27 +194,6 @@ async function stopAll(services: readonly Service[]): Promise<void> {
 
 const pidsOf = (services: () => readonly Service[]) => (): number[] => services().flatMap((s) => (s.process.child.pid ? [s.process.child.pid] : []));
 
-/** The management API calls of e2e/src/distributed-mode.e2e.spec.ts: an inbox template, then a workflow sending it. */
-async function createWorkflow(managementUrl: string, serviceToken: string): Promise<void> {
-  const call = async (method: string, path: string, body?: unknown): Promise<void> => {
-    const response = await fetch(`${managementUrl}${path}`, {
-      method,
-      headers: { authorization: `ServiceToken ${serviceToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (response.status >= 300) throw new BenchError(`${method} ${path} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
-  };
-  await call('POST', `v2/staging/template/${WORKFLOW}/`, { name: 'Flow', enabled_channels: ['inbox'] });
-  await call('POST', `v2/staging/template/${WORKFLOW}/channel/inbox/variant/default/`, { locale: 'en', content: { body: 'flow {{n}}' } });
-  await call('PATCH', `v2/staging/template/${WORKFLOW}/commit/?commit_message=bench`);
-  await call('POST', `v1/staging/workflow/${WORKFLOW}/?commit=true&commit_message=bench`, {
-    name: 'Flow',
-    category: 'transactional',
-    trigger_type: 'api',
-    tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: WORKFLOW }] },
-  });
-}
 
 // ---------------------------------------------------------------------------------
 // Triggers and what they became
@@ -643,7 +623,7 @@ async function main(): Promise<number> {
     progress(`database ${database.url.replace(/^.*\//, '')}, namespace ${namespace}; load ${loadAverage()}`);
     for (const service of ['management-api', 'ingest-api', 'preference-service']) singles.push(...(await deployment.start(service, 1)));
     const [management, ingest] = singles;
-    await createWorkflow(management.url, credentials.serviceToken);
+    await createInboxWorkflow(management.url, credentials.serviceToken, WORKFLOW);
     await db.connect();
     await admin.connect();
     const drain = (label: string): Promise<void> => waitForDrain(db, admin, namespace, options.roundTimeoutS * 1000, label);
