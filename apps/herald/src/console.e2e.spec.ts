@@ -203,7 +203,11 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     // Workflow: the live tree and the draft drawn, its versions, then a replay of the draft.
     await page.getByRole('link', { name: 'order-update' }).first().click();
     await page.locator('.tree').first().waitFor(UI);
-    expect(await page.locator('.trees').textContent()).toMatch(/Live v1.*Plan\?.*paying.*plan == "pro".*Mail.*others.*Inbox.*Draft v2.*plan == "enterprise"/);
+    // The live tree and the draft are two reads: the draft may be drawn a moment after the live one.
+    await expectEventually(
+      async () => expect(await page.locator('.trees').textContent()).toMatch(/Live v1.*Plan\?.*paying.*plan == "pro".*Mail.*others.*Inbox.*Draft v2.*plan == "enterprise"/),
+      { timeoutMs: 30_000 },
+    );
     await page.getByRole('button', { name: 'Replay the draft' }).click();
     const change = page.locator('.replay-diff li.change-branch_changed');
     await change.waitFor({ timeout: 60_000 });
@@ -216,11 +220,12 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await page.getByRole('link', { name: 'Templates' }).click();
     await page.getByRole('link', { name: 'order' }).click();
     await page.locator('article.variant').nth(1).waitFor(UI);
-    expect(await page.locator('.variants').textContent()).toMatch(/email[\s\S]*"subject": "Order A-1001"/);
+    // Each variant's preview is a call of its own, rendered when it answers.
+    await expectEventually(async () => expect(await page.locator('.variants').textContent()).toMatch(/email[\s\S]*"subject": "Order A-1001"/), { timeoutMs: 30_000 });
     await screenshot('6-templates');
     await page.getByRole('link', { name: 'Vendors' }).click();
     await page.locator('table tbody tr', { hasText: 'smtp' }).waitFor(UI);
-    expect(await page.locator('table tbody tr', { hasText: 'smtp' }).locator('td.reason').textContent()).toContain('smtp');
+    await expectEventually(async () => expect(await page.locator('table tbody tr', { hasText: 'smtp' }).locator('td.reason').textContent()).toContain('smtp'), { timeoutMs: 30_000 });
     await screenshot('7-vendors');
 
     // Nothing the page did broke its content security policy or failed unseen (the wrong token's 401 aside).
