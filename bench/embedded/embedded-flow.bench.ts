@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { EmbeddedPostgres } from '@herald/database';
 import { freePort, heraldEnv, startProcess, waitUntilReady } from '@herald/testing';
-import { BenchError, CLOCK_TICKS, processTicks, progressWriter, runBenchMain } from '../shared/bench-kit';
+import { BenchError, CLOCK_TICKS, loadAverage, processTicks, progressWriter, runBenchMain } from '../shared/bench-kit';
 import { createInboxWorkflow } from '../shared/inbox-workflow';
 
 const progress = progressWriter('embedded-flow');
@@ -80,7 +80,6 @@ function parseOptions(argv: readonly string[]): Options | undefined {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const loadAverage = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
 
 // ---------------------------------------------------------------------------------
 // The peer

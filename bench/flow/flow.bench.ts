@@ -28,7 +28,6 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { createHmac, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
-import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Admin, Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
@@ -38,6 +37,7 @@ import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, h
 import { deleteNamespace } from '../startup/distributed-startup';
 import {
   BenchError,
+  loadAverage,
   cpuSecondsMeter,
   kafkaPids,
   percentile,
@@ -381,7 +381,6 @@ interface Latency {
   readonly load: string;
 }
 
-const loadAverage = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
 
 async function throughputRound(
   deployment: Deployment,

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 const benchStart = performance.now();
@@ -48,6 +49,9 @@ export async function unreachableBrokers(brokers: readonly string[]): Promise<st
 }
 
 /** A failure explained in its message; `runBenchMain` prints it without a stack. */
+/** The machine's load averages (1, 5, 15 minutes), for the figures of a shared machine. */
+export const loadAverage = (): string => os.loadavg().map((v) => v.toFixed(2)).join(' ');
+
 export class BenchError extends Error {}
 
 /**
