@@ -21,7 +21,8 @@
 // Latency: one replica of each, triggers paced at each --rate through `POST /trigger/`
 // for --latency-seconds, open loop; each trigger's latency runs from its due time to its
 // inbox row's `created_at` (the same machine's wall clock), and is split by stage: the
-// 202, the engine's decision and the dispatcher's claim (see stageTimes).
+// chunk's and the command's Kafka records, the 202, the engine's decision and append, the
+// dispatcher's claim (see KafkaStageTap and stageTimes).
 //
 // Figures and goals live in bench/RESULTS.md, never in tests.
 
@@ -393,7 +394,7 @@ interface Latency {
   /** From each trigger's due time to its inbox row's `created_at`. */
   readonly total: Percentiles;
   /** From the due time to each stage (see stageTimes). */
-  readonly cumulative: { accepted: Percentiles; chunkPublished: Percentiles; engineDecided: Percentiles; commandPublished: Percentiles; dispatcherClaimed: Percentiles };
+  readonly cumulative: { accepted: Percentiles; chunkPublished: Percentiles; engineDecided: Percentiles; engineAppended: Percentiles; commandPublished: Percentiles; dispatcherClaimed: Percentiles };
   readonly load: string;
 }
 
@@ -620,7 +621,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
   await waitForCount(db, prefix, acceptedAt.size, options.roundTimeoutS * 1000, label);
   await tap.seen(acceptedAt.keys(), 30_000);
   const stages = await stageTimes(db, prefix);
-  const samples = { total: [] as number[], accepted: [] as number[], chunk: [] as number[], engine: [] as number[], command: [] as number[], claimed: [] as number[] };
+  const samples = { total: [] as number[], accepted: [] as number[], chunk: [] as number[], engine: [] as number[], appended: [] as number[], command: [] as number[], claimed: [] as number[] };
   for (const row of stages) {
     const due = dueAt.get(row.body);
     const accepted = acceptedAt.get(row.body);
@@ -631,6 +632,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
     samples.accepted.push(accepted - due);
     samples.chunk.push(chunk - due);
     samples.engine.push(row.decided - due);
+    samples.appended.push(row.appended - due);
     samples.command.push(command - due);
     samples.claimed.push(row.claimed - due);
   }
@@ -652,6 +654,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
       accepted: summary(samples.accepted),
       chunkPublished: summary(samples.chunk),
       engineDecided: summary(samples.engine),
+      engineAppended: summary(samples.appended),
       commandPublished: summary(samples.command),
       dispatcherClaimed: summary(samples.claimed),
     },
@@ -662,7 +665,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
   progress(
     `${label}: sent at ${result.sentRate.toFixed(0)}/s (p99 ${result.sendLagP99.toFixed(1)} ms behind schedule), ${result.accepted} accepted, ${refused} refused; ` +
       `due -> stored ${ms(result.total)} (max ${result.total.max.toFixed(0)}); cumulative from due: chunk published ${ms(c.chunkPublished)}, 202 ${ms(c.accepted)}, ` +
-      `engine decided ${ms(c.engineDecided)}, command published ${ms(c.commandPublished)}, dispatcher claimed ${ms(c.dispatcherClaimed)}; load ${load}`,
+      `engine decided ${ms(c.engineDecided)}, appended ${ms(c.engineAppended)}, command published ${ms(c.commandPublished)}, dispatcher claimed ${ms(c.dispatcherClaimed)}; load ${load}`,
   );
   return result;
 }
@@ -670,21 +673,24 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
 /**
  * Each inbox row of the phase with the times the services wrote on the way (ms since
  * the epoch): the engine's decision (`engine.messages.created_at`, the engine's clock
- * when it decided the send; the row is committed with the run's events), the
+ * when it began deciding the batch), the start of the append's transaction (the run
+ * stream's first `recorded_at`; Postgres's `now()`), the
  * dispatcher's claim (`dispatch.deliveries.claimed_at`, the claim's transaction; a
  * claim taken over or retried moves it later) and the row itself.
  */
-async function stageTimes(db: Client, prefix: string): Promise<Array<{ body: string; decided: number; claimed: number; stored: number }>> {
+async function stageTimes(db: Client, prefix: string): Promise<Array<{ body: string; decided: number; appended: number; claimed: number; stored: number }>> {
   benchStatements++;
-  const result = await db.query<{ body: string; decided: string; claimed: string; stored: string }>(
-    `SELECT i.body, extract(epoch FROM m.created_at) * 1000 AS decided, extract(epoch FROM d.claimed_at) * 1000 AS claimed, extract(epoch FROM i.created_at) * 1000 AS stored
+  const result = await db.query<{ body: string; decided: string; appended: string; claimed: string; stored: string }>(
+    `SELECT i.body, extract(epoch FROM m.created_at) * 1000 AS decided,
+            extract(epoch FROM (SELECT min(e.recorded_at) FROM engine.stream_events e WHERE e.stream_id = 'run:' || m.workspace_id || ':' || m.run_id)) * 1000 AS appended,
+            extract(epoch FROM d.claimed_at) * 1000 AS claimed, extract(epoch FROM i.created_at) * 1000 AS stored
        FROM dispatch.inbox_messages i
        JOIN dispatch.deliveries d ON d.delivery_id = i.delivery_id
        JOIN engine.messages m ON m.delivery_id = i.delivery_id
       WHERE i.body LIKE $1`,
     [`flow ${prefix}%`],
   );
-  return result.rows.map((r) => ({ body: r.body, decided: Number(r.decided), claimed: Number(r.claimed), stored: Number(r.stored) }));
+  return result.rows.map((r) => ({ body: r.body, decided: Number(r.decided), appended: Number(r.appended), claimed: Number(r.claimed), stored: Number(r.stored) }));
 }
 
 // ---------------------------------------------------------------------------------
@@ -724,13 +730,13 @@ function report(rounds: readonly Round[], latencies: readonly Latency[], options
     const ms = (p: Percentiles): string => `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
     lines.push('', `Latency: POST /trigger/ paced (open loop) for ${options.latencySeconds} s, 1 replica each; ms from each trigger's due time, p50 / p99`, '');
     lines.push(
-      '| offered/s | sent/s | pacing p99 late ms | accepted | refused | chunk published | 202 | engine decided | command published | dispatcher claimed | inbox row stored (end to end) | max ms | load average |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+      '| offered/s | sent/s | pacing p99 late ms | accepted | refused | chunk published | 202 | engine decided | engine append began | command published | dispatcher claimed | inbox row stored (end to end) | max ms | load average |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     );
     for (const l of latencies) {
       const c = l.cumulative;
       lines.push(
-        `| ${l.offeredRate} | ${l.sentRate.toFixed(0)} | ${l.sendLagP99.toFixed(1)} | ${l.accepted} | ${l.refused} | ${ms(c.chunkPublished)} | ${ms(c.accepted)} | ${ms(c.engineDecided)} | ${ms(c.commandPublished)} | ${ms(c.dispatcherClaimed)} | ${ms(l.total)} | ${l.total.max.toFixed(0)} | ${l.load} |`,
+        `| ${l.offeredRate} | ${l.sentRate.toFixed(0)} | ${l.sendLagP99.toFixed(1)} | ${l.accepted} | ${l.refused} | ${ms(c.chunkPublished)} | ${ms(c.accepted)} | ${ms(c.engineDecided)} | ${ms(c.engineAppended)} | ${ms(c.commandPublished)} | ${ms(c.dispatcherClaimed)} | ${ms(l.total)} | ${l.total.max.toFixed(0)} | ${l.load} |`,
       );
     }
   }
