@@ -394,6 +394,9 @@ interface Latency {
   /** From each trigger's due time to its inbox row's `created_at`. */
   readonly total: Percentiles;
   /** From the due time to each stage (see stageTimes). */
+  /** Triggers per engine append transaction and per dispatcher claim statement (rows sharing a transaction's now()). */
+  readonly runsPerEngineAppend: number;
+  readonly deliveriesPerClaim: number;
   readonly cumulative: { accepted: Percentiles; chunkPublished: Percentiles; engineDecided: Percentiles; engineAppended: Percentiles; commandPublished: Percentiles; dispatcherClaimed: Percentiles };
   readonly load: string;
 }
@@ -636,6 +639,8 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
     samples.command.push(command - due);
     samples.claimed.push(row.claimed - due);
   }
+  // Rows that share a transaction share its now(): how many triggers one engine append and one dispatcher claim carried.
+  const perTransaction = (times: number[]): number => stages.length / new Set(times).size;
   if (samples.total.length < acceptedAt.size) progress(`${label}: ${acceptedAt.size - samples.total.length} accepted triggers left out (a stage's time not found)`);
   const summary = (values: number[]): Percentiles => {
     values.sort((a, b) => a - b);
@@ -658,6 +663,8 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
       commandPublished: summary(samples.command),
       dispatcherClaimed: summary(samples.claimed),
     },
+    runsPerEngineAppend: perTransaction(stages.map((r) => r.appended)),
+    deliveriesPerClaim: perTransaction(stages.map((r) => r.claimed)),
     load,
   };
   const c = result.cumulative;
@@ -665,7 +672,8 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
   progress(
     `${label}: sent at ${result.sentRate.toFixed(0)}/s (p99 ${result.sendLagP99.toFixed(1)} ms behind schedule), ${result.accepted} accepted, ${refused} refused; ` +
       `due -> stored ${ms(result.total)} (max ${result.total.max.toFixed(0)}); cumulative from due: chunk published ${ms(c.chunkPublished)}, 202 ${ms(c.accepted)}, ` +
-      `engine decided ${ms(c.engineDecided)}, appended ${ms(c.engineAppended)}, command published ${ms(c.commandPublished)}, dispatcher claimed ${ms(c.dispatcherClaimed)}; load ${load}`,
+      `engine decided ${ms(c.engineDecided)}, appended ${ms(c.engineAppended)}, command published ${ms(c.commandPublished)}, dispatcher claimed ${ms(c.dispatcherClaimed)}; ` +
+      `${result.runsPerEngineAppend.toFixed(1)} runs per engine append, ${result.deliveriesPerClaim.toFixed(1)} deliveries per claim; load ${load}`,
   );
   return result;
 }
@@ -730,13 +738,13 @@ function report(rounds: readonly Round[], latencies: readonly Latency[], options
     const ms = (p: Percentiles): string => `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
     lines.push('', `Latency: POST /trigger/ paced (open loop) for ${options.latencySeconds} s, 1 replica each; ms from each trigger's due time, p50 / p99`, '');
     lines.push(
-      '| offered/s | sent/s | pacing p99 late ms | accepted | refused | chunk published | 202 | engine decided | engine append began | command published | dispatcher claimed | inbox row stored (end to end) | max ms | load average |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+      '| offered/s | sent/s | pacing p99 late ms | accepted | refused | chunk published | 202 | engine decided | engine append began | command published | dispatcher claimed | inbox row stored (end to end) | max ms | runs per engine append | deliveries per claim | load average |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     );
     for (const l of latencies) {
       const c = l.cumulative;
       lines.push(
-        `| ${l.offeredRate} | ${l.sentRate.toFixed(0)} | ${l.sendLagP99.toFixed(1)} | ${l.accepted} | ${l.refused} | ${ms(c.chunkPublished)} | ${ms(c.accepted)} | ${ms(c.engineDecided)} | ${ms(c.engineAppended)} | ${ms(c.commandPublished)} | ${ms(c.dispatcherClaimed)} | ${ms(l.total)} | ${l.total.max.toFixed(0)} | ${l.load} |`,
+        `| ${l.offeredRate} | ${l.sentRate.toFixed(0)} | ${l.sendLagP99.toFixed(1)} | ${l.accepted} | ${l.refused} | ${ms(c.chunkPublished)} | ${ms(c.accepted)} | ${ms(c.engineDecided)} | ${ms(c.engineAppended)} | ${ms(c.commandPublished)} | ${ms(c.dispatcherClaimed)} | ${ms(l.total)} | ${l.total.max.toFixed(0)} | ${l.runsPerEngineAppend.toFixed(1)} | ${l.deliveriesPerClaim.toFixed(1)} | ${l.load} |`,
       );
     }
   }
