@@ -18,9 +18,11 @@
 // processes used from the first publish until the pipeline drained (no outbox row, no
 // consumer lag: the outcomes that follow each row are the round's work too), divided by N.
 //
-// Latency: one replica of each, triggers paced at --rate through `POST /trigger/` for
-// --latency-seconds; each trigger's latency runs from its 202 to its inbox row's
-// `created_at` (the same machine's clock).
+// Latency: one replica of each, triggers paced at each --rate through `POST /trigger/`
+// for --latency-seconds, open loop; each trigger's latency runs from its due time to its
+// inbox row's `created_at` (the same machine's wall clock), and is split by stage: the
+// chunk's and the command's Kafka records, the 202, the engine's decision and append, the
+// dispatcher's claim (see KafkaStageTap and stageTimes).
 //
 // Figures and goals live in bench/RESULTS.md, never in tests.
 
@@ -29,9 +31,9 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 import { createHmac, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { Admin, Kafka, logLevel } from 'kafkajs';
+import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
-import { TOPICS } from '@herald/contracts';
+import { TOPICS, deliveryTopic } from '@herald/contracts';
 import { KafkaBus, NamespacedBus, OutgoingMessage } from '@herald/bus';
 import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, heraldEnv, startNodeEntrypoint, startProcess, uniqueName, waitUntilReady } from '@herald/testing';
 import { deleteNamespace } from '../startup/distributed-startup';
@@ -54,7 +56,7 @@ interface Options {
   readonly triggers: number;
   readonly rounds: number;
   readonly recipients: number;
-  readonly rate: number;
+  readonly rates: readonly number[];
   readonly latencySeconds: number;
   readonly settleSeconds: number;
   readonly roundTimeoutS: number;
@@ -70,9 +72,9 @@ interface Options {
 const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [options]
 
   --triggers N            triggers per throughput round, one recipient each (default 5000)
-  --rounds N              rounds of 1 replica and of 2, alternated (default 2)
+  --rounds N              rounds of 1 replica and of 2, alternated (default 2; 0: latency only)
   --recipients N          distinct recipients the triggers cycle through (default 500)
-  --rate N                latency phase: triggers/s through POST /trigger/ (default 1000)
+  --rate N[,N...]         latency phase: triggers/s through POST /trigger/, one measurement per rate (default 1000)
   --latency-seconds N     latency phase length (default 10; 0 skips it)
   --settle-seconds N      wait after a round's probe, for consumer groups to settle (default 5)
   --round-timeout N       seconds a round may take before the bench fails (default 300)
@@ -107,9 +109,13 @@ function parseOptions(argv: readonly string[]): Options | undefined {
   const latencySeconds = number('--latency-seconds', 10, 0);
   return {
     triggers: number('--triggers', 5000, 1),
-    rounds: number('--rounds', 2, 1),
+    rounds: number('--rounds', 2, 0),
     recipients: number('--recipients', 500, 1),
-    rate: number('--rate', 1000, 1),
+    rates: (values.get('--rate') ?? '1000').split(',').map((raw) => {
+      const rate = Number(raw);
+      if (!Number.isFinite(rate) || rate < 1) throw new BenchError(`--rate must be numbers of at least 1, got ${raw}`);
+      return rate;
+    }),
     latencySeconds,
     settleSeconds: number('--settle-seconds', 5, 0),
     roundTimeoutS: number('--round-timeout', 300, 10),
@@ -149,7 +155,7 @@ class Deployment {
   constructor(
     private readonly options: Options,
     private readonly databaseUrl: string,
-    private readonly namespace: string,
+    readonly namespace: string,
     readonly credentials: Credentials,
   ) {}
 
@@ -200,14 +206,14 @@ const pidsOf = (services: () => readonly Service[]) => (): number[] => services(
 
 const triggerBody = (recipient: string, tag: string): string => JSON.stringify({ workflow: WORKFLOW, recipients: [recipient], data: { n: tag } });
 
-/** POST /trigger/ over a keep-alive agent; resolves with the status and the time the answer arrived (ms since the epoch). */
+/** POST /trigger/ over a keep-alive agent; resolves with the status and the time the answer arrived (wall clock, ms since the epoch). */
 function postTrigger(agent: http.Agent, ingestUrl: URL, apiKey: string, body: string): Promise<{ status: number; at: number }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       { agent, host: ingestUrl.hostname, port: ingestUrl.port, path: '/trigger/', method: 'POST', timeout: 30_000, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } },
       (response) => {
         response.resume();
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, at: performance.timeOrigin + performance.now() }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, at: Date.now() }));
       },
     );
     request.on('timeout', () => request.destroy(new Error('request timed out')));
@@ -370,14 +376,28 @@ interface Round {
   readonly load: string;
 }
 
-interface Latency {
-  readonly offeredRate: number;
-  readonly achievedRate: number;
-  readonly accepted: number;
-  readonly refused: number;
+interface Percentiles {
   readonly p50: number;
   readonly p99: number;
   readonly max: number;
+}
+
+interface Latency {
+  readonly offeredRate: number;
+  /** Triggers sent per second over the sending time, and how late the pacing sent them. */
+  readonly sentRate: number;
+  readonly sendLagP99: number;
+  /** Accepted triggers per second until the last answer. */
+  readonly answeredRate: number;
+  readonly accepted: number;
+  readonly refused: number;
+  /** From each trigger's due time to its inbox row's `created_at`. */
+  readonly total: Percentiles;
+  /** From the due time to each stage (see stageTimes). */
+  /** Triggers per engine append transaction and per dispatcher claim statement (rows sharing a transaction's now()). */
+  readonly runsPerEngineAppend: number;
+  readonly deliveriesPerClaim: number;
+  readonly cumulative: { accepted: Percentiles; chunkPublished: Percentiles; engineDecided: Percentiles; engineAppended: Percentiles; commandPublished: Percentiles; dispatcherClaimed: Percentiles };
   readonly load: string;
 }
 
@@ -482,66 +502,203 @@ async function throughputRound(
   return { ...measured, transactionsPerDelivery };
 }
 
-async function latencyPhase(deployment: Deployment, db: Client, agent: http.Agent, ingest: Service, options: Options): Promise<Latency> {
+/**
+ * When each latency trigger reached Kafka, read from the records' timestamps (the
+ * producer's clock when it sent them, the wall clock of this machine): its trigger
+ * chunk (ingest-api's publish, before the 202) and its inbox delivery command (the
+ * engine's outbox relay). A record is matched to its trigger by the trigger's tag,
+ * which both carry in the trigger's data.
+ */
+class KafkaStageTap {
+  readonly chunkAt = new Map<string, number>();
+  readonly commandAt = new Map<string, number>();
+  private constructor(private readonly consumer: Consumer) {}
+
+  static async start(brokers: string, namespace: string): Promise<KafkaStageTap> {
+    const kafka = new Kafka({ clientId: 'herald-bench-flow-tap', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `${namespace}.bench-tap-${randomBytes(4).toString('hex')}`, maxWaitTimeInMs: 100 });
+    const tap = new KafkaStageTap(consumer);
+    const chunks = `${namespace}.${TOPICS.triggerChunkAccepted.name}`;
+    const commands = `${namespace}.${deliveryTopic('inbox').name}`;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [chunks, commands], fromBeginning: true });
+    let joined!: () => void;
+    const ready = new Promise<void>((resolve) => (joined = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, () => joined());
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        const into = batch.topic === chunks ? tap.chunkAt : tap.commandAt;
+        for (const message of batch.messages) {
+          const tag = /"n":"(l\d+-\d+)"/.exec(message.value?.toString() ?? '')?.[1];
+          if (tag !== undefined && !into.has(`flow ${tag}`)) into.set(`flow ${tag}`, Number(message.timestamp));
+        }
+      },
+    });
+    await ready;
+    return tap;
+  }
+
+  /** Waits (up to `timeoutMs`) until every trigger of `bodies` was seen on both topics. */
+  async seen(bodies: Iterable<string>, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (const body of bodies) {
+      while (!(this.chunkAt.has(body) && this.commandAt.has(body)) && Date.now() < deadline) await sleep(100);
+    }
+  }
+
+  stop(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+}
+
+async function latencyPhase(deployment: Deployment, db: Client, agent: http.Agent, ingest: Service, options: Options): Promise<Latency[]> {
   progress(`latency: starting 1 workflow-engine and 1 channel-dispatchers`);
   const engines = await deployment.start('workflow-engine', 1);
   const dispatchers = await deployment.start('channel-dispatchers', 1);
   const ingestUrl = new URL(ingest.url);
+  const tap = await KafkaStageTap.start(options.brokers, deployment.namespace);
   try {
     await probe(db, agent, ingestUrl, deployment.credentials.apiKey, 'pl-');
-    await sleep(options.settleSeconds * 1000);
-    const load = loadAverage();
-    const acceptedAt = new Map<string, number>();
-    let refused = 0;
-    let sent = 0;
-    const inFlight = new Set<Promise<void>>();
-    const total = Math.round(options.rate * options.latencySeconds);
-    const started = performance.now();
-    let lastLog = started;
-    while (sent < total) {
-      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate));
-      for (; sent < due; sent++) {
-        const tag = `l-${sent}`;
-        const request = postTrigger(agent, ingestUrl, deployment.credentials.apiKey, triggerBody(`flow-user-${sent % options.recipients}`, tag)).then(
-          ({ status, at }) => {
-            if (status === 202) acceptedAt.set(`flow ${tag}`, at);
-            else refused++;
-          },
-          () => void refused++,
-        );
-        inFlight.add(request);
-        void request.finally(() => inFlight.delete(request));
-      }
-      if (performance.now() - lastLog >= 1000) {
-        lastLog = performance.now();
-        progress(`latency: ${sent}/${total} sent, ${acceptedAt.size} accepted, ${inFlight.size} in flight`);
-      }
-      await sleep(2);
+    const results: Latency[] = [];
+    for (const rate of options.rates) {
+      await sleep(options.settleSeconds * 1000);
+      results.push(await pacedTriggers(db, agent, ingestUrl, deployment.credentials.apiKey, tap, rate, options));
     }
-    await Promise.all(inFlight);
-    const sendingSeconds = (performance.now() - started) / 1000;
-    await waitForCount(db, 'l-', acceptedAt.size, options.roundTimeoutS * 1000, 'latency');
-    const latencies = (await inboxRows(db, 'l-'))
-      .flatMap((row) => {
-        const at = acceptedAt.get(row.body);
-        return at === undefined ? [] : [row.at - at];
-      })
-      .sort((a, b) => a - b);
-    const result: Latency = {
-      offeredRate: options.rate,
-      achievedRate: acceptedAt.size / sendingSeconds,
-      accepted: acceptedAt.size,
-      refused,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      max: latencies[latencies.length - 1],
-      load,
-    };
-    progress(`latency: ${result.accepted} accepted at ${result.achievedRate.toFixed(0)}/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms, max ${result.max.toFixed(0)} ms`);
-    return result;
+    return results;
   } finally {
+    await tap.stop().catch(() => undefined);
     await stopAll([...engines, ...dispatchers]);
   }
+}
+
+/**
+ * One latency measurement: triggers offered at `rate` for --latency-seconds (open loop:
+ * trigger i is due at start + i / rate whatever the answers do, so a slow pipeline
+ * cannot slow the offer down and hide its own queueing), then each trigger's time
+ * from its due time to its inbox row, split by stage with the timestamps the services
+ * write anyway.
+ */
+async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiKey: string, tap: KafkaStageTap, rate: number, options: Options): Promise<Latency> {
+  const label = `latency ${rate}/s`;
+  const prefix = `l${rate}-`;
+  const load = loadAverage();
+  // Wall clock (Date.now), the clock Postgres's timestamps are read against: performance's
+  // clock is monotonic and may drift from it.
+  const dueAt = new Map<string, number>();
+  const acceptedAt = new Map<string, number>();
+  const sendLag: number[] = [];
+  let refused = 0;
+  let sent = 0;
+  const inFlight = new Set<Promise<void>>();
+  const total = Math.round(rate * options.latencySeconds);
+  const started = Date.now();
+  let lastLog = started;
+  while (sent < total) {
+    const now = Date.now();
+    const due = Math.min(total, Math.floor(((now - started) / 1000) * rate) + 1);
+    for (; sent < due; sent++) {
+      const body = `flow ${prefix}${sent}`;
+      const scheduled = started + (sent * 1000) / rate;
+      dueAt.set(body, scheduled);
+      sendLag.push(Date.now() - scheduled);
+      const request = postTrigger(agent, ingestUrl, apiKey, triggerBody(`flow-user-${sent % options.recipients}`, `${prefix}${sent}`)).then(
+        ({ status, at }) => {
+          if (status === 202) acceptedAt.set(body, at);
+          else refused++;
+        },
+        () => void refused++,
+      );
+      inFlight.add(request);
+      void request.finally(() => inFlight.delete(request));
+    }
+    if (now - lastLog >= 1000) {
+      lastLog = now;
+      progress(`${label}: ${sent}/${total} sent, ${acceptedAt.size} accepted, ${inFlight.size} in flight`);
+    }
+    // Wake at the next trigger's due time (timers are at best 1 ms).
+    await sleep(Math.max(1, started + (sent * 1000) / rate - Date.now()));
+  }
+  const sendingSeconds = (Date.now() - started) / 1000;
+  await Promise.all(inFlight);
+  const answeredSeconds = (Date.now() - started) / 1000;
+  await waitForCount(db, prefix, acceptedAt.size, options.roundTimeoutS * 1000, label);
+  await tap.seen(acceptedAt.keys(), 30_000);
+  const stages = await stageTimes(db, prefix);
+  const samples = { total: [] as number[], accepted: [] as number[], chunk: [] as number[], engine: [] as number[], appended: [] as number[], command: [] as number[], claimed: [] as number[] };
+  for (const row of stages) {
+    const due = dueAt.get(row.body);
+    const accepted = acceptedAt.get(row.body);
+    const chunk = tap.chunkAt.get(row.body);
+    const command = tap.commandAt.get(row.body);
+    if (due === undefined || accepted === undefined || chunk === undefined || command === undefined) continue;
+    samples.total.push(row.stored - due);
+    samples.accepted.push(accepted - due);
+    samples.chunk.push(chunk - due);
+    samples.engine.push(row.decided - due);
+    samples.appended.push(row.appended - due);
+    samples.command.push(command - due);
+    samples.claimed.push(row.claimed - due);
+  }
+  // Rows that share a transaction share its now(): how many triggers one engine append and one dispatcher claim carried.
+  const perTransaction = (times: number[]): number => stages.length / new Set(times).size;
+  if (samples.total.length < acceptedAt.size) progress(`${label}: ${acceptedAt.size - samples.total.length} accepted triggers left out (a stage's time not found)`);
+  const summary = (values: number[]): Percentiles => {
+    values.sort((a, b) => a - b);
+    return { p50: percentile(values, 50), p99: percentile(values, 99), max: values[values.length - 1] };
+  };
+  sendLag.sort((a, b) => a - b);
+  const result: Latency = {
+    offeredRate: rate,
+    sentRate: total / sendingSeconds,
+    sendLagP99: percentile(sendLag, 99),
+    answeredRate: acceptedAt.size / answeredSeconds,
+    accepted: acceptedAt.size,
+    refused,
+    total: summary(samples.total),
+    cumulative: {
+      accepted: summary(samples.accepted),
+      chunkPublished: summary(samples.chunk),
+      engineDecided: summary(samples.engine),
+      engineAppended: summary(samples.appended),
+      commandPublished: summary(samples.command),
+      dispatcherClaimed: summary(samples.claimed),
+    },
+    runsPerEngineAppend: perTransaction(stages.map((r) => r.appended)),
+    deliveriesPerClaim: perTransaction(stages.map((r) => r.claimed)),
+    load,
+  };
+  const c = result.cumulative;
+  const ms = (p: Percentiles): string => `p50 ${p.p50.toFixed(0)} / p99 ${p.p99.toFixed(0)} ms`;
+  progress(
+    `${label}: sent at ${result.sentRate.toFixed(0)}/s (p99 ${result.sendLagP99.toFixed(1)} ms behind schedule), ${result.accepted} accepted, ${refused} refused; ` +
+      `due -> stored ${ms(result.total)} (max ${result.total.max.toFixed(0)}); cumulative from due: chunk published ${ms(c.chunkPublished)}, 202 ${ms(c.accepted)}, ` +
+      `engine decided ${ms(c.engineDecided)}, appended ${ms(c.engineAppended)}, command published ${ms(c.commandPublished)}, dispatcher claimed ${ms(c.dispatcherClaimed)}; ` +
+      `${result.runsPerEngineAppend.toFixed(1)} runs per engine append, ${result.deliveriesPerClaim.toFixed(1)} deliveries per claim; load ${load}`,
+  );
+  return result;
+}
+
+/**
+ * Each inbox row of the phase with the times the services wrote on the way (ms since
+ * the epoch): the engine's decision (`engine.messages.created_at`, the engine's clock
+ * when it began deciding the batch), the start of the append's transaction (the run
+ * stream's first `recorded_at`; Postgres's `now()`), the
+ * dispatcher's claim (`dispatch.deliveries.claimed_at`, the claim's transaction; a
+ * claim taken over or retried moves it later) and the row itself.
+ */
+async function stageTimes(db: Client, prefix: string): Promise<Array<{ body: string; decided: number; appended: number; claimed: number; stored: number }>> {
+  benchStatements++;
+  const result = await db.query<{ body: string; decided: string; appended: string; claimed: string; stored: string }>(
+    `SELECT i.body, extract(epoch FROM m.created_at) * 1000 AS decided,
+            extract(epoch FROM (SELECT min(e.recorded_at) FROM engine.stream_events e WHERE e.stream_id = 'run:' || m.workspace_id || ':' || m.run_id)) * 1000 AS appended,
+            extract(epoch FROM d.claimed_at) * 1000 AS claimed, extract(epoch FROM i.created_at) * 1000 AS stored
+       FROM dispatch.inbox_messages i
+       JOIN dispatch.deliveries d ON d.delivery_id = i.delivery_id
+       JOIN engine.messages m ON m.delivery_id = i.delivery_id
+      WHERE i.body LIKE $1`,
+    [`flow ${prefix}%`],
+  );
+  return result.rows.map((r) => ({ body: r.body, decided: Number(r.decided), appended: Number(r.appended), claimed: Number(r.claimed), stored: Number(r.stored) }));
 }
 
 // ---------------------------------------------------------------------------------
@@ -553,32 +710,46 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-function report(rounds: readonly Round[], latency: Latency | undefined, options: Options): void {
+function report(rounds: readonly Round[], latencies: readonly Latency[], options: Options): void {
   const lines: string[] = [];
-  lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
-  lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | load average |');
-  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-  for (const r of rounds) {
-    const c = r.cpuMsPerDelivery;
+  let ratios: { rateRatio: number; cpuRatio: number; netRatio: number } | undefined;
+  if (rounds.length > 0) {
+    lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
+    lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | load average |');
+    lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+    for (const r of rounds) {
+      const c = r.cpuMsPerDelivery;
+      lines.push(
+        `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.load} |`,
+      );
+    }
+    const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);
+    ratios = {
+      rateRatio: median(of(2).map((r) => r.deliveriesPerS)) / median(of(1).map((r) => r.deliveriesPerS)),
+      cpuRatio: median(of(2).map((r) => r.cpuMsPerDelivery.both)) / median(of(1).map((r) => r.cpuMsPerDelivery.both)),
+      netRatio: median(of(2).map((r) => r.cpuMsPerDelivery.bothNetOfIdle)) / median(of(1).map((r) => r.cpuMsPerDelivery.bothNetOfIdle)),
+    };
     lines.push(
-      `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.load} |`,
+      '',
+      `2 vs 1 replicas (medians): deliveries/s ${ratios.rateRatio.toFixed(2)}x, engine + dispatchers CPU-s per delivery ${ratios.cpuRatio.toFixed(2)}x (less their idle cost: ${ratios.netRatio.toFixed(2)}x)`,
     );
   }
-  const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);
-  const rateRatio = median(of(2).map((r) => r.deliveriesPerS)) / median(of(1).map((r) => r.deliveriesPerS));
-  const cpuRatio = median(of(2).map((r) => r.cpuMsPerDelivery.both)) / median(of(1).map((r) => r.cpuMsPerDelivery.both));
-  const netRatio = median(of(2).map((r) => r.cpuMsPerDelivery.bothNetOfIdle)) / median(of(1).map((r) => r.cpuMsPerDelivery.bothNetOfIdle));
-  lines.push(
-    '',
-    `2 vs 1 replicas (medians): deliveries/s ${rateRatio.toFixed(2)}x, engine + dispatchers CPU-s per delivery ${cpuRatio.toFixed(2)}x (less their idle cost: ${netRatio.toFixed(2)}x)`,
-  );
-  if (latency) {
-    lines.push('', `Latency: POST /trigger/ (202) to inbox row stored, 1 replica each, offered ${latency.offeredRate}/s for ${options.latencySeconds} s`, '');
-    lines.push('| achieved triggers/s | accepted | refused | p50 ms | p99 ms | max ms | load average |', '| ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-    lines.push(`| ${latency.achievedRate.toFixed(0)} | ${latency.accepted} | ${latency.refused} | ${latency.p50.toFixed(0)} | ${latency.p99.toFixed(0)} | ${latency.max.toFixed(0)} | ${latency.load} |`);
+  if (latencies.length > 0) {
+    const ms = (p: Percentiles): string => `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
+    lines.push('', `Latency: POST /trigger/ paced (open loop) for ${options.latencySeconds} s, 1 replica each; ms from each trigger's due time, p50 / p99`, '');
+    lines.push(
+      '| offered/s | sent/s | pacing p99 late ms | accepted | refused | chunk published | 202 | engine decided | engine append began | command published | dispatcher claimed | inbox row stored (end to end) | max ms | runs per engine append | deliveries per claim | load average |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    );
+    for (const l of latencies) {
+      const c = l.cumulative;
+      lines.push(
+        `| ${l.offeredRate} | ${l.sentRate.toFixed(0)} | ${l.sendLagP99.toFixed(1)} | ${l.accepted} | ${l.refused} | ${ms(c.chunkPublished)} | ${ms(c.accepted)} | ${ms(c.engineDecided)} | ${ms(c.engineAppended)} | ${ms(c.commandPublished)} | ${ms(c.dispatcherClaimed)} | ${ms(l.total)} | ${l.total.max.toFixed(0)} | ${l.runsPerEngineAppend.toFixed(1)} | ${l.deliveriesPerClaim.toFixed(1)} | ${l.load} |`,
+      );
+    }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, rateRatio, cpuRatio, netRatio, latency })}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, ...ratios, latencies })}\n`);
 }
 
 // ---------------------------------------------------------------------------------
@@ -630,8 +801,8 @@ async function main(): Promise<number> {
     for (let round = 1; round <= options.rounds * 2; round++) {
       rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, drain, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
     }
-    const latency = options.skipLatency ? undefined : await Promise.race([interrupted, latencyPhase(deployment, db, agent, ingest, options)]);
-    report(rounds, latency, options);
+    const latencies = options.skipLatency ? [] : await Promise.race([interrupted, latencyPhase(deployment, db, agent, ingest, options)]);
+    report(rounds, latencies, options);
     return 0;
   } finally {
     agent.destroy();
