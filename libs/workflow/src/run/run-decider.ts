@@ -23,7 +23,7 @@ import {
   TimerFiredInput,
 } from './run-inputs';
 import { runsRevision } from './interpreter-revision';
-import { runScope } from './run-scope';
+import { RunScope, runScope } from './run-scope';
 import { AccumulationWaiting, LiveRun, RunState, Waiting, evolveRun, initialRunState } from './run-state';
 import { decideSend } from './send';
 import { delayDueAt, waitTimeoutAt } from './timing';
@@ -72,21 +72,22 @@ function decideRun(ports: RunPorts, input: RunInput, state: RunState, now: Date)
 /** The events decided so far, and the state they lead to. */
 class Step {
   readonly events: RunEvent[] = [];
+  readonly at: string;
+  /** The latest scope and the parts of the run it was built from: a start asks for it up to three times (overrides, conditions, a batch key). */
+  private scoped?: { readonly run: ScopeInputs; readonly scope: RunScope };
 
   constructor(
     readonly ports: RunPorts,
     private state: RunState,
     readonly context: RunContext,
     readonly now: Date,
-  ) {}
+  ) {
+    this.at = now.toISOString();
+  }
 
   get run(): LiveRun {
     if (this.state.status === 'new') throw new Error('a run step before run.started.v1'); // a bug in this file, never client input
     return this.state;
-  }
-
-  get at(): string {
-    return this.now.toISOString();
   }
 
   emit(...events: readonly RunEvent[]): void {
@@ -101,10 +102,21 @@ class Step {
     return this.events;
   }
 
-  scope() {
-    return runScope(this.run, this.context);
+  /** runScope of the run as it is now; rebuilt only when an event changed what it reads (evolve replaces, never mutates). */
+  scope(): RunScope {
+    const run = this.run;
+    const last = this.scoped?.run;
+    if (last && last.started === run.started && last.actor === run.actor && last.tenant_id === run.tenant_id && last.data === run.data && last.batched === run.batched) {
+      return (this.scoped as { scope: RunScope }).scope;
+    }
+    const scope = runScope(run, this.context);
+    this.scoped = { run: { started: run.started, actor: run.actor, tenant_id: run.tenant_id, data: run.data, batched: run.batched }, scope };
+    return scope;
   }
 }
+
+/** What runScope reads of a run (besides the step's context, fixed for the step). */
+type ScopeInputs = Pick<LiveRun, 'started' | 'actor' | 'tenant_id' | 'data' | 'batched'>;
 
 function isRunning(state: RunState): state is LiveRun {
   return state.status === 'running';

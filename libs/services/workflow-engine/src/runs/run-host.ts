@@ -270,6 +270,25 @@ export class RunHost {
       followUps: (asks) => this.accumulatorAnswers(asks, (streamId) => contextOf.get(streamId)),
     });
     for (const [streamId, step] of steps) await this.afterStep(streamId, step);
+    this.logMerged(steps.values());
+  }
+
+  /**
+   * One line per batch that runs merged into, with how many did in this step: at
+   * thousands of joins a second, a line per merged run was most of what the engine
+   * logged (each run's own events stay in its log, and at debug).
+   */
+  private logMerged(steps: Iterable<{ readonly events: readonly RunEvent[] }>): void {
+    const merged = new Map<string, { owner_run_id: string; runs: number }>();
+    for (const step of steps) {
+      for (const event of step.events) {
+        if (event.type !== 'accumulation.merged.v1') continue;
+        const batch = merged.get(event.batch_id) ?? { owner_run_id: event.owner_run_id, runs: 0 };
+        batch.runs += 1;
+        merged.set(event.batch_id, batch);
+      }
+    }
+    for (const [batchId, batch] of merged) this.logger.info('runs merged into a batch', { batch_id: batchId, ...batch });
   }
 
   /** What follows a recorded step: its log lines, the child runs it starts, and a cancelled run's leave from its accumulator. */
@@ -294,6 +313,7 @@ export class RunHost {
       (await this.accumulatorAnswers([{ streamId, state }], () => input.context)).get(streamId),
     );
     await this.afterStep(streamId, step);
+    this.logMerged([step]);
     return { state: step.state, events: step.events };
   }
 
@@ -401,7 +421,8 @@ export class RunHost {
         this.logger.info('run cancelled while waiting for an event; its wait is removed', { ...fields, event_name: event.event_name });
         break;
       case 'accumulation.merged.v1':
-        this.logger.info('run merged into a batch', { ...fields, batch_id: event.batch_id, owner_run_id: event.owner_run_id });
+        // Counted per batch at info (logMerged).
+        this.logger.debug('run merged into a batch', { ...fields, batch_id: event.batch_id, owner_run_id: event.owner_run_id });
         break;
       case 'accumulation.left.v1':
         this.logger.info('run cancelled at a batch or digest; it is removed from the batch', { ...fields, batch_id: event.batch_id });

@@ -180,11 +180,15 @@ export async function writeRunProjections(tx: EntityManager, steps: readonly Run
     );
   }
   for (const step of steps) for (const update of step.updates) await update(tx);
+  // A run inserted above already has the step's status (its row is of the state after
+  // the step): updating it again would write every new run's row twice.
+  const moved = steps.filter((s) => s.run === undefined);
+  if (moved.length === 0) return;
   await tx.query(
     `UPDATE engine.runs r SET status = s.status, updated_at = s.at
        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS s(run_id, status, at)
       WHERE r.run_id = s.run_id`,
-    [steps.map((s) => s.status.runId), steps.map((s) => s.status.status), steps.map((s) => s.status.at)],
+    [moved.map((s) => s.status.runId), moved.map((s) => s.status.status), moved.map((s) => s.status.at)],
   );
 }
 
