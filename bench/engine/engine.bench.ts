@@ -1125,6 +1125,77 @@ interface EngineHarness {
   readonly deliveries: Map<string, number[]>;
   readonly duplicates: () => number;
   readonly announceWorkflows: (workflows: ReadonlyArray<{ slug: string; nodes: unknown[] }>) => Promise<void>;
+  /** Starts a meter of the CPU seconds this bench database's backends use (see backendCpuMeter). */
+  readonly backendCpu: () => Promise<() => Promise<number>>;
+  /** Starts a meter of the rows written to each engine table (see rowWritesMeter). */
+  readonly rowWrites: () => Promise<() => Promise<Map<string, { inserted: number; updated: number; deleted: number }>>>;
+}
+
+/**
+ * Rows inserted, updated and deleted per engine table between start and stop, from
+ * `pg_stat_user_tables` (the statistics collector's counters, which lag by up to a
+ * second: stop after the work has settled).
+ */
+async function rowWritesMeter(sql: Client): Promise<() => Promise<Map<string, { inserted: number; updated: number; deleted: number }>>> {
+  const read = async (): Promise<Map<string, { inserted: number; updated: number; deleted: number }>> => {
+    // A fresh snapshot of the counters, not the one this transaction may have cached.
+    await sql.query('SELECT pg_stat_clear_snapshot()');
+    const rows = (
+      await sql.query<{ relname: string; ins: string; upd: string; del: string }>(
+        `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_del AS del FROM pg_stat_user_tables WHERE schemaname = 'engine'`,
+      )
+    ).rows;
+    return new Map(rows.map((r) => [r.relname, { inserted: Number(r.ins), updated: Number(r.upd), deleted: Number(r.del) }]));
+  };
+  const before = await read();
+  return async () => {
+    const delta = new Map<string, { inserted: number; updated: number; deleted: number }>();
+    for (const [table, after] of await read()) {
+      const was = before.get(table) ?? { inserted: 0, updated: 0, deleted: 0 };
+      const d = { inserted: after.inserted - was.inserted, updated: after.updated - was.updated, deleted: after.deleted - was.deleted };
+      if (d.inserted + d.updated + d.deleted > 0) delta.set(table, d);
+    }
+    return delta;
+  };
+}
+
+/** `table +ins ~upd -del` per digest, the busiest table first. */
+function rowWritesNote(writes: ReadonlyMap<string, { inserted: number; updated: number; deleted: number }>, per: number): string {
+  const f = (n: number): string => fixed(n / per, 2);
+  return [...writes]
+    .sort((a, b) => b[1].inserted + b[1].updated + b[1].deleted - (a[1].inserted + a[1].updated + a[1].deleted))
+    .map(([table, w]) => `${table} ${[w.inserted && `+${f(w.inserted)}`, w.updated && `~${f(w.updated)}`, w.deleted && `-${f(w.deleted)}`].filter(Boolean).join(' ')}`)
+    .join(', ');
+}
+
+/**
+ * CPU seconds used by the backends of one database between start and stop, from /proc:
+ * unlike the machine meter's `postgres`, no other engineer's backends are counted. A
+ * backend that connects or exits in between is missed (the engine's pool keeps its
+ * connections, so this is small).
+ */
+async function backendCpuMeter(sql: Client): Promise<() => Promise<number>> {
+  const ticksPerS = 100;
+  const ticksOf = async (): Promise<Map<number, number>> => {
+    const pids = (await sql.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows;
+    const ticks = new Map<number, number>();
+    for (const { pid } of pids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+      } catch {
+        // not on this machine, or gone
+      }
+    }
+    return ticks;
+  };
+  const before = await ticksOf();
+  return async () => {
+    let used = 0;
+    for (const [pid, ticks] of await ticksOf()) used += ticks - (before.get(pid) ?? 0);
+    return used / ticksPerS;
+  };
 }
 
 /** The engine in-process on a temporary database and a Kafka namespace, as in the runs phase. */
@@ -1190,7 +1261,16 @@ async function startEngineHarness(options: Options, label: string): Promise<Engi
   };
   const backends = async (): Promise<number[]> =>
     (await sql.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((row) => row.pid);
-  return { clientBus, count, backends, deliveries, duplicates: () => duplicates, announceWorkflows };
+  return {
+    clientBus,
+    count,
+    backends,
+    deliveries,
+    duplicates: () => duplicates,
+    announceWorkflows,
+    backendCpu: () => backendCpuMeter(sql),
+    rowWrites: () => rowWritesMeter(sql),
+  };
 }
 
 /** `count` triggers of `slug`, round-robin over `recipients` recipients, all with the same batch key. */
@@ -1350,6 +1430,9 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
 
   await sleep(Math.max(0, closeAt - Date.now()));
   const cpu = cpuMeter();
+  const selfCpuStart = process.cpuUsage();
+  const backends = await harness.backendCpu();
+  const writes = await harness.rowWrites();
   const machine = machineCpuMeter();
   let lastCount = 0;
   queryStats.clear();
@@ -1372,7 +1455,12 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
   if (options.queryStats) reportQueryStats(`${label} closing`, n);
   const selfCpu = cpu();
   const machineCpu = machine();
-  await sleep(1_000); // anything sent twice arrives close behind
+  const selfUsed = process.cpuUsage(selfCpuStart);
+  // CPU per digest closed, of this bench alone: its process (engine, poller, relay, reader) and its database's backends.
+  const benchMsPerDigest = (selfUsed.user + selfUsed.system) / 1000 / n;
+  const backendMsPerDigest = ((await backends()) * 1000) / n;
+  await sleep(1_000); // anything sent twice arrives close behind (and the table statistics settle)
+  const rowWrites = await writes();
   const received = harness.deliveries.get(slug) ?? [];
   const lateness = Float64Array.from(received, (at) => at - closeAt).sort();
   const drainS = lateness[lateness.length - 1] / 1000;
@@ -1390,9 +1478,11 @@ async function digestPhase(options: Options, rows: Row[]): Promise<void> {
     notes: [
       `drain (close until the last command) ${fixed(drainS, 1)} s; first command ${fixed(lateness[0], 0)} ms after the close`,
       `duplicate commands ${int(harness.duplicates())}`,
+      `CPU per digest: bench process ${fixed(benchMsPerDigest, 2)} ms, its database's backends ${fixed(backendMsPerDigest, 2)} ms`,
+      `rows written per digest (+inserted ~updated -deleted): ${rowWritesNote(rowWrites, n)}`,
       cpuNotes(selfCpu, machineCpu),
     ].join('; '),
-    extra: { p90Ms: percentile(lateness, 90), minMs: lateness[0], duplicates: harness.duplicates(), openSeconds, leadS },
+    extra: { p90Ms: percentile(lateness, 90), minMs: lateness[0], duplicates: harness.duplicates(), openSeconds, leadS, benchMsPerDigest, backendMsPerDigest },
   });
   progress(`${label}: closing p50 ${fixed(percentile(lateness, 50), 0)} ms, p99 ${fixed(percentile(lateness, 99), 0)} ms, drain ${fixed(drainS, 1)} s`);
   await runCleanups();
