@@ -184,10 +184,13 @@ export async function writeRunProjections(tx: EntityManager, steps: readonly Run
   }
   for (const step of steps) for (const update of step.updates) await update(tx);
   await recordOutcomes(tx, steps.flatMap((s) => s.outcomes));
+  // Only the rows that change: a run started in this batch was inserted with its status
+  // as of the step (`runRowOf`, updated_at = started_at = the step's time), and an
+  // UPDATE that sets the same values still writes a new row version, one per run.
   await tx.query(
     `UPDATE engine.runs r SET status = s.status, updated_at = s.at
        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS s(run_id, status, at)
-      WHERE r.run_id = s.run_id`,
+      WHERE r.run_id = s.run_id AND (r.status IS DISTINCT FROM s.status OR r.updated_at IS DISTINCT FROM s.at)`,
     [steps.map((s) => s.status.runId), steps.map((s) => s.status.status), steps.map((s) => s.status.at)],
   );
 }
