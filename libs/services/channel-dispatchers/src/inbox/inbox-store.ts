@@ -6,6 +6,7 @@ import { DeliveryRequested, INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, InboxItem
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { outcomeMessage } from '../dispatch/outcome-message';
+import { WriteBatcher } from '../dispatch/write-batcher';
 import { InboxContent } from '@herald/rendering';
 
 /** The engagement a recipient's client reports, each published once as a delivery outcome. */
@@ -26,6 +27,26 @@ interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' 
   read_at: Date | null;
   archived_at: Date | null;
   clicked_at: Date | null;
+}
+
+/** A message to store, as the inbox vendor hands it over. */
+interface NewInboxMessage {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly distinctId: string;
+  readonly deliveryId: string;
+  readonly content: InboxContent;
+  readonly tenantId?: string;
+}
+
+interface StoreFailure {
+  readonly error: unknown;
+}
+
+interface StoredRow extends InboxRow {
+  workspace_id: string;
+  distinct_id: string;
+  tenant_id: string | null;
 }
 
 interface UpdatedRow extends InboxRow {
@@ -74,20 +95,67 @@ export type InboxUpdate = { readonly seen?: boolean; readonly read?: boolean; re
  */
 @Injectable()
 export class InboxStore {
+  /** Resolves with each message's own failure, if any (see storeBatch). */
+  private readonly stores = new WriteBatcher<NewInboxMessage, StoreFailure | undefined>((messages) => this.storeBatch(messages));
+
   constructor(@InjectDataSource('dispatch') private readonly db: DataSource) {}
 
-  /** A new message is announced on notify.inbox.updated.v1 (for open event streams) in the same transaction. */
+  /**
+   * Stores one inbox message; a new one is announced on notify.inbox.updated.v1 (for open
+   * event streams) in the same transaction. Stores that arrive while one is being written
+   * go together into the next (`storeAll`): the inbox is the one vendor every delivery of
+   * its channel writes to, and one transaction per message cost more than the rest of the
+   * dispatcher's writes of that delivery, which are batched already.
+   */
   async store(id: string, workspaceId: string, distinctId: string, deliveryId: string, content: InboxContent, tenantId?: string): Promise<void> {
+    const failure = await this.stores.run({ id, workspaceId, distinctId, deliveryId, content, tenantId });
+    if (failure) throw failure.error;
+  }
+
+  /**
+   * A batch of stores: one transaction for all (`storeAll`). A batch that fails is
+   * written again one message at a time, so a message that can never be stored (a NUL
+   * in its text) fails its own delivery only.
+   */
+  private async storeBatch(messages: readonly NewInboxMessage[]): Promise<Array<StoreFailure | undefined>> {
+    try {
+      await this.storeAll(messages);
+      return messages.map(() => undefined);
+    } catch (error) {
+      if (messages.length === 1) return [{ error }];
+      const results = await Promise.allSettled(messages.map((message) => this.storeAll([message])));
+      return results.map((result) => (result.status === 'rejected' ? { error: result.reason as unknown } : undefined));
+    }
+  }
+
+  /** Many messages in one transaction: one multi-row insert (a message stored before is skipped, by its id) and the announcements of the new ones. */
+  private async storeAll(messages: readonly NewInboxMessage[]): Promise<void> {
     await this.db.transaction(async (tx) => {
       const rows = (await tx.query(
         `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
-        [id, workspaceId, distinctId, deliveryId, content.title ?? null, content.body, content.avatar ?? null, content.actionUrl ?? null, tenantId ?? null],
-      )) as InboxRow[];
-      if (rows[0]) {
-        const update: InboxUpdated = { workspace_id: workspaceId, distinct_id: distinctId, tenant_id: tenantId, change: 'added', item: itemOf(rows[0]) };
-        await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage(update)]);
-      }
+         SELECT m.id, m.workspace_id, m.distinct_id, m.delivery_id, m.title, m.body, m.avatar, m.action_url, m.tenant_id
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY
+                AS m(id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, ord)
+          ORDER BY m.ord
+         ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}, workspace_id, distinct_id, tenant_id`,
+        [
+          messages.map((m) => m.id),
+          messages.map((m) => m.workspaceId),
+          messages.map((m) => m.distinctId),
+          messages.map((m) => m.deliveryId),
+          messages.map((m) => m.content.title ?? null),
+          messages.map((m) => m.content.body),
+          messages.map((m) => m.content.avatar ?? null),
+          messages.map((m) => m.content.actionUrl ?? null),
+          messages.map((m) => m.tenantId ?? null),
+        ],
+      )) as StoredRow[];
+      // In the order stored (seq), so each recipient's announcements keep the order of their messages.
+      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+      const announcements = rows.map((row) =>
+        inboxUpdatedMessage({ workspace_id: row.workspace_id, distinct_id: row.distinct_id, tenant_id: row.tenant_id ?? undefined, change: 'added', item: itemOf(row) }),
+      );
+      await writeOutbox(tx, DISPATCH_OUTBOX, announcements);
     });
   }
 

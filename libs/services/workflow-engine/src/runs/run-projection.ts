@@ -38,14 +38,16 @@ interface MessageRow {
 
 /**
  * What one step (one or several inputs of a run) adds to the read models. The frequent
- * rows (a run, an admission, a message, the run's status) are written for a whole batch
- * with one statement each (`writeRunProjections`); the rare updates (outcomes, reasons,
- * waits) keep a statement each, in the order of their events.
+ * rows (a run, an admission, a message, a delivery's outcome, the run's status) are
+ * written for a whole batch with one statement each (`writeRunProjections`); the rare
+ * updates (reasons, waits) keep a statement each, in the order of their events.
  */
 export interface RunProjectionRows {
   readonly run?: readonly unknown[];
   readonly admission?: readonly unknown[];
   readonly messages: readonly MessageRow[];
+  /** Outcomes to record on the message log, in the order of their events. */
+  readonly outcomes: readonly DeliveryOutcome[];
   readonly updates: ReadonlyArray<(tx: EntityManager) => Promise<void>>;
   readonly status: { readonly runId: string; readonly status: string; readonly at: string };
 }
@@ -68,6 +70,7 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
   let runRow: unknown[] | undefined;
   let admission: unknown[] | undefined;
   const messages: MessageRow[] = [];
+  const outcomes: DeliveryOutcome[] = [];
   const updates: Array<(tx: EntityManager) => Promise<void>> = [];
   for (const event of events) {
     switch (event.type) {
@@ -83,11 +86,9 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
       case 'delivery.skipped.v1':
         if (!SKIPS_BY_DESIGN.has(event.reason)) messages.push(skippedRowOf(workspaceId, runId, run, event, at));
         break;
-      case 'delivery.outcome_recorded.v1': {
-        const outcome = event.outcome;
-        updates.push((tx) => recordOutcome(tx, outcome));
+      case 'delivery.outcome_recorded.v1':
+        outcomes.push(event.outcome);
         break;
-      }
       case 'run.failed.v1': {
         const reason = event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason;
         updates.push((tx) => setOutcomeReason(tx, runId, reason));
@@ -129,13 +130,15 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
         break;
     }
   }
-  return { ...(runRow ? { run: runRow } : {}), ...(admission ? { admission } : {}), messages, updates, status: { runId, status: run.status, at } };
+  return { ...(runRow ? { run: runRow } : {}), ...(admission ? { admission } : {}), messages, outcomes, updates, status: { runId, status: run.status, at } };
 }
 
 /**
  * Writes the rows of a batch of steps: runs, admissions and messages with one
  * multi-row insert each (before the updates, which may refer to them), then each
- * step's rare updates in order, then every run's status with one statement.
+ * step's rare updates in order, the outcomes (see recordOutcomes), then every run's
+ * status with one statement. The outcomes touch only their deliveries' message rows,
+ * which no rare update reads or writes, so they can follow them.
  */
 export async function writeRunProjections(tx: EntityManager, steps: readonly RunProjectionRows[]): Promise<void> {
   const runs = steps.flatMap((s) => (s.run ? [s.run] : []));
@@ -180,14 +183,16 @@ export async function writeRunProjections(tx: EntityManager, steps: readonly Run
     );
   }
   for (const step of steps) for (const update of step.updates) await update(tx);
-  // A run inserted above already has the step's status (its row is of the state after
-  // the step): updating it again would write every new run's row twice.
+  await recordOutcomes(tx, steps.flatMap((s) => s.outcomes));
+  // Only the rows that change: a run inserted above already has its status as of the
+  // step (`runRowOf`, updated_at = started_at = the step's time), and an UPDATE that sets
+  // the same values still writes a new row version, one per run.
   const moved = steps.filter((s) => s.run === undefined);
   if (moved.length === 0) return;
   await tx.query(
     `UPDATE engine.runs r SET status = s.status, updated_at = s.at
        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS s(run_id, status, at)
-      WHERE r.run_id = s.run_id`,
+      WHERE r.run_id = s.run_id AND (r.status IS DISTINCT FROM s.status OR r.updated_at IS DISTINCT FROM s.at)`,
     [moved.map((s) => s.status.runId), moved.map((s) => s.status.status), moved.map((s) => s.status.at)],
   );
 }
@@ -368,26 +373,74 @@ const TIMESTAMPS_OF: Partial<Record<DeliveryOutcome['status'], readonly string[]
   seen: ['seen_at'],
   clicked: ['clicked_at'],
 };
+const TIMESTAMP_COLUMNS = [...new Set(Object.values(TIMESTAMPS_OF).flat())];
+/** Statuses whose outcome keeps the failure the delivery recorded (engagement); any other replaces it (a success clears it). */
+const KEEPS_FAILURE_REASON: ReadonlyArray<DeliveryOutcome['status']> = ['seen', 'clicked'];
 
-async function recordOutcome(tx: EntityManager, outcome: DeliveryOutcome): Promise<void> {
-  if (outcome.status === 'retrying') {
-    // Still `triggered` as the reference knows it, with the attempts so far, the next try and why the last one failed.
-    // Only while nothing final is recorded: a late report never hides the outcome.
-    await tx.query(
-      `UPDATE engine.messages SET updated_at = $2, attempts = greatest(coalesce(attempts, 0), $3), next_attempt_at = $4, failure_reason = $5
-        WHERE delivery_id = $1 AND status = 'triggered' AND coalesce(attempts, 0) <= $3`,
-      [outcome.delivery_id, outcome.at, outcome.attempts ?? 1, outcome.next_attempt_at ?? null, outcome.error?.message ?? null],
-    );
-    return;
+/**
+ * The outcomes of a batch on the message log, with one statement per kind of update
+ * (retrying, or anything else) whatever their number: every delivery's outcome came one
+ * statement each before, a statement per delivery in the batch's transaction. Outcomes
+ * of one delivery are applied in order, as rounds: the n-th outcome of every delivery in
+ * round n (one UPDATE sets a row once).
+ */
+async function recordOutcomes(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+  const rounds: DeliveryOutcome[][] = [];
+  const counted = new Map<string, number>();
+  for (const outcome of outcomes) {
+    const round = counted.get(outcome.delivery_id) ?? 0;
+    counted.set(outcome.delivery_id, round + 1);
+    (rounds[round] ??= []).push(outcome);
   }
-  // A success clears the error of an earlier attempt; engagement keeps what the delivery recorded.
-  const failureReason = outcome.status === 'seen' || outcome.status === 'clicked' ? 'coalesce($5, failure_reason)' : '$5';
-  const timestamps = (TIMESTAMPS_OF[outcome.status] ?? []).map((column) => `, ${column} = coalesce(${column}, $3)`).join('');
+  for (const round of rounds) {
+    const retrying = round.filter((o) => o.status === 'retrying');
+    const settled = round.filter((o) => o.status !== 'retrying');
+    if (retrying.length > 0) await recordRetrying(tx, retrying);
+    if (settled.length > 0) await recordSettled(tx, settled);
+  }
+}
+
+/**
+ * Still `triggered` as the reference knows it, with the attempts so far, the next try and
+ * why the last one failed. Only while nothing final is recorded: a late report never hides
+ * the outcome.
+ */
+async function recordRetrying(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   await tx.query(
-    `UPDATE engine.messages
-        SET status = $2, updated_at = $3, vendor = coalesce($4, vendor), failure_reason = ${failureReason},
-            attempts = coalesce($6, attempts), next_attempt_at = NULL ${timestamps}
-      WHERE delivery_id = $1`,
-    [outcome.delivery_id, outcome.status, outcome.at, outcome.vendor ?? null, outcome.error?.message ?? null, outcome.attempts ?? null],
+    `UPDATE engine.messages m SET updated_at = o.at, attempts = greatest(coalesce(m.attempts, 0), o.attempts), next_attempt_at = o.next_attempt_at, failure_reason = o.error
+       FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::timestamptz[], $5::text[]) AS o(delivery_id, at, attempts, next_attempt_at, error)
+      WHERE m.delivery_id = o.delivery_id AND m.status = 'triggered' AND coalesce(m.attempts, 0) <= o.attempts`,
+    [
+      outcomes.map((o) => o.delivery_id),
+      outcomes.map((o) => o.at),
+      outcomes.map((o) => o.attempts ?? 1),
+      outcomes.map((o) => o.next_attempt_at ?? null),
+      outcomes.map((o) => o.error?.message ?? null),
+    ],
+  );
+}
+
+/** A final outcome or an engagement: its status, vendor and failure, and the timestamps it sets (once). */
+async function recordSettled(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+  const statusIn = (statuses: readonly string[]): string => (statuses.length === 0 ? 'false' : `o.status IN (${statuses.map((s) => `'${s}'`).join(', ')})`);
+  const timestamps = TIMESTAMP_COLUMNS.map((column) => {
+    const statuses = Object.entries(TIMESTAMPS_OF).flatMap(([status, columns]) => (columns?.includes(column) ? [status] : []));
+    return `, ${column} = CASE WHEN ${statusIn(statuses)} THEN coalesce(m.${column}, o.at) ELSE m.${column} END`;
+  }).join('');
+  await tx.query(
+    `UPDATE engine.messages m
+        SET status = o.status, updated_at = o.at, vendor = coalesce(o.vendor, m.vendor),
+            failure_reason = CASE WHEN ${statusIn(KEEPS_FAILURE_REASON)} THEN coalesce(o.error, m.failure_reason) ELSE o.error END,
+            attempts = coalesce(o.attempts, m.attempts), next_attempt_at = NULL ${timestamps}
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::integer[]) AS o(delivery_id, status, at, vendor, error, attempts)
+      WHERE m.delivery_id = o.delivery_id`,
+    [
+      outcomes.map((o) => o.delivery_id),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.at),
+      outcomes.map((o) => o.vendor ?? null),
+      outcomes.map((o) => o.error?.message ?? null),
+      outcomes.map((o) => o.attempts ?? null),
+    ],
   );
 }
