@@ -144,6 +144,15 @@ describe('SmtpPool', () => {
     expect(server.clientChunks).toContain(`${message('One').toString()}.\r\n`);
   });
 
+  it("writes the next message's MAIL, RCPT and DATA with a message's final dot when sends wait for the connection", async () => {
+    const server = await serve();
+    const smtp = pool(server.port, { maxConnections: 1 });
+    await Promise.all(['One', 'Two', 'Three'].map((subject, index) => smtp.send({ from: 'a@acme.test', to: [`r${index}@example.com`] }, message(subject))));
+    expect(server.mails.map((mail) => mail.to[0])).toEqual(['r0@example.com', 'r1@example.com', 'r2@example.com']);
+    expect(server.clientChunks).toContain(`${message('One').toString()}.\r\nMAIL FROM:<a@acme.test>\r\nRCPT TO:<r1@example.com>\r\nDATA\r\n`);
+    expect(server.clientChunks).toContain(`${message('Two').toString()}.\r\nMAIL FROM:<a@acme.test>\r\nRCPT TO:<r2@example.com>\r\nDATA\r\n`);
+  });
+
   it('goes lock-step, a command per reply, where the server does not offer PIPELINING', async () => {
     const server = await serve({ hidePIPELINING: true });
     const sent = await pool(server.port).send({ from: 'a@acme.test', to: ['ada@example.com', 'bob@example.com'] }, message('Two'));

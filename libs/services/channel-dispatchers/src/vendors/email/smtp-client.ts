@@ -52,10 +52,11 @@ const EHLO_NAME = hostname().includes('.') ? hostname() : '[127.0.0.1]';
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
- * One SMTP connection: connect (TLS or STARTTLS), EHLO, AUTH, then one transaction at a
- * time. Where the server offers PIPELINING (RFC 2920) a transaction is two writes and two
- * round trips: MAIL, RCPT and DATA in one write, then the message and its `.` in one;
- * without it, each command waits for its reply. Any failure of the connection itself
+ * One SMTP connection: connect (TLS or STARTTLS), EHLO, AUTH, then transactions. Where
+ * the server offers PIPELINING (RFC 2920) MAIL, RCPT and DATA go in one write, then the
+ * message and its `.` in one, together with the next transaction's commands when one
+ * waits: a write and a round trip per message. Without PIPELINING each command waits
+ * for its reply. Any failure of the connection itself
  * (closed, reset, a reply late) fails what waits on it and closes it for good.
  */
 export class SmtpConnection {
@@ -66,6 +67,7 @@ export class SmtpConnection {
   private failure?: Error;
   private capabilities: SmtpCapabilities = NO_CAPABILITIES;
   private readonly closeListeners: Array<() => void> = [];
+  private corked = false;
   transactions = 0;
 
   private constructor(
@@ -101,8 +103,13 @@ export class SmtpConnection {
     else this.closeListeners.push(listener);
   }
 
-  /** One transaction. Throws an SmtpError; after a refusal the connection is reset and stays usable. */
-  async send(envelope: SmtpEnvelope, message: Buffer): Promise<SmtpSent> {
+  /**
+   * One transaction. Throws an SmtpError; after a refusal the connection is reset and
+   * stays usable. With PIPELINING, `onMessageWritten` is called once the message is
+   * written, before its reply: the next transaction may start then, and its commands go
+   * out in the same write as this message (RFC 2920 allows the message to open a group).
+   */
+  async send(envelope: SmtpEnvelope, message: Buffer, onMessageWritten?: () => void): Promise<SmtpSent> {
     const commands = transactionCommands(envelope, message, this.capabilities);
     this.transactions++;
     const replies = this.capabilities.pipelining ? await this.commands(commands) : await this.lockStep(commands, envelope.to.length);
@@ -112,7 +119,9 @@ export class SmtpConnection {
       else await this.reset();
       throw decision.error;
     }
-    const [final] = await this.write(dataBlock(message), 1);
+    const written = this.write(dataBlock(message), 1);
+    if (this.capabilities.pipelining) onMessageWritten?.();
+    const [final] = await written;
     if (!(final.code >= 200 && final.code < 300)) throw new SmtpError('message refused', 'EMESSAGE', final);
     return { accepted: decision.accepted, rejected: decision.rejected, response: replyText(final) };
   }
@@ -224,9 +233,24 @@ export class SmtpConnection {
     return this.write(lines.map((line) => `${line}\r\n`).join(''), lines.length);
   }
 
+  /**
+   * Writes of one turn of the event loop go out in one system call (corked until
+   * `setImmediate`): a message and the next transaction's commands, started as it was
+   * written, are one write and one packet.
+   */
   private write(bytes: string | Buffer, replies: number): Promise<SmtpReply[]> {
     const answered = this.expectReplies(replies);
-    if (!this.closed) this.socket.write(bytes);
+    if (this.closed) return answered;
+    const socket = this.socket;
+    if (!this.corked) {
+      this.corked = true;
+      socket.cork();
+      setImmediate(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(bytes);
     return answered;
   }
 
@@ -365,11 +389,15 @@ export class SmtpPool {
     );
   }
 
+  /** The connection is free for the next send once this message is written (pipelined) or answered (lock-step). */
   private run(connection: SmtpConnection, queued: QueuedSend): void {
-    connection
-      .send(queued.envelope, queued.message)
-      .then(queued.resolve, queued.reject)
-      .finally(() => this.release(connection));
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.release(connection);
+    };
+    connection.send(queued.envelope, queued.message, release).then(queued.resolve, queued.reject).finally(release);
   }
 
   private release(connection: SmtpConnection): void {
