@@ -43,7 +43,7 @@ export async function composeMessage(mail: EmailMessage, now = new Date()): Prom
     to.line,
     ...(replyTo ? [replyTo.line] : []),
     mimeFuncs.foldLines(`Subject: ${mimeFuncs.encodeWords(mail.subject.replace(/\r?\n|\r/g, ' '), textEncodingOf(mail.subject), 52)}`, 76),
-    `Message-ID: ${mail.messageId}`,
+    `Message-ID: ${mail.messageId.replace(/\r?\n|\r/g, ' ')}`,
     `Date: ${now.toUTCString().replace(/GMT/, '+0000')}`,
     'MIME-Version: 1.0',
   ];
