@@ -56,8 +56,8 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
  * the server offers PIPELINING (RFC 2920) MAIL, RCPT and DATA go in one write, then the
  * message and its `.` in one, together with the next transaction's commands when one
  * waits: a write and a round trip per message. Without PIPELINING each command waits
- * for its reply. Any failure of the connection itself
- * (closed, reset, a reply late) fails what waits on it and closes it for good.
+ * for its reply. Any failure of the connection itself (closed, reset, a reply late)
+ * fails what waits on it and closes it for good.
  */
 export class SmtpConnection {
   private socket: Socket;
@@ -92,10 +92,6 @@ export class SmtpConnection {
 
   get closed(): boolean {
     return this.failure !== undefined;
-  }
-
-  get pipelining(): boolean {
-    return this.capabilities.pipelining;
   }
 
   onClose(listener: () => void): void {
