@@ -1,6 +1,6 @@
 // Benchmark of channel-dispatchers: delivery commands dispatched per second, per channel
 // and vendor, through the whole service path (bus consumer, ledger claim in Postgres,
-// rendering, the vendor call through the guarded outbound client or nodemailer, the
+// rendering, the vendor call through the guarded outbound client or Herald's SMTP client, the
 // outcome through the outbox and its relay) against local vendor servers, which run in
 // a child process of their own (vendor-servers.ts: a vendor is another system, so its
 // CPU is not charged to Herald or to the peer):
@@ -17,7 +17,7 @@
 // Each vendor case also runs a peer in the same run, against the same local server: the
 // floor of what the protocol costs here without Herald. SMTP: nodemailer's pooled
 // transport (the same pool settings the SMTP vendor uses) sending the same messages
-// directly; HTTP vendors: a bare keep-alive node:http client posting the vendor's request
+// directly: the usual Node client, not a floor now that the vendor has a leaner one; HTTP vendors: a bare keep-alive node:http client posting the vendor's request
 // shape. Both keep the same number of sends in flight as the dispatcher's per-vendor
 // bound. The table gives Herald's rate over the peer's, and the CPU each spent per
 // message: this process's (the service and the bench's outcome consumer; the peer's:
@@ -59,7 +59,7 @@ import { ChannelDispatchersModule, channelDispatchers } from '@herald/channel-di
 import { DEFAULT_DISPATCH_OPTIONS } from '../../libs/services/channel-dispatchers/src/dispatch/dispatch-options';
 import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
 import { SMTP_CONNECTIONS } from '../../libs/services/channel-dispatchers/src/vendors/email/smtp-vendor';
-import { smtpSocket } from '../../libs/services/channel-dispatchers/src/vendors/email/smtp-socket';
+import { smtpSocket } from './nodemailer-socket';
 import type { VendorServersCommand, VendorServersMessage } from './vendor-servers';
 
 // ---------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ function benchCases(servers: VendorServers): BenchCase[] {
   ];
 }
 
-/** nodemailer's pooled transport with the SMTP vendor's pool and socket settings (Nagle off), straight to the server. */
+/** nodemailer's pooled transport with the SMTP vendor's pool settings, on a socket with Nagle off and writes gathered per turn (nodemailer-socket.ts), straight to the server. */
 function smtpPeer(port: number): PeerSender {
   const transport = nodemailer.createTransport({
     pool: true,

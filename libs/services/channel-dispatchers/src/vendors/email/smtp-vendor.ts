@@ -1,30 +1,32 @@
 import { isIP } from 'node:net';
-import nodemailer, { Transporter } from 'nodemailer';
 import { addressOf } from '../identity';
 import { AddressGuard, BlockedAddressError } from '../net/address-guard';
 import { ChannelVendor, SendRequest, SendResult, VendorConfig, contentOf, permanent, retryable, sent, stringField } from '../vendor.port';
 import { senderOf } from './http-email-vendors';
-import { smtpSocket } from './smtp-socket';
+import { composeMessage } from './mime-message';
+import { SmtpPool } from './smtp-client';
 
 /** Connections per SMTP server: servers commonly allow a client 10 to 20 at once. */
 export const SMTP_CONNECTIONS = 16;
 
-/** Network failures nodemailer reports by code: the server may answer next time. */
-const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET']);
+/** Failures of the connection, not of the message: the server may answer next time. */
+const TRANSIENT_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
- * SMTP through nodemailer, one pooled transport (SMTP_CONNECTIONS connections) per
- * vendor configuration version and server address. The host is resolved and checked against the outbound address rule
- * before every send, and the transport connects to that checked address (TLS still
- * verifies the host name), so SMTP cannot reach a private address the rule refuses.
- * The Message-ID is derived from the delivery, so a receiving system that dedupes by
- * it sees one message even if a lost outcome made us repeat it.
+ * SMTP through Herald's own client (smtp-client.ts: pipelined where the server offers
+ * PIPELINING), one pool of SMTP_CONNECTIONS connections per vendor configuration version
+ * and server address; the message is composed into one buffer (mime-message.ts). The
+ * host is resolved and checked against the outbound address rule before every send, and
+ * the pool connects to that checked address (TLS still verifies the host name), so SMTP
+ * cannot reach a private address the rule refuses. The Message-ID is derived from the
+ * delivery, so a receiving system that dedupes by it sees one message even if a lost
+ * outcome made us repeat it.
  */
 export class SmtpVendor implements ChannelVendor {
   readonly channel = 'email' as const;
   readonly vendor = 'smtp';
   readonly dedupesByKey = false;
-  private readonly transports = new Map<string, Transporter>();
+  private readonly pools = new Map<string, SmtpPool>();
 
   constructor(private readonly guard: AddressGuard) {}
 
@@ -33,17 +35,20 @@ export class SmtpVendor implements ChannelVendor {
     const host = stringField(request.config.credentials, 'host');
     try {
       const address = await this.guard.addressOf(host);
-      const info = (await this.transport(request.config, host, address).sendMail({
+      const pool = this.pool(request.config, host, address);
+      const messageId = `<${request.idempotencyKey}@herald>`;
+      const message = await composeMessage({
         from: senderOf(content, request.config),
         to: addressOf(request.identity),
         subject: content.subject,
         html: content.html,
         text: content.text,
         replyTo: content.replyTo,
-        messageId: `<${request.idempotencyKey}@herald>`,
-        attachments: content.attachments?.map((attachment) => ({ filename: attachment.filename, contentType: attachment.contentType, content: attachment.content })),
-      })) as { messageId?: string };
-      return sent(info.messageId);
+        messageId,
+        attachments: content.attachments,
+      });
+      await pool.send(message.envelope, message.bytes);
+      return sent(messageId);
     } catch (error) {
       return smtpFailure(error);
     }
@@ -51,43 +56,38 @@ export class SmtpVendor implements ChannelVendor {
 
   /** Closes pooled connections (on shutdown). */
   close(): void {
-    for (const transport of this.transports.values()) transport.close();
-    this.transports.clear();
+    for (const pool of this.pools.values()) pool.close();
+    this.pools.clear();
   }
 
-  private transport(config: VendorConfig, host: string, address: string): Transporter {
+  private pool(config: VendorConfig, host: string, address: string): SmtpPool {
     const key = `${config.id}:${config.version}:${address}`;
-    const existing = this.transports.get(key);
+    const existing = this.pools.get(key);
     if (existing) return existing;
-    // A new version or address replaces the old transport: its credentials or host may have changed.
-    for (const [oldKey, transport] of this.transports) {
+    // A new version or address replaces the old pool: its credentials or host may have changed.
+    for (const [oldKey, pool] of this.pools) {
       if (oldKey.startsWith(`${config.id}:`)) {
-        transport.close();
-        this.transports.delete(oldKey);
+        pool.close();
+        this.pools.delete(oldKey);
       }
     }
     const credentials = config.credentials;
-    const transport = nodemailer.createTransport({
-      // Concurrent sends spread over a pool of connections, one message at a time on each
-      // (nodemailer pipelines a message's RCPT commands where the server offers PIPELINING); a connection is
-      // renewed after `maxMessages`, not after nodemailer's default of 100, each renewal
-      // being a TCP connect, EHLO and AUTH.
-      pool: true,
-      maxConnections: SMTP_CONNECTIONS,
-      maxMessages: 1_000,
-      host: address,
-      // Nagle off: see smtpSocket. The connection is to the checked address; TLS (`secure`) is layered on it by nodemailer.
-      getSocket: smtpSocket(address, Number(credentials.port), 10_000),
-      // Certificates name the host, not the address it resolved to.
-      ...(isIP(host) === 0 ? { tls: { servername: host } } : {}),
+    const pool = new SmtpPool({
+      address,
       port: Number(credentials.port),
       secure: credentials.secure === true,
+      // Certificates name the host, not the address it resolved to.
+      tls: isIP(host) === 0 ? { servername: host } : {},
       auth: { user: stringField(credentials, 'username'), pass: stringField(credentials, 'password') },
-      connectionTimeout: 10_000,
-      socketTimeout: 30_000,
+      // Concurrent sends spread over the pool, one transaction at a time on each connection;
+      // a connection is renewed after 1,000 messages (a TCP connect, EHLO and AUTH each).
+      maxConnections: SMTP_CONNECTIONS,
+      maxMessagesPerConnection: 1_000,
+      connectionTimeoutMs: 10_000,
+      replyTimeoutMs: 30_000,
     });
-    this.transports.set(key, transport);
-    return transport;
+    this.pools.set(key, pool);
+    return pool;
   }
 }
 
@@ -95,7 +95,7 @@ function smtpFailure(error: unknown): SendResult {
   // Configuration, not the message: retried, so it goes out once HERALD_OUTBOUND_ALLOW is fixed.
   if (error instanceof BlockedAddressError) return retryable(`smtp: ${error.message}`);
   const details = error as { code?: string; responseCode?: number; response?: string; message?: string };
-  // Only the server's reply or the error code: nodemailer messages never carry the password, but keep it short anyway.
+  // Only the server's reply or the error's message: neither carries the password, but keep it short anyway.
   const reason = `smtp: ${details.response ?? details.message ?? String(error)}`.slice(0, 300);
   if (typeof details.responseCode === 'number') return details.responseCode >= 400 && details.responseCode < 500 ? retryable(reason) : permanent(reason);
   if (details.code && TRANSIENT_CODES.has(details.code)) return retryable(reason);

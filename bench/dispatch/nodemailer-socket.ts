@@ -4,6 +4,10 @@ import { Socket, connect } from 'node:net';
 export type SmtpSocketCallback = (error: Error | null, socket?: { connection: Socket }) => void;
 
 /**
+ * The dispatch bench's nodemailer peer: the socket the SMTP vendor gave nodemailer until
+ * it had a client of its own (libs/services/channel-dispatchers/src/vendors/email/smtp-client.ts),
+ * so the peer is nodemailer at its best.
+ *
  * nodemailer's `getSocket` for a pooled transport: a TCP connection to `address` with
  * Nagle's algorithm off. nodemailer writes a message's last line (`.`) as a small write
  * of its own; with Nagle on it waits for the ACK of the data before it, which the server

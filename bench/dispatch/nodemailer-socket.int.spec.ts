@@ -1,5 +1,5 @@
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
-import { gatherWritesPerTurn } from './smtp-socket';
+import { gatherWritesPerTurn } from './nodemailer-socket';
 
 describe('gatherWritesPerTurn', () => {
   let server: Server;
