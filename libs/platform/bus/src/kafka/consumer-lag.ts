@@ -4,17 +4,25 @@ import type { PartitionLag } from '../message-bus.port';
 /**
  * The lag of one consumer group, per partition, as one member sees it. Two sources:
  * each batch the member finishes reports its partition's lag (kafkajs's
- * END_BATCH_PROCESS `offsetLag`: the high watermark past the batch's last offset), and
- * every `refreshMs` the broker is asked for the group's committed offsets and the
- * partitions' ends, for every partition of the topics. The periodic ask is what makes
- * an idle member, a member whose handler is stuck retrying and a partition nobody owns
- * report at all; the batches keep a busy partition's figure current in between. Every
- * member of a group reports the same partitions, so dashboards take the max per partition.
+ * END_BATCH_PROCESS `offsetLag`: the high watermark past the batch's last offset), and,
+ * when the lag is read (a `/metrics` scrape) and the last answer is older than
+ * `refreshMs`, the broker is asked for the group's committed offsets and the partitions'
+ * ends, for every partition of the topics. That ask is what makes an idle member, a member
+ * whose handler is stuck retrying and a partition nobody owns report at all; the batches
+ * keep a busy partition's figure current in between. It is made on demand, not on a
+ * timer: every subscription of every replica asking every 15 s was a fixed cost of each
+ * process (about 4 broker requests per group, 25 groups per engine and dispatcher pair)
+ * paid whether or not anything read the figure (bench/RESULTS.md "Flow"). A read gets the
+ * figures of the previous ask: a scrape interval or `refreshMs` old, whichever is longer.
+ * Every member of a group reports the same partitions, so dashboards take the max per
+ * partition.
  */
 export class ConsumerLag {
   private readonly lags = new Map<string, PartitionLag>();
-  private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
+  /** When the last ask was made (ms, `performance.now()`); undefined before the first. */
+  private askedAt?: number;
+  private stopped = false;
 
   constructor(
     private readonly admin: Admin,
@@ -31,23 +39,19 @@ export class ConsumerLag {
     if (Number.isFinite(lag)) this.lags.set(`${topic}:${partition}`, { topic, partition, lag: Math.max(0, lag) });
   }
 
-  start(): void {
-    void this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.refreshMs);
-    this.timer.unref();
-  }
-
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopped = true;
   }
 
+  /** The figures as of now; asks the broker in the background when the last ask is older than `refreshMs`. */
   snapshot(): readonly PartitionLag[] {
+    if (!this.stopped && (this.askedAt === undefined || performance.now() - this.askedAt >= this.refreshMs)) void this.refresh();
     return [...this.lags.values()].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
   }
 
   /** One ask at a time: a broker slower than `refreshMs` is not asked twice at once. */
   refresh(): Promise<void> {
+    this.askedAt = performance.now();
     this.refreshing ??= this.fetch()
       .catch(this.onError)
       .finally(() => (this.refreshing = undefined));

@@ -44,8 +44,10 @@ export interface KafkaBusOptions {
   /** Partitions of one member consumed concurrently (each still in order). */
   readonly partitionsConsumedConcurrently?: number;
   /**
-   * Longest a fetch waits for data. It also bounds how fast a member notices a
-   * rebalance (kafkajs checks between fetches), so it is kept short.
+   * Longest a fetch waits for data (default `DEFAULT_FETCH_WAIT_MS`). A fetch answers as
+   * soon as data arrives, so this is not latency; it is how often a member with nothing
+   * to do asks again, and how long such a member takes to notice a rebalance (kafkajs
+   * heartbeats, and so checks, between fetches).
    */
   readonly maxWaitTimeMs?: number;
   readonly onHandlerError?: (error: unknown, message: IncomingMessage) => void;
@@ -54,9 +56,22 @@ export interface KafkaBusOptions {
    * at most the broker's `message.max.bytes`. Default: Kafka's default.
    */
   readonly maxMessageBytes?: number;
-  /** How often each subscription asks the broker for its group's lag (see `ConsumerLag`). Default 15 s. */
+  /** How old a group's lag may be before a read of it asks the broker again (see `ConsumerLag`). Default 15 s. */
   readonly lagRefreshMs?: number;
 }
+
+/**
+ * How long a fetch waits for data when there is none. Every subscription is a kafkajs
+ * consumer whose loop fetches and heartbeats; with 500 ms, an idle engine and dispatcher
+ * pair (25 consumers) sent about 75 requests a second, a fixed cost that every replica
+ * adds (bench/RESULTS.md "Flow"). A fetch answers as soon as a message arrives, so a
+ * longer wait adds no latency. What it delays is noticing a rebalance, which kafkajs
+ * learns from the heartbeat after a fetch: only a member whose fetch waits, that is a
+ * member with nothing to consume, notices up to this much later, and its group then
+ * pauses that much longer. A member with work fetches back to back and notices at once.
+ * 3 s keeps at least three heartbeats within the 10 s session timeout.
+ */
+export const DEFAULT_FETCH_WAIT_MS = 3_000;
 
 /**
  * The distributed bus on kafkajs. Producer: idempotent, acks from all in-sync
@@ -203,7 +218,7 @@ export class KafkaBus implements MessageBus {
       // Members learn of a rebalance from a heartbeat's answer, so a joining replica waits
       // up to one interval for each of them: 1 s, not 3 s (bench/RESULTS.md "Startup").
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 500,
+      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? DEFAULT_FETCH_WAIT_MS,
       retry: { initialRetryTime: 300, retries: 10 },
     });
     let assignment: string[] = [];
@@ -246,7 +261,6 @@ export class KafkaBus implements MessageBus {
       },
     };
     this.subscriptions.add(subscription);
-    lag.start();
     return subscription;
   }
 

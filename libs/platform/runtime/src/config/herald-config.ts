@@ -7,7 +7,7 @@ export interface KafkaConfig {
   readonly clientId: string;
   /** Prefix of every topic and consumer group; lets installations share a cluster. */
   readonly namespace?: string;
-  /** How often each consumer asks the broker for its group's lag (`herald_bus_consumer_lag`). */
+  /** How old a consumer's lag figures (`herald_bus_consumer_lag`) may be before a scrape asks the broker again. */
   readonly lagRefreshMs: number;
 }
 
