@@ -61,17 +61,14 @@ export interface KafkaBusOptions {
 }
 
 /**
- * How long a fetch waits for data when there is none. Every subscription is a kafkajs
- * consumer whose loop fetches and heartbeats; with 500 ms, an idle engine and dispatcher
- * pair (25 consumers) sent about 75 requests a second, a fixed cost that every replica
- * adds (bench/RESULTS.md "Flow"). A fetch answers as soon as a message arrives, so a
- * longer wait adds no latency. What it delays is noticing a rebalance, which kafkajs
- * learns from the heartbeat after a fetch: only a member whose fetch waits, that is a
- * member with nothing to consume, notices up to this much later, and its group then
- * pauses that much longer. A member with work fetches back to back and notices at once.
- * 3 s keeps at least three heartbeats within the 10 s session timeout.
+ * How long a fetch waits for data when there is none. A fetch answers as soon as a
+ * message arrives, so this is not latency; but kafkajs heartbeats (and so notices a
+ * rebalance) between fetches, and stopping a consumer waits for its fetch in flight.
+ * 3 s was tried (an idle engine and dispatcher pair's fetch loops cost about 75 requests
+ * a second at 500 ms) and not kept: every stop and every join into an idle group waited
+ * up to 3 s more, which doubled the Kafka integration specs' time (bench/RESULTS.md "Flow").
  */
-export const DEFAULT_FETCH_WAIT_MS = 3_000;
+export const DEFAULT_FETCH_WAIT_MS = 500;
 
 /**
  * The distributed bus on kafkajs. Producer: idempotent, acks from all in-sync
