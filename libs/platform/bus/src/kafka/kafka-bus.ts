@@ -66,7 +66,7 @@ export interface KafkaBusOptions {
  * rebalance) between fetches, and stopping a consumer waits for its fetch in flight.
  * 3 s was tried (an idle engine and dispatcher pair's fetch loops cost about 75 requests
  * a second at 500 ms) and not kept: every stop and every join into an idle group waited
- * up to 3 s more, which doubled the Kafka integration specs' time (bench/RESULTS.md "Flow").
+ * up to 3 s more (two Kafka integration specs took 49 s instead of 26 s; bench/RESULTS.md "Flow").
  */
 export const DEFAULT_FETCH_WAIT_MS = 500;
 
