@@ -73,8 +73,8 @@ function decideRun(ports: RunPorts, input: RunInput, state: RunState, now: Date)
 class Step {
   readonly events: RunEvent[] = [];
   readonly at: string;
-  /** The latest scope and the parts of the run it was built from: a start asks for it up to three times (overrides, conditions, a batch key). */
-  private scoped?: { readonly run: ScopeInputs; readonly scope: RunScope };
+  /** The latest scope and the run it was built from: a start asks for it up to three times (overrides, conditions, a batch key). */
+  private scoped?: { readonly run: LiveRun; readonly scope: RunScope };
 
   constructor(
     readonly ports: RunPorts,
@@ -105,18 +105,16 @@ class Step {
   /** runScope of the run as it is now; rebuilt only when an event changed what it reads (evolve replaces, never mutates). */
   scope(): RunScope {
     const run = this.run;
-    const last = this.scoped?.run;
-    if (last && last.started === run.started && last.actor === run.actor && last.tenant_id === run.tenant_id && last.data === run.data && last.batched === run.batched) {
-      return (this.scoped as { scope: RunScope }).scope;
-    }
+    const scoped = this.scoped;
+    if (scoped && SCOPE_INPUTS.every((key) => scoped.run[key] === run[key])) return scoped.scope;
     const scope = runScope(run, this.context);
-    this.scoped = { run: { started: run.started, actor: run.actor, tenant_id: run.tenant_id, data: run.data, batched: run.batched }, scope };
+    this.scoped = { run, scope };
     return scope;
   }
 }
 
 /** What runScope reads of a run (besides the step's context, fixed for the step). */
-type ScopeInputs = Pick<LiveRun, 'started' | 'actor' | 'tenant_id' | 'data' | 'batched'>;
+const SCOPE_INPUTS = ['started', 'actor', 'tenant_id', 'data', 'batched'] as const satisfies ReadonlyArray<keyof LiveRun>;
 
 function isRunning(state: RunState): state is LiveRun {
   return state.status === 'running';

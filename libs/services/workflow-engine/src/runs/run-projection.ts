@@ -420,18 +420,20 @@ async function recordRetrying(tx: EntityManager, outcomes: readonly DeliveryOutc
   );
 }
 
+const statusIn = (statuses: readonly string[]): string => (statuses.length === 0 ? 'false' : `o.status IN (${statuses.map((s) => `'${s}'`).join(', ')})`);
+/** The SET clauses of the timestamps an outcome sets (once), fixed by TIMESTAMPS_OF: built once, not per batch. */
+const SETTLED_TIMESTAMPS = TIMESTAMP_COLUMNS.map((column) => {
+  const statuses = Object.entries(TIMESTAMPS_OF).flatMap(([status, columns]) => (columns?.includes(column) ? [status] : []));
+  return `, ${column} = CASE WHEN ${statusIn(statuses)} THEN coalesce(m.${column}, o.at) ELSE m.${column} END`;
+}).join('');
+
 /** A final outcome or an engagement: its status, vendor and failure, and the timestamps it sets (once). */
 async function recordSettled(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
-  const statusIn = (statuses: readonly string[]): string => (statuses.length === 0 ? 'false' : `o.status IN (${statuses.map((s) => `'${s}'`).join(', ')})`);
-  const timestamps = TIMESTAMP_COLUMNS.map((column) => {
-    const statuses = Object.entries(TIMESTAMPS_OF).flatMap(([status, columns]) => (columns?.includes(column) ? [status] : []));
-    return `, ${column} = CASE WHEN ${statusIn(statuses)} THEN coalesce(m.${column}, o.at) ELSE m.${column} END`;
-  }).join('');
   await tx.query(
     `UPDATE engine.messages m
         SET status = o.status, updated_at = o.at, vendor = coalesce(o.vendor, m.vendor),
             failure_reason = CASE WHEN ${statusIn(KEEPS_FAILURE_REASON)} THEN coalesce(o.error, m.failure_reason) ELSE o.error END,
-            attempts = coalesce(o.attempts, m.attempts), next_attempt_at = NULL ${timestamps}
+            attempts = coalesce(o.attempts, m.attempts), next_attempt_at = NULL ${SETTLED_TIMESTAMPS}
        FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::integer[]) AS o(delivery_id, status, at, vendor, error, attempts)
       WHERE m.delivery_id = o.delivery_id`,
     [
