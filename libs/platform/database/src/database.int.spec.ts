@@ -60,6 +60,18 @@ describe.each(databaseTargets())('service data sources on $kind', (target) => {
     await expect(checkDatabase(source)).resolves.toBeUndefined();
   });
 
+  // Postgres only: PGlite is built without a JIT provider, and its wire server answers the startup itself.
+  if (target.kind === 'postgres') {
+  it('opens every session with JIT off, so a large cost estimate never compiles a short statement', async () => {
+    const schema = uniqueName('svc');
+    schemas.push(schema);
+    const source = await dataSourceFor(schema);
+    // Several at once, so that more than one pooled connection answers.
+    const answers = await Promise.all(Array.from({ length: 4 }, () => source.query<{ jit: string }[]>('SHOW jit')));
+    expect(answers.map((rows) => rows[0].jit)).toEqual(['off', 'off', 'off', 'off']);
+  });
+  }
+
   it('lets exactly one of several concurrent starters apply a migration', async () => {
     const schema = uniqueName('svc');
     schemas.push(schema);

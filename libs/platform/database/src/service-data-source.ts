@@ -14,6 +14,14 @@ export interface ServiceDataSourceOptions {
 }
 
 /**
+ * Sent in every connection's startup packet. JIT off: Herald's statements are short and
+ * set-based, and Postgres compiles a statement whenever its estimated cost is large,
+ * which a table without fresh statistics makes it: 0.3 s of compilation on a 50 ms
+ * read (bench/RESULTS.md "Engine").
+ */
+export const POSTGRES_SESSION_OPTIONS = '-c jit=off';
+
+/**
  * A TypeORM DataSource confined to one schema. Tables are only ever created by the
  * service's migrations (never `synchronize`); queries name their schema explicitly
  * so no session setting such as search_path matters (the embedded multiplexer
@@ -32,7 +40,7 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     synchronize: false,
     installExtensions: false,
     poolSize: options.poolSize ?? 10,
-    extra: { connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 },
+    extra: { connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, options: POSTGRES_SESSION_OPTIONS },
     // Failures surface as thrown errors, logged by the caller as JSON; TypeORM's own
     // console logging would break the structured log stream.
     logging: false,

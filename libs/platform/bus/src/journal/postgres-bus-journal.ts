@@ -1,4 +1,4 @@
-import { createServiceDataSource, migrateSchema } from '@herald/database';
+import { POSTGRES_SESSION_OPTIONS, createServiceDataSource, migrateSchema } from '@herald/database';
 import { Pool } from 'pg';
 import { MessageHeaders } from '../message-bus.port';
 import { BUS_SCHEMA, busJournalMigrations } from './bus-journal.migrations';
@@ -25,6 +25,7 @@ export class PostgresBusJournal implements BusJournal {
     this.pool = new Pool({
       connectionString: options.url,
       application_name: options.applicationName ?? 'herald-bus',
+      options: POSTGRES_SESSION_OPTIONS,
       max: options.poolSize ?? 4,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
