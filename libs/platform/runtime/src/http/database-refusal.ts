@@ -63,15 +63,13 @@ function classifyOne(error: { code?: unknown; message?: unknown }): DatabaseFail
  * when the failure is not about reaching the database.
  */
 export function databaseRefusal(error: unknown, what = 'database'): HeraldError | undefined {
-  switch (classifyDatabaseFailure(error)) {
-    case 'saturated':
-      return new RetryLaterError(
-        `Herald is busy (every ${what} connection is in use); retry after ${DATABASE_SATURATED_RETRY_AFTER_SECONDS} s`,
-        DATABASE_SATURATED_RETRY_AFTER_SECONDS,
-      );
-    case 'unreachable':
-      return new HeraldError('unavailable', `Herald cannot accept requests right now (${what} unavailable); retry later`);
-    default:
-      return undefined;
-  }
+  const failure = classifyDatabaseFailure(error);
+  if (failure === undefined) return undefined;
+  const refusal =
+    failure === 'saturated'
+      ? new RetryLaterError(`Herald is busy (every ${what} connection is in use); retry after ${DATABASE_SATURATED_RETRY_AFTER_SECONDS} s`, DATABASE_SATURATED_RETRY_AFTER_SECONDS)
+      : new HeraldError('unavailable', `Herald cannot accept requests right now (${what} unavailable); retry later`);
+  // Kept for the logs and for the consumers' failure classification, which looks into causes.
+  refusal.cause = error;
+  return refusal;
 }

@@ -2,8 +2,12 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Pool, PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { TriggerAccepted } from '@herald/contracts';
+import { DeadLetterPayload, RetryLaterError, TOPICS, TriggerAccepted } from '@herald/contracts';
 import { runModeTargets } from '@herald/runtime';
+import { expectEventually } from '@herald/testing';
+import { Acceptance } from '../acceptance/acceptance';
+import { INGRESS_GROUP_ID } from '../ingress/kafka-ingress.consumer';
+import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, signIngressMessage } from '../ingress/ingress-signature';
 import { IngestTestApp, startIngestTestApp } from '../testing/ingest-test-app';
 
 /** How long a checkout waits for a busy pool here (5 s in service): only how soon the refusal comes. */
@@ -100,6 +104,40 @@ describe.each(runModeTargets())('a saturated database pushes back, an unreachabl
     expect(signed).toEqual({ status: 429, body: THROTTLED });
     await t.drain();
     expect(['busy-bulk-1', 'busy-bulk-2', 'busy-signed'].flatMap(triggersKeyed)).toEqual([]);
+  });
+
+  it('retries a Kafka ingress message refused for saturation until it is accepted, and never dead-letters it', async () => {
+    const acceptance = t.app.get(Acceptance);
+    const refusals: unknown[] = [];
+    const acceptTrigger = acceptance.acceptTrigger.bind(acceptance);
+    const spy = jest.spyOn(acceptance, 'acceptTrigger').mockImplementation(async (...args) => {
+      try {
+        return await acceptTrigger(...args);
+      } catch (error) {
+        refusals.push(error);
+        throw error;
+      }
+    });
+    const publishSigned = (body: unknown): Promise<void> => {
+      const value = JSON.stringify(body);
+      const headers = { [INGRESS_WORKSPACE_KEY_HEADER]: t.workspace.workspaceKey, [INGRESS_SIGNATURE_HEADER]: signIngressMessage(value, t.workspace.workspaceSecret) };
+      return t.bus.publish(TOPICS.ingressTrigger.name, [{ key: 'ingress', value, headers }]);
+    };
+    try {
+      // The workspace key's secret is then cached: the message below reaches acceptance.
+      await publishSigned({ workflow: 'welcome', recipients: ['g'], $idempotency_key: 'ingress-warm' });
+      await expectEventually(() => expect(triggersKeyed('ingress-warm')).toHaveLength(1));
+      await whileSaturated(pool, async () => {
+        await publishSigned({ workflow: 'welcome', recipients: ['h'], $idempotency_key: 'ingress-busy' });
+        await expectEventually(() => expect(refusals.some((error) => error instanceof RetryLaterError)).toBe(true));
+      });
+      await expectEventually(() => expect(triggersKeyed('ingress-busy')).toHaveLength(1));
+      await t.drain();
+      const fromIngress = (d: DeadLetterPayload): boolean => d.consumer_group === INGRESS_GROUP_ID || d.consumer_group.endsWith(`.${INGRESS_GROUP_ID}`);
+      expect(t.deadLetters.filter(fromIngress)).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('answers 503, not 429, while the database refuses connections', async () => {
