@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
+import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, RetryLaterError, TOPICS } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
@@ -174,7 +174,8 @@ export class Acceptance {
     } catch (error) {
       if (error instanceof HeraldError) throw error;
       const refusal = databaseRefusal(error) ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
-      this.logger.error(`${what} failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
+      // A push-back is overload, not a fault: a warning, as the backlog bound's.
+      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`${what} failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
       throw refusal;
     }
   }
@@ -188,7 +189,8 @@ export class Acceptance {
     } catch (error) {
       // The embedded bus journals to the database, so its publish can meet a saturated pool too.
       const refusal = databaseRefusal(error, 'message bus') ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');
-      this.logger.error(`publishing to the bus failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
+      // A push-back is overload, not a fault: a warning, as the backlog bound's.
+      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`publishing to the bus failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
       throw refusal;
     }
   }

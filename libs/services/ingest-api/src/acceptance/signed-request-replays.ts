@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { HeraldError, deterministicUuid } from '@herald/contracts';
+import { HeraldError, RetryLaterError, deterministicUuid } from '@herald/contracts';
 import { AuthenticatedRequest, AuthenticatedWorkspace, HERALD_LOGGER, HeraldLogger, databaseRefusal, httpStatusOf } from '@herald/runtime';
 import { SignedAnswer, SignedRequestLedger } from './signed-request-ledger';
 
@@ -63,7 +63,8 @@ export class SignedRequestReplays {
     } catch (error) {
       if (error instanceof HeraldError) throw error;
       const refusal = databaseRefusal(error) ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
-      this.logger.error(`claiming a signed request failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
+      // A push-back is overload, not a fault: a warning, as the backlog bound's.
+      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`claiming a signed request failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
       throw refusal;
     }
   }
