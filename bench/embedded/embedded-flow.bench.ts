@@ -117,10 +117,16 @@ const WORKFLOW = 'embedded-flow';
 
 /**
  * POST /trigger/ with a body; resolves with the status, the Retry-After seconds, if any,
- * and for a 207 the indexes of the records refused with a 503 (Herald's own trouble
- * accepting them: offered again, like a 503 of the whole request).
+ * and for a 207 the indexes of the records pushed back with a 429 (Herald saturated) and
+ * of those refused with a 503 (Herald's own trouble accepting them): both offered again,
+ * like a 429 or a 503 of the whole request.
  */
-function postTriggers(agent: http.Agent, port: number, apiKey: string, body: string): Promise<{ status: number; retryAfterS?: number; refused: number[] }> {
+function postTriggers(
+  agent: http.Agent,
+  port: number,
+  apiKey: string,
+  body: string,
+): Promise<{ status: number; retryAfterS?: number; pushedBack: number[]; refused: number[] }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       { agent, host: '127.0.0.1', port, path: '/trigger/', method: 'POST', timeout: 60_000, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } },
@@ -130,15 +136,17 @@ function postTriggers(agent: http.Agent, port: number, apiKey: string, body: str
         const retryAfter = Number(response.headers['retry-after']);
         response.on('end', () => {
           const status = response.statusCode ?? 0;
+          const pushedBack: number[] = [];
           const refused: number[] = [];
           if (status === 207) {
             const records = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { records: Array<{ status_code: number; error?: { message: string } }> }).records;
             records.forEach((record, index) => {
-              if (record.status_code === 503) refused.push(index);
+              if (record.status_code === 429) pushedBack.push(index);
+              else if (record.status_code === 503) refused.push(index);
               else if (record.status_code !== 202) reject(new BenchError(`a bulk record answered ${record.status_code}: ${record.error?.message ?? ''}`));
             });
           }
-          resolve({ status, retryAfterS: Number.isFinite(retryAfter) ? retryAfter : undefined, refused });
+          resolve({ status, retryAfterS: Number.isFinite(retryAfter) ? retryAfter : undefined, pushedBack, refused });
         });
       },
     );
@@ -234,12 +242,13 @@ async function herald(options: Options): Promise<HeraldResult> {
           let body = bodies[nextBody++];
           for (;;) {
             const answer = await postTriggers(agent, port, credentials.apiKey, body);
-            if (answer.status === 207 && answer.refused.length > 0) {
-              // Records Herald could not accept now: offered again, alone.
+            if (answer.status === 207 && answer.pushedBack.length + answer.refused.length > 0) {
+              // Records Herald could not accept now: offered again, alone (a record's 429 carries no Retry-After: 1 s, as a whole request's).
+              pushedBack += answer.pushedBack.length;
               otherRefusals += answer.refused.length;
               const records = JSON.parse(body) as unknown[];
-              body = JSON.stringify(answer.refused.map((index) => records[index]));
-              await sleep(500);
+              body = JSON.stringify([...answer.pushedBack, ...answer.refused].map((index) => records[index]));
+              await sleep(answer.pushedBack.length > 0 ? 1000 : 500);
               continue;
             }
             if (answer.status === 207 || answer.status === 202) break;

@@ -13,7 +13,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'rate_limited'
-  /** Herald cannot take the request now (the broker is down); the client may retry. */
+  /** Herald cannot take the request now (the broker or the database is unreachable); the client may retry. */
   | 'unavailable';
 
 export class HeraldError extends Error {
@@ -48,8 +48,9 @@ export class HeraldError extends Error {
 }
 
 /**
- * Herald is too busy to take the request now (its backlog passed its bound): 429 with
- * `Retry-After`, nothing of the request accepted, so the client sends it again later.
+ * Herald is too busy to take the request now (its backlog passed its bound, or every
+ * database connection is busy): 429 with `Retry-After`, nothing of the request
+ * accepted, so the client sends it again later.
  */
 export class RetryLaterError extends HeraldError {
   constructor(

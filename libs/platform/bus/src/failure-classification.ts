@@ -134,10 +134,11 @@ function classifyOne(error: unknown): FailureClassification | undefined {
     if (PERMANENT_KAFKA_TYPES.has(kafkaType)) return { kind: 'permanent', because: kafkaType };
     if ((error as { retriable?: unknown }).retriable === true) return { kind: 'transient', because: kafkaType };
   }
-  // HeraldError: `unavailable` is an outage by definition; a `conflict` (a concurrent
-  // claim) passes with time; `validation_error` is the message's fault.
-  if (name === 'HeraldError') {
-    if (code === 'unavailable' || code === 'conflict') return { kind: 'transient', because: `HeraldError ${code}` };
+  // HeraldError: `unavailable` is an outage by definition; `rate_limited` (a RetryLaterError:
+  // Herald saturated) and a `conflict` (a concurrent claim) pass with time;
+  // `validation_error` is the message's fault.
+  if (name === 'HeraldError' || name === 'RetryLaterError') {
+    if (code === 'unavailable' || code === 'rate_limited' || code === 'conflict') return { kind: 'transient', because: `${name} ${code}` };
     if (code === 'validation_error') return { kind: 'permanent', because: 'HeraldError validation_error' };
   }
   if (name === 'StreamConflictError') return { kind: 'transient', because: name };

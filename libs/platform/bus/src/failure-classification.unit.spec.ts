@@ -52,6 +52,7 @@ describe('classifyFailure', () => {
     ],
     ['a leader moving', kafkaProtocolError('NOT_LEADER_OR_FOLLOWER', true)],
     ['Herald unavailable', Object.assign(new Error('unavailable'), { name: 'HeraldError', code: 'unavailable' })],
+    ['Herald saturated (a RetryLaterError)', Object.assign(new Error('busy'), { name: 'RetryLaterError', code: 'rate_limited' })],
     ['a lost stream race', Object.assign(new Error('conflict'), { name: 'StreamConflictError' })],
   ])('%s is transient', (_, error) => {
     expect(classifyFailure(error).kind).toBe('transient');

@@ -11,6 +11,7 @@ export * from './nest/consumer-registry';
 export * from './nest/service-database.module';
 export * from './nest/http-app';
 export * from './http/api-exception.filter';
+export * from './http/database-refusal';
 export * from './launch/service-definition';
 export * from './launch/platform-factory';
 export * from './launch/run-service';

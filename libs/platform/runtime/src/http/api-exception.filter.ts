@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, HeraldError, RetryLaterError } from '@herald/contracts';
 import { HeraldLogger } from '../logging/logger';
+import { databaseRefusal } from './database-refusal';
 
 const STATUS: Record<ErrorCode, number> = {
   validation_error: 400,
@@ -99,9 +100,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof SyntaxError) {
       return new HeraldError('validation_error', 'request body is not valid JSON', [{ path: '', message: exception.message }]);
     }
-    if (isDatabaseUnavailable(exception)) {
-      return new HeraldError('unavailable', 'Herald cannot take requests right now (database unavailable); retry later');
-    }
+    // The database failed, not the request: saturated is a 429 push-back, unreachable a 503; never a 500.
+    const refusal = databaseRefusal(exception);
+    if (refusal) return refusal;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 404) return HeraldError.notFound('no such endpoint');
@@ -112,21 +113,4 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     return undefined;
   }
-}
-
-/** Connection-level Postgres codes: the server is going away, full, or starting. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
-const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
-
-/**
- * Whether the database, not the request, failed: the pool timed out waiting for a
- * connection (the process was overloaded), or the connection broke or was refused.
- * That is a 503 the client may retry, never a 500.
- */
-function isDatabaseUnavailable(exception: unknown): boolean {
-  for (let error = exception as { message?: unknown; code?: unknown; driverError?: unknown } | undefined, hops = 0; error && hops < 3; error = error.driverError as typeof error, hops += 1) {
-    if (typeof error.code === 'string' && (UNAVAILABLE_SQLSTATES.has(error.code) || UNAVAILABLE_NETWORK_CODES.has(error.code))) return true;
-    if (typeof error.message === 'string' && /timeout exceeded when trying to connect|Connection terminated/.test(error.message)) return true;
-  }
-  return false;
 }

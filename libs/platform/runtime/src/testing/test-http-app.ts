@@ -15,8 +15,8 @@ export interface TestHttpApp {
   readonly url: string;
   readonly bus: MessageBus;
   readonly config: HeraldConfig;
-  /** A provider of the application (a read model, a store), to test it through its own methods. */
-  get<T>(token: abstract new (...args: never[]) => T): T;
+  /** A provider of the application (a read model, a store), by its class or its string token (a named DataSource), to test it through its own methods. */
+  get<T>(token: (abstract new (...args: never[]) => T) | string): T;
   close(): Promise<void>;
 }
 

@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
+import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, RetryLaterError, TOPICS } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import {
+  AuthenticatedWorkspace,
+  CLOCK,
+  Clock,
+  HERALD_CONFIG,
+  HERALD_LOGGER,
+  HeraldConfig,
+  HeraldLogger,
+  MESSAGE_BUS,
+  databaseRefusal,
+  httpStatusOf,
+} from '@herald/runtime';
 import { PayloadSchemaReadModel } from '../read-models/payload-schema-read-model';
 import { WorkflowReadModel } from '../read-models/workflow-read-model';
 import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
@@ -153,14 +164,19 @@ export class Acceptance {
     return { messageId: claim.messageId, repeat: false };
   }
 
-  /** A database failure is Herald's, not the client's: 503, never 500. */
+  /**
+   * A database failure is Herald's, not the client's: never a 500. A saturated database
+   * pushes back (429, Retry-After), an unreachable one is a 503 (`databaseRefusal`).
+   */
   private async infrastructure<T>(what: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (error instanceof HeraldError) throw error;
-      this.logger.error(`${what} failed; request refused with 503`, { err: (error as Error).message });
-      throw new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
+      const refusal = databaseRefusal(error) ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
+      // A push-back is overload, not a fault: a warning, as the backlog bound's.
+      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`${what} failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
+      throw refusal;
     }
   }
 
@@ -171,8 +187,11 @@ export class Acceptance {
       // An identity event is a profile change only: nothing to run.
       if (messages.accepted.length > 0) await this.bus.publish(ACCEPTED_TOPIC[kind], messages.accepted);
     } catch (error) {
-      this.logger.error('publishing to the bus failed; request refused with 503', { err: (error as Error).message });
-      throw new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');
+      // The embedded bus journals to the database, so its publish can meet a saturated pool too.
+      const refusal = databaseRefusal(error, 'message bus') ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');
+      // A push-back is overload, not a fault: a warning, as the backlog bound's.
+      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`publishing to the bus failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
+      throw refusal;
     }
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { HeraldError, deterministicUuid } from '@herald/contracts';
-import { AuthenticatedRequest, AuthenticatedWorkspace, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { HeraldError, RetryLaterError, deterministicUuid } from '@herald/contracts';
+import { AuthenticatedRequest, AuthenticatedWorkspace, HERALD_LOGGER, HeraldLogger, databaseRefusal, httpStatusOf } from '@herald/runtime';
 import { SignedAnswer, SignedRequestLedger } from './signed-request-ledger';
 
 /** The message id the record at `index` of a request proposes (index 0 for a single body). */
@@ -56,14 +56,16 @@ export class SignedRequestReplays {
     return answer;
   }
 
-  /** A database failure is Herald's, not the client's: 503, never 500. */
+  /** A database failure is Herald's, not the client's: 429 when saturated, 503 when unreachable, never 500 (`databaseRefusal`). */
   private async infrastructure<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (error instanceof HeraldError) throw error;
-      this.logger.error('claiming a signed request failed; request refused with 503', { err: (error as Error).message });
-      throw new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
+      const refusal = databaseRefusal(error) ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
+      // A push-back is overload, not a fault: a warning, as the backlog bound's.
+      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`claiming a signed request failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
+      throw refusal;
     }
   }
 }

@@ -117,8 +117,8 @@ function valid<T>(result: ParseResult<T>): T {
 /** A client's mistake (dead-letter it) as opposed to Herald's trouble (retry it). */
 function asRejection(error: unknown): Rejected | undefined {
   if (error instanceof Rejected) return error;
-  // unavailable (bus, database) and conflict (a concurrent claim of the key) pass with time.
-  if (error instanceof HeraldError && error.code !== 'unavailable' && error.code !== 'conflict') {
+  // unavailable (bus, database), rate_limited (a saturated database) and conflict (a concurrent claim of the key) pass with time.
+  if (error instanceof HeraldError && error.code !== 'unavailable' && error.code !== 'rate_limited' && error.code !== 'conflict') {
     return new Rejected(error.code === 'validation_error' ? 'invalid payload' : error.message, error.fieldErrors.length > 0 ? error.fieldErrors : [{ path: '', message: error.message }]);
   }
   return undefined;

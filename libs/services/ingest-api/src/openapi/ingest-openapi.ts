@@ -27,8 +27,9 @@ const errorResponses = (...statuses: number[]): Record<string, Schema> =>
           404: 'Unknown or disabled workflow, or (broadcast, dynamic workflow) a workspace key of another workspace',
           409: 'A request with this $idempotency_key, or the signed request this one replays, is still being processed; retry',
           413: 'Body larger than 800 KB',
-          429: 'Embedded mode: Herald is behind (its backlog passed HERALD_INGEST_MAX_BACKLOG); nothing was accepted, retry after the Retry-After header\'s seconds',
-          503: 'Herald cannot accept requests now (broker or database unavailable); retry',
+          429:
+            'Herald is overloaded: its backlog passed HERALD_INGEST_MAX_BACKLOG (embedded mode), or every database connection stayed busy for as long as a request waits for one; nothing was accepted, retry after the Retry-After header\'s seconds',
+          503: 'Herald cannot accept requests now (the broker or the database is unreachable); retry',
         }[status] ?? 'Error',
       ),
     ]),
@@ -53,7 +54,12 @@ const bulkResponse: Schema = {
             required: ['status', 'status_code', 'error'],
             properties: {
               status: { const: 'error' },
-              status_code: { type: 'integer', minimum: 400, maximum: 599 },
+              status_code: {
+                type: 'integer',
+                minimum: 400,
+                maximum: 599,
+                description: 'What the record alone would have been answered: 429 when Herald is overloaded (retry it later), 503 when the database or broker is unreachable',
+              },
               error: { type: 'object', required: ['message', 'type'], properties: { message: { type: 'string' }, type: { type: 'string' } } },
             },
           },
