@@ -9,4 +9,9 @@ export interface BusBacklog {
   unconsumedMessages(): number;
   /** The same per consumer group, the groups that are behind only: which consumer is slow. */
   unconsumedByGroup(): ReadonlyMap<string, number>;
+  /**
+   * Bytes (keys, values, headers) of those messages: what the backlog weighs in memory,
+   * which the message count alone does not say (a trigger chunk carries up to 100 recipients).
+   */
+  unconsumedBytes(): number;
 }

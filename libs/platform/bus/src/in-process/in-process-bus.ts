@@ -177,20 +177,29 @@ export class InProcessBus implements MessageBus, BusBacklog {
 
   unconsumedByGroup(): Map<string, number> {
     const byGroup = new Map<string, number>();
+    this.forEachUnconsumed((groupId, log, next) => {
+      const behind = Math.max(0, log.endOffset - next);
+      if (behind > 0) byGroup.set(groupId, (byGroup.get(groupId) ?? 0) + behind);
+    });
+    return byGroup;
+  }
+
+  unconsumedBytes(): number {
+    let bytes = 0;
+    this.forEachUnconsumed((_, log, next) => (bytes += log.bytesFrom(next)));
+    return bytes;
+  }
+
+  /** Each partition every group with members subscribes to, with the group's next offset in it. */
+  private forEachUnconsumed(visit: (groupId: string, log: PartitionLog, next: number) => void): void {
     for (const group of this.groups.values()) {
       if (group.members.length === 0) continue;
-      let behind = 0;
       for (const topicName of new Set(group.members.flatMap((member) => member.topics))) {
         const topic = this.topics.get(topicName);
         if (!topic) continue;
-        topic.partitions.forEach((log, partition) => {
-          const next = group.committed.get(`${topicName}:${partition}`) ?? log.startOffset;
-          behind += Math.max(0, log.endOffset - next);
-        });
+        topic.partitions.forEach((log, partition) => visit(group.id, log, group.committed.get(`${topicName}:${partition}`) ?? log.startOffset));
       }
-      if (behind > 0) byGroup.set(group.id, behind);
     }
-    return byGroup;
   }
 
   /** Does not query the journal: the services' own database checks report Postgres. */

@@ -14,6 +14,9 @@ export interface StoredMessage {
  */
 export class PartitionLog {
   private messages: StoredMessage[] = [];
+  /** Per message held, the bytes appended to this log before it (a running total, so a backlog's size is one subtraction). */
+  private bytesBefore: number[] = [];
+  private appendedBytes = 0;
   private waiters: Array<() => void> = [];
 
   /** `baseOffset`: where a partition restored from a journal continues. */
@@ -30,6 +33,8 @@ export class PartitionLog {
   append(message: Omit<StoredMessage, 'offset'>): number {
     const offset = this.endOffset;
     this.messages.push({ ...message, offset });
+    this.bytesBefore.push(this.appendedBytes);
+    this.appendedBytes += storedBytes(message);
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
@@ -40,6 +45,12 @@ export class PartitionLog {
   at(offset: number): StoredMessage | undefined {
     const index = Math.max(offset, this.baseOffset) - this.baseOffset;
     return this.messages[index];
+  }
+
+  /** Bytes (keys, values and headers) of the messages held at and after `offset`. */
+  bytesFrom(offset: number): number {
+    const index = Math.max(offset, this.baseOffset) - this.baseOffset;
+    return index >= this.bytesBefore.length ? 0 : this.appendedBytes - this.bytesBefore[index];
   }
 
   /** Resolves when a message at or after `offset` exists, or the signal aborts. */
@@ -61,6 +72,13 @@ export class PartitionLog {
     // Splicing on every commit would be quadratic; drop in chunks.
     if (drop < 1024) return;
     this.messages = this.messages.slice(drop);
+    this.bytesBefore = this.bytesBefore.slice(drop);
     this.baseOffset += drop;
   }
+}
+
+function storedBytes(message: Pick<StoredMessage, 'key' | 'value' | 'headers'>): number {
+  let bytes = Buffer.byteLength(message.key) + message.value.length;
+  for (const [name, value] of Object.entries(message.headers)) bytes += name.length + Buffer.byteLength(value);
+  return bytes;
 }

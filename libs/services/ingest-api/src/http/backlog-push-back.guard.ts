@@ -13,8 +13,9 @@ const READING_VALID_MS = 10;
 
 /**
  * Embedded push-back: the in-process bus keeps what its consumers have not handled yet in
- * this process's memory, so when that backlog passes `HERALD_INGEST_MAX_BACKLOG` the
- * HTTP doors answer 429 with Retry-After and accept nothing, rather than answer 202
+ * this process's memory, so when that backlog passes `HERALD_INGEST_MAX_BACKLOG` messages
+ * or `HERALD_INGEST_MAX_BACKLOG_BYTES` bytes (a trigger chunk is one message of up to 100
+ * recipients, so the count alone does not bound memory) the HTTP doors answer 429 with Retry-After and accept nothing, rather than answer 202
  * faster than the workflow engine and dispatchers drain. What was accepted before is in
  * the bus journal and is delivered. On Kafka (no `BusBacklog`) it lets everything through:
  * the backlog sits on the broker's disk, not in any process (docs/architecture.md).
@@ -24,6 +25,7 @@ const READING_VALID_MS = 10;
 export class BacklogPushBack implements CanActivate {
   private readAt = Number.NEGATIVE_INFINITY;
   private unconsumed = 0;
+  private unconsumedBytes = 0;
   private pushingBack = false;
 
   constructor(
@@ -37,18 +39,25 @@ export class BacklogPushBack implements CanActivate {
     const now = Date.now();
     if (now - this.readAt >= READING_VALID_MS) {
       this.unconsumed = this.backlog.unconsumedMessages();
+      this.unconsumedBytes = this.unconsumed === 0 ? 0 : this.backlog.unconsumedBytes();
       this.readAt = now;
     }
-    const over = this.unconsumed >= this.config.ingestMaxBacklog;
+    const over = this.unconsumed >= this.config.ingestMaxBacklog || this.unconsumedBytes >= this.config.ingestMaxBacklogBytes;
     if (over !== this.pushingBack) {
       this.pushingBack = over;
-      const fields = { unconsumed: this.unconsumed, bound: this.config.ingestMaxBacklog, behind: Object.fromEntries(this.backlog.unconsumedByGroup()) };
+      const fields = {
+        unconsumed: this.unconsumed,
+        bound: this.config.ingestMaxBacklog,
+        unconsumedBytes: this.unconsumedBytes,
+        boundBytes: this.config.ingestMaxBacklogBytes,
+        behind: Object.fromEntries(this.backlog.unconsumedByGroup()),
+      };
       if (over) this.logger.warn('backlog passed its bound; answering 429 until the consumers catch up', fields);
       else this.logger.info('backlog back under its bound; accepting again', fields);
     }
     if (over) {
       throw new RetryLaterError(
-        `Herald is behind (${this.unconsumed} messages not yet processed, bound ${this.config.ingestMaxBacklog}); nothing was accepted, retry after ${PUSH_BACK_RETRY_AFTER_SECONDS} s`,
+        `Herald is behind (${this.unconsumed} messages, ${this.unconsumedBytes} bytes not yet processed; bounds ${this.config.ingestMaxBacklog} messages, ${this.config.ingestMaxBacklogBytes} bytes); nothing was accepted, retry after ${PUSH_BACK_RETRY_AFTER_SECONDS} s`,
         PUSH_BACK_RETRY_AFTER_SECONDS,
       );
     }

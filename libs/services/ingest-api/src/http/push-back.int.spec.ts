@@ -73,3 +73,60 @@ describe(`embedded push-back (${embedded.name})`, () => {
     expect([...handled.values()].every((count) => count <= RECIPIENTS.length)).toBe(true);
   });
 });
+
+describe(`embedded push-back by the backlog's bytes (${embedded.name})`, () => {
+  /** About three chunks of 100 recipients with these ids. */
+  const MAX_BACKLOG_BYTES = 16 * 1024;
+  const recipients = Array.from({ length: 100 }, (_, i) => `recipient-with-a-long-distinct-id-${String(i).padStart(4, '0')}`);
+  let t: IngestTestApp;
+  let release: () => void = () => undefined;
+  let stalled: Subscription | undefined;
+  let handledRecipients = 0;
+
+  beforeAll(async () => {
+    // A message bound far away: only the bytes can push back.
+    t = await startIngestTestApp(embedded.database, embedded.bus, {
+      env: { HERALD_INGEST_MAX_BACKLOG: '1000000', HERALD_INGEST_MAX_BACKLOG_BYTES: String(MAX_BACKLOG_BYTES) },
+    });
+    await t.announceWorkflow(t.workspace, 'welcome');
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    stalled = await t.bus.subscribe({
+      groupId: 'push-back-bytes-stalled-engine',
+      topics: [TOPICS.triggerChunkAccepted.name],
+      startFrom: 'latest',
+      handler: async (message) => {
+        await gate;
+        handledRecipients += (JSON.parse(message.value.toString('utf8')) as Envelope<TriggerChunkAccepted>).payload.recipients.length;
+      },
+    });
+  });
+  afterAll(async () => {
+    release();
+    await stalled?.stop();
+    await t?.close();
+  });
+
+  it('answers 429 once the unconsumed chunks weigh more than the bound, though they are few messages', async () => {
+    let accepted = 0;
+    let refused: { status: number; retryAfter: string | null; message?: string } | undefined;
+    for (let attempt = 0; attempt < 50 && refused === undefined; attempt++) {
+      const response = await fetch(`${t.app.url}trigger/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.workspace.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ workflow: 'welcome', recipients }),
+      });
+      const body = (await response.json()) as { message?: string };
+      if (response.status === 202) accepted++;
+      else refused = { status: response.status, retryAfter: response.headers.get('retry-after'), message: body.message };
+    }
+
+    // One chunk (100 recipients) per trigger: refused after a handful of messages, by their bytes.
+    expect(accepted).toBeGreaterThanOrEqual(1);
+    expect(accepted).toBeLessThan(10);
+    expect(refused).toEqual({ status: 429, retryAfter: '1', message: expect.stringContaining(`bounds 1000000 messages, ${MAX_BACKLOG_BYTES} bytes`) });
+
+    release();
+    await expectEventually(() => expect(handledRecipients).toBe(accepted * recipients.length));
+    await expectEventually(async () => expect((await t.call('POST', 'trigger/', { workflow: 'welcome', recipients: ['e'] })).status).toBe(202));
+  });
+});

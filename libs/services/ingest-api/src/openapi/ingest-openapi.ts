@@ -28,7 +28,7 @@ const errorResponses = (...statuses: number[]): Record<string, Schema> =>
           409: 'A request with this $idempotency_key, or the signed request this one replays, is still being processed; retry',
           413: 'Body larger than 800 KB',
           429:
-            'Herald is overloaded: its backlog passed HERALD_INGEST_MAX_BACKLOG (embedded mode), or every database connection stayed busy for as long as a request waits for one; nothing was accepted, retry after the Retry-After header\'s seconds',
+            'Herald is overloaded: its backlog passed HERALD_INGEST_MAX_BACKLOG messages or HERALD_INGEST_MAX_BACKLOG_BYTES bytes (embedded mode), or every database connection stayed busy for as long as a request waits for one; nothing was accepted, retry after the Retry-After header\'s seconds',
           503: 'Herald cannot accept requests now (the broker or the database is unreachable); retry',
         }[status] ?? 'Error',
       ),
