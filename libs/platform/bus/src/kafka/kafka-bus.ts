@@ -31,6 +31,7 @@ import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../messag
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { ConsumerLag } from './consumer-lag';
+import { applyFetchLinger } from './fetch-linger';
 import { applyRequestQueueFix } from './request-queue-fix';
 
 export interface KafkaBusLogger {
@@ -99,6 +100,8 @@ export class KafkaBus implements MessageBus {
   constructor(private readonly options: KafkaBusOptions) {
     // Without it every broker connection spins a 1 ms timer (see request-queue-fix.ts).
     applyRequestQueueFix();
+    // A busy consumer's next fetch waits briefly for a fuller batch (see fetch-linger.ts).
+    applyFetchLinger();
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],
