@@ -1,4 +1,5 @@
 import { HeraldError, RetryLaterError } from '@herald/contracts';
+import type { HeraldLogger } from '../logging/logger';
 
 /**
  * How a failure to reach the database refuses a request:
@@ -71,5 +72,17 @@ export function databaseRefusal(error: unknown, what = 'database'): HeraldError 
       : new HeraldError('unavailable', `Herald cannot accept requests right now (${what} unavailable); retry later`);
   // Kept for the logs and for the consumers' failure classification, which looks into causes.
   refusal.cause = error;
+  return refusal;
+}
+
+/**
+ * What a request gets when Herald's own infrastructure failed `doing` it: the database's
+ * refusal (`databaseRefusal`), or else a 503 naming `what`; logged as a warning when it
+ * is a push-back (overload, as the backlog bound's), as an error otherwise. Never a 500.
+ */
+export function refuseInfrastructureFailure(logger: HeraldLogger, doing: string, error: unknown, what = 'database'): HeraldError {
+  const refusal = databaseRefusal(error, what) ?? new HeraldError('unavailable', `Herald cannot accept requests right now (${what} unavailable); retry later`);
+  const pushBack = refusal instanceof RetryLaterError;
+  logger[pushBack ? 'warn' : 'error'](`${doing} failed; request refused with ${pushBack ? 429 : 503}`, { err: (error as Error).message });
   return refusal;
 }

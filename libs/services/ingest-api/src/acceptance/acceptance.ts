@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, RetryLaterError, TOPICS } from '@herald/contracts';
+import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
@@ -11,8 +11,7 @@ import {
   HeraldConfig,
   HeraldLogger,
   MESSAGE_BUS,
-  databaseRefusal,
-  httpStatusOf,
+  refuseInfrastructureFailure,
 } from '@herald/runtime';
 import { PayloadSchemaReadModel } from '../read-models/payload-schema-read-model';
 import { WorkflowReadModel } from '../read-models/workflow-read-model';
@@ -173,10 +172,7 @@ export class Acceptance {
       return await work();
     } catch (error) {
       if (error instanceof HeraldError) throw error;
-      const refusal = databaseRefusal(error) ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
-      // A push-back is overload, not a fault: a warning, as the backlog bound's.
-      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`${what} failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
-      throw refusal;
+      throw refuseInfrastructureFailure(this.logger, what, error);
     }
   }
 
@@ -188,10 +184,7 @@ export class Acceptance {
       if (messages.accepted.length > 0) await this.bus.publish(ACCEPTED_TOPIC[kind], messages.accepted);
     } catch (error) {
       // The embedded bus journals to the database, so its publish can meet a saturated pool too.
-      const refusal = databaseRefusal(error, 'message bus') ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (message bus unavailable); retry later');
-      // A push-back is overload, not a fault: a warning, as the backlog bound's.
-      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`publishing to the bus failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
-      throw refusal;
+      throw refuseInfrastructureFailure(this.logger, 'publishing to the bus', error, 'message bus');
     }
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { HeraldError, RetryLaterError, deterministicUuid } from '@herald/contracts';
-import { AuthenticatedRequest, AuthenticatedWorkspace, HERALD_LOGGER, HeraldLogger, databaseRefusal, httpStatusOf } from '@herald/runtime';
+import { HeraldError, deterministicUuid } from '@herald/contracts';
+import { AuthenticatedRequest, AuthenticatedWorkspace, HERALD_LOGGER, HeraldLogger, refuseInfrastructureFailure } from '@herald/runtime';
 import { SignedAnswer, SignedRequestLedger } from './signed-request-ledger';
 
 /** The message id the record at `index` of a request proposes (index 0 for a single body). */
@@ -62,10 +62,7 @@ export class SignedRequestReplays {
       return await work();
     } catch (error) {
       if (error instanceof HeraldError) throw error;
-      const refusal = databaseRefusal(error) ?? new HeraldError('unavailable', 'Herald cannot accept requests right now (database unavailable); retry later');
-      // A push-back is overload, not a fault: a warning, as the backlog bound's.
-      this.logger[refusal instanceof RetryLaterError ? 'warn' : 'error'](`claiming a signed request failed; request refused with ${httpStatusOf(refusal).status}`, { err: (error as Error).message });
-      throw refusal;
+      throw refuseInfrastructureFailure(this.logger, 'claiming a signed request', error);
     }
   }
 }
