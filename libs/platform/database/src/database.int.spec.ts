@@ -180,6 +180,16 @@ describe('embedded Postgres server', () => {
     await expect(embedded.stop()).resolves.toBeUndefined();
     await client.end().catch(() => undefined);
   });
+
+  it("sizes PGlite's page cache as asked, keeping PGlite's own start parameters", async () => {
+    const embedded = await EmbeddedPostgres.start({ sharedBuffers: '16MB' });
+    const client = new Client({ connectionString: embedded.url });
+    await client.connect();
+    const show = async (setting: string) => (await client.query(`SHOW ${setting}`)).rows[0][setting];
+    expect([await show('shared_buffers'), await show('max_worker_processes'), await show('search_path')]).toEqual(['16MB', '0', 'public']);
+    await client.end();
+    await embedded.stop();
+  });
 });
 
 describe('embedded Postgres data folder', () => {

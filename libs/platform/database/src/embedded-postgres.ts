@@ -8,6 +8,14 @@ import { PGliteWireServer } from './embedded/pglite-wire-server';
 export interface EmbeddedPostgresOptions {
   /** Folder that keeps the data across restarts; omit for an in-memory database. */
   readonly dataDir?: string;
+  /**
+   * Postgres's page cache inside PGlite's WebAssembly memory (default 128MB, the server's
+   * own default). Whatever is touched stays resident for the process's life, while the
+   * pages themselves are files the OS caches anyway: a smaller cache keeps the embedded
+   * process under 1 GB under a long overload at the same CPU per delivery
+   * (bench/RESULTS.md, "Embedded end to end").
+   */
+  readonly sharedBuffers?: string;
 }
 
 /**
@@ -29,7 +37,8 @@ export class EmbeddedPostgres {
       mkdirSync(options.dataDir, { recursive: true });
       await initializeDataDirApart(options.dataDir);
     }
-    const db = options.dataDir ? new PGlite({ dataDir: options.dataDir }) : new PGlite();
+    const startParams = options.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`] : undefined;
+    const db = new PGlite({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(startParams ? { startParams } : {}) });
     await db.waitReady;
     const server = new PGliteWireServer(db);
     const { host, port } = await server.start('127.0.0.1', 0);
