@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid, inputHygieneProblems, jsonTextNestingProblem } from '@herald/contracts';
-import { IncomingMessage, MessageOutcome } from '@herald/bus';
+import { IncomingMessage, MessageOutcome, classifyFailure } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
   ConsumerRegistry,
@@ -117,8 +117,8 @@ function valid<T>(result: ParseResult<T>): T {
 /** A client's mistake (dead-letter it) as opposed to Herald's trouble (retry it). */
 function asRejection(error: unknown): Rejected | undefined {
   if (error instanceof Rejected) return error;
-  // unavailable (bus, database), rate_limited (a saturated database) and conflict (a concurrent claim of the key) pass with time.
-  if (error instanceof HeraldError && error.code !== 'unavailable' && error.code !== 'rate_limited' && error.code !== 'conflict') {
+  // The bus's classifier decides what passes with time (an outage, a saturated database, a concurrent claim of the key).
+  if (error instanceof HeraldError && classifyFailure(error).kind !== 'transient') {
     return new Rejected(error.code === 'validation_error' ? 'invalid payload' : error.message, error.fieldErrors.length > 0 ? error.fieldErrors : [{ path: '', message: error.message }]);
   }
   return undefined;
