@@ -39,7 +39,7 @@ export function mergeOpenApi(api: 'public' | 'management', fragments: readonly O
   for (const fragment of fragments) {
     for (const [path, item] of Object.entries(fragment.paths)) {
       if (path in paths) throw new Error(`OpenAPI: path ${path} is described by two services`);
-      paths[path] = withHygieneRefusal(item);
+      paths[path] = withInfrastructureRefusals(withHygieneRefusal(item));
     }
     mergeNamed(schemas, fragment.components?.schemas ?? {}, 'schema');
     mergeNamed(securitySchemes, fragment.components?.securitySchemes ?? {}, 'security scheme');
@@ -67,6 +67,34 @@ function withHygieneRefusal(item: Readonly<Record<string, unknown>>): Readonly<R
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
       };
       return [method, { ...(operation as object), responses: { ...responses, 400: refusal } }];
+    }),
+  );
+}
+
+/**
+ * Every operation can answer 429 and 503: the HTTP application's exception filter turns a
+ * saturated database (no connection free within the pool's wait) into 429 with
+ * Retry-After and an unreachable one into 503, whatever the route (`databaseRefusal`).
+ * Operations that document their own keep theirs.
+ */
+function withInfrastructureRefusals(item: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const refusals: Record<string, unknown> = {
+    429: {
+      description: "Herald is overloaded (every database connection stayed busy for as long as a request waits for one); nothing was done, retry after the Retry-After header's seconds",
+      headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+    },
+    503: {
+      description: 'Herald cannot serve requests now (the database or the broker is unreachable); nothing was done, retry',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+    },
+  };
+  return Object.fromEntries(
+    Object.entries(item).map(([method, operation]) => {
+      const responses = (operation as { responses?: Record<string, unknown> } | null)?.responses;
+      if (!OPERATION_METHODS.has(method) || !responses) return [method, operation];
+      const missing = Object.fromEntries(Object.entries(refusals).filter(([status]) => !(status in responses)));
+      return [method, { ...(operation as object), responses: { ...responses, ...missing } }];
     }),
   );
 }

@@ -22,9 +22,23 @@ describe('mergeOpenApi', () => {
   it('documents the input-hygiene 400 on every operation, keeping an operation\'s own 400', () => {
     const own = { paths: { '/event/': { post: { responses: { 400: { description: 'own' } } } } } };
     const document = mergeOpenApi('public', [triggers, users, own]);
-    expect(document.paths['/trigger/']).toEqual({ post: { responses: { 400: expect.objectContaining({ description: expect.stringContaining('NUL') }) } } });
+    expect(document.paths['/trigger/']).toMatchObject({ post: { responses: { 400: expect.objectContaining({ description: expect.stringContaining('NUL') }) } } });
     expect(document.paths['/v1/user/{distinct_id}/']).toMatchObject({ get: { responses: { 400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } } } } });
-    expect(document.paths['/event/']).toEqual({ post: { responses: { 400: { description: 'own' } } } });
+    expect(document.paths['/event/']).toMatchObject({ post: { responses: { 400: { description: 'own' } } } });
+  });
+
+  it("documents the database's 429 (with Retry-After) and 503 on every operation of either API, keeping an operation's own", () => {
+    const own = { paths: { '/event/': { post: { responses: { 429: { description: 'own' } } } } } };
+    for (const api of ['public', 'management'] as const) {
+      const document = mergeOpenApi(api, [triggers, users, own]);
+      for (const path of ['/trigger/', '/v1/user/{distinct_id}/', '/event/']) {
+        const responses = Object.values(document.paths[path])[0] as { responses: Record<string, { description: string; headers?: object }> };
+        expect(Object.keys(responses.responses).sort()).toEqual(['400', '429', '503']);
+        expect(responses.responses[503].description).toContain('unreachable');
+      }
+      expect(document.paths['/trigger/']).toMatchObject({ post: { responses: { 429: { headers: { 'Retry-After': { schema: { type: 'integer' } } } } } } });
+      expect(document.paths['/event/']).toMatchObject({ post: { responses: { 429: { description: 'own' } } } });
+    }
   });
 
   it('refuses a path described twice, or one component name with two meanings', () => {
