@@ -85,6 +85,9 @@ interface Workspace {
   readonly slug: string;
 }
 
+/** A session's API key stops working after this even if the tab is closed without signing out; sign in again then. */
+const SESSION_KEY_LIFETIME_MS = 12 * 60 * 60 * 1000;
+
 /**
  * Signing in: the service token must list the workspace; then an API key named for the
  * console is minted in it (shown once, kept for this tab only) for the notification API.
@@ -95,7 +98,8 @@ export async function signIn(serviceToken: string, baseUrl: string, wanted: stri
   if (!workspace) throw new Error(wanted ? `no workspace '${wanted}' for this service token` : 'this service token has no workspace');
   const key = await management<{ id: string; api_key: string }>(serviceToken, `v1/${workspace.slug}/ws_api_key/`, 'POST', {
     name: 'console session',
-    description: `minted by the operator console at ${new Date().toISOString()}; deleted on sign-out`,
+    description: `minted by the operator console at ${new Date().toISOString()}; deleted on sign-out, or when it expires`,
+    expires_at: new Date(Date.now() + SESSION_KEY_LIFETIME_MS).toISOString(),
   });
   return { serviceToken, workspace: workspace.slug, baseUrl: baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`, apiKey: key.api_key, apiKeyId: key.id };
 }

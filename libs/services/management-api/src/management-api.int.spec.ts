@@ -248,6 +248,7 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
         created_by: null,
         deleted_at: null,
         deleted_by: null,
+        expires_at: null,
       });
       expect(JSON.stringify(list)).not.toContain(apiKey);
 
@@ -262,6 +263,39 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
       expect((await call('DELETE', `v1/staging/ws_api_key/${id}/`)).status).toBe(204);
       expect(await count()).toBe(before);
       expect((await call('DELETE', `v1/staging/ws_api_key/${id}/`)).status).toBe(404);
+    });
+
+    it('refuses an expiry that is not a future ISO 8601 time, naming expires_at, and creates nothing', async () => {
+      const listed = async (): Promise<number> => ((await call('GET', 'v1/staging/ws_api_key/')).body as { meta: { count: number } }).meta.count;
+      const before = await listed();
+      for (const expiresAt of [new Date(Date.now() - 1_000).toISOString(), 'tomorrow', 42]) {
+        const refused = await call('POST', 'v1/staging/ws_api_key/', { name: 'short-lived', expires_at: expiresAt });
+        expect(refused.status).toBe(400);
+        expect(JSON.stringify(refused.body)).toContain('expires_at');
+      }
+      expect(await listed()).toBe(before);
+    });
+
+    it('deletes a key when its expires_at passes and announces the deletion, leaving keys without one alone', async () => {
+      const expiresAt = new Date(Date.now() + 1_500).toISOString();
+      const created = await call('POST', 'v1/staging/ws_api_key/', { name: 'console session', expires_at: expiresAt });
+      const lasting = await call('POST', 'v1/staging/ws_api_key/', { name: 'backend' });
+      expect([created.status, lasting.status]).toEqual([201, 201]);
+      const { id, expires_at: shown } = created.body as { id: string; expires_at: string };
+      const lastingId = (lasting.body as { id: string }).id;
+      expect(new Date(shown).toISOString()).toBe(expiresAt);
+      expect(lasting.body).toMatchObject({ expires_at: null });
+
+      await expectEventually(() => expect(published).toContainEqual(expect.objectContaining({ kind: 'api_key', api_key_id: id, change: 'deleted' })), {
+        timeoutMs: 30_000,
+      });
+      const [row] = await sql<{ deleted_at: Date | null }>(`SELECT deleted_at FROM management.api_keys WHERE id = $1`, [id]);
+      expect(row.deleted_at!.getTime()).toBeGreaterThanOrEqual(new Date(expiresAt).getTime());
+      const live = ((await call('GET', 'v1/staging/ws_api_key/?limit=1000')).body as { results: Array<{ id: string }> }).results.map((key) => key.id);
+      expect(live).toContain(lastingId);
+      expect(live).not.toContain(id);
+      expect(published).not.toContainEqual(expect.objectContaining({ api_key_id: lastingId, change: 'deleted' }));
+      expect((await call('DELETE', `v1/staging/ws_api_key/${lastingId}/`)).status).toBe(204);
     });
   });
 });

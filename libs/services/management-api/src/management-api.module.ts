@@ -5,6 +5,7 @@ import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account
 import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
+import { ApiKeyExpiry } from './api-keys/api-key-expiry';
 import { ApiKeyStore } from './api-keys/api-key-store';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { BROWSER_KEY_CONTROLLERS, BROWSER_KEY_PROVIDERS } from './browser-keys';
@@ -57,6 +58,7 @@ export class ManagementApiModule {
         WorkspaceStore,
         WorkspaceKeyStore,
         ApiKeyStore,
+        ApiKeyExpiry,
         ManagementOutboxRelay,
         CommitVisibility,
         { provide: APP_INTERCEPTOR, useClass: CommitVisibilityInterceptor },

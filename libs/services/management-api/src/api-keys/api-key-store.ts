@@ -16,9 +16,12 @@ export interface ApiKeyRow {
   key_hash: Buffer;
   created_at: Date;
   deleted_at: Date | null;
+  expires_at: Date | null;
 }
 
-const COLUMNS = 'id, name, key_hint, key_hash, created_at, deleted_at';
+const COLUMNS = 'id, name, key_hint, key_hash, created_at, deleted_at, expires_at';
+/** Keys expired per statement, so one sweep never holds many row locks. */
+const EXPIRY_BATCH = 500;
 
 /** The API keys of workspaces (hashes only); every change is announced on credentials.changed in its transaction. */
 @Injectable()
@@ -41,11 +44,11 @@ export class ApiKeyStore {
     return { count, rows };
   }
 
-  async create(workspace: ScopedWorkspace, name: string, keyHash: Buffer, keyHint: string): Promise<ApiKeyRow> {
+  async create(workspace: ScopedWorkspace, name: string, keyHash: Buffer, keyHint: string, expiresAt: Date | null): Promise<ApiKeyRow> {
     return this.db.transaction(async (tx) => {
       const [created] = (await tx.query(
-        `INSERT INTO management.api_keys (id, workspace_id, name, key_hash, key_hint) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-        [randomUUID(), workspace.id, name, keyHash, keyHint],
+        `INSERT INTO management.api_keys (id, workspace_id, name, key_hash, key_hint, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [randomUUID(), workspace.id, name, keyHash, keyHint, expiresAt],
       )) as ApiKeyRow[];
       await this.announce(tx, workspace, created, 'created');
       return created;
@@ -67,19 +70,57 @@ export class ApiKeyStore {
     });
   }
 
+  /**
+   * Deletes the live keys whose `expires_at` has passed, announcing each as a deletion (so
+   * every service stops accepting it), a batch at a time; answers how many, and when the
+   * next live key expires. Replicas sweeping at once skip each other's rows.
+   */
+  async expireDue(): Promise<{ expired: number; nextExpiry: Date | null }> {
+    const now = this.clock.now();
+    let expired = 0;
+    for (;;) {
+      const batch = await this.db.transaction(async (tx) => {
+        const rows = returningRows<ApiKeyRow & { workspace_id: string; workspace_slug: string }>(
+          await tx.query(
+            `UPDATE management.api_keys k SET deleted_at = $1
+               FROM management.workspaces w
+              WHERE w.id = k.workspace_id
+                AND k.id IN (SELECT id FROM management.api_keys
+                              WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1
+                              ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+              RETURNING ${COLUMNS.split(', ').map((column) => `k.${column}`).join(', ')}, w.id AS workspace_id, w.slug AS workspace_slug`,
+            [now, EXPIRY_BATCH],
+          ),
+        );
+        if (rows.length > 0) {
+          await writeOutbox(tx, MANAGEMENT_OUTBOX, rows.map((row) => this.announcement({ id: row.workspace_id, slug: row.workspace_slug }, row, 'deleted')));
+        }
+        return rows.length;
+      });
+      expired += batch;
+      if (batch < EXPIRY_BATCH) break;
+    }
+    const [{ next }] = (await this.db.query(
+      `SELECT min(expires_at) AS next FROM management.api_keys WHERE deleted_at IS NULL AND expires_at IS NOT NULL`,
+    )) as Array<{ next: Date | null }>;
+    return { expired, nextExpiry: next === null ? null : new Date(next) };
+  }
+
   private announce(tx: EntityManager, workspace: ScopedWorkspace, row: ApiKeyRow, change: 'created' | 'deleted'): Promise<void> {
-    return writeOutbox(tx, MANAGEMENT_OUTBOX, [
-      credentialsChangedMessage(
-        {
-          kind: 'api_key',
-          change,
-          api_key_id: row.id,
-          workspace_id: workspace.id,
-          workspace_slug: workspace.slug,
-          key_hash: row.key_hash.toString('hex'),
-        },
-        this.clock.now(),
-      ),
-    ]);
+    return writeOutbox(tx, MANAGEMENT_OUTBOX, [this.announcement(workspace, row, change)]);
+  }
+
+  private announcement(workspace: ScopedWorkspace, row: ApiKeyRow, change: 'created' | 'deleted') {
+    return credentialsChangedMessage(
+      {
+        kind: 'api_key',
+        change,
+        api_key_id: row.id,
+        workspace_id: workspace.id,
+        workspace_slug: workspace.slug,
+        key_hash: row.key_hash.toString('hex'),
+      },
+      this.clock.now(),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsISO8601, IsOptional, IsString, Length } from 'class-validator';
 
 export class CreateApiKeyDto {
   @IsString()
@@ -9,4 +9,9 @@ export class CreateApiKeyDto {
   @IsString()
   @Length(0, 500)
   description?: string;
+
+  /** When the key stops working (ISO 8601, in the future); without it the key lives until deleted. */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  expires_at?: string;
 }

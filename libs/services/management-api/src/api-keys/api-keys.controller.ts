@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { generateCredential, hashToken } from '@herald/runtime';
+import { CLOCK, Clock, generateCredential, hashToken } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateApiKeyDto } from './api-key.dto';
+import { ApiKeyExpiry } from './api-key-expiry';
 import { ApiKeyRow, ApiKeyStore } from './api-key-store';
 
 export interface ApiKeyView {
@@ -17,6 +18,7 @@ export interface ApiKeyView {
   readonly created_by: null;
   readonly deleted_at: Date | null;
   readonly deleted_by: null;
+  readonly expires_at: Date | null;
 }
 
 /**
@@ -29,6 +31,8 @@ export class ApiKeysController {
   constructor(
     private readonly store: ApiKeyStore,
     private readonly scope: WorkspaceScope,
+    private readonly expiry: ApiKeyExpiry,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get()
@@ -51,9 +55,14 @@ export class ApiKeysController {
     @Param('workspace') slug: string,
     @Body() body: CreateApiKeyDto,
   ): Promise<ApiKeyView & { api_key: string }> {
+    const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
+    if (expiresAt !== null && expiresAt.getTime() <= this.clock.now().getTime()) {
+      throw new HeraldError('validation_error', 'expires_at must be in the future', [{ path: 'expires_at', message: 'must be in the future' }]);
+    }
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const apiKey = generateCredential('hak');
-    const row = await this.store.create(workspace, body.name, hashToken(apiKey), maskedKey(apiKey));
+    const row = await this.store.create(workspace, body.name, hashToken(apiKey), maskedKey(apiKey), expiresAt);
+    if (expiresAt !== null) this.expiry.expiresAt(expiresAt);
     return { ...view(row), api_key: apiKey };
   }
 
@@ -85,5 +94,6 @@ function view(row: ApiKeyRow): ApiKeyView {
     created_by: null,
     deleted_at: row.deleted_at,
     deleted_by: null,
+    expires_at: row.expires_at,
   };
 }

@@ -209,7 +209,7 @@ export const managementOpenApi = {
       },
       ApiKey: {
         type: 'object',
-        required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by'],
+        required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'expires_at'],
         properties: {
           id: { type: 'string' },
           masked_api_key: { type: 'string' },
@@ -220,13 +220,18 @@ export const managementOpenApi = {
           created_by: actor,
           deleted_at: nullable(dateTime),
           deleted_by: actor,
+          expires_at: { ...nullable(dateTime), description: 'When the key stops working (it is then deleted, within a minute); null: until deleted' },
           api_key: { type: 'string', description: 'Only in the create response.' },
         },
       },
       ApiKeyCreate: {
         type: 'object',
         required: ['name'],
-        properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, description: { type: 'string', maxLength: 500 } },
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 64 },
+          description: { type: 'string', maxLength: 500 },
+          expires_at: { ...dateTime, description: 'When the key stops working, in the future; omitted: until deleted' },
+        },
       },
       PreferenceCategories: {
         type: 'object',

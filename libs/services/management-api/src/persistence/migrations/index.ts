@@ -9,6 +9,7 @@ import { TEMPLATE_MIGRATIONS } from '../../templates';
 import { TRANSLATION_MIGRATIONS } from '../../translations';
 import { VENDOR_MIGRATIONS } from '../../vendors';
 import { CreateAccounts1763700000000 } from './1763700000000-create-accounts';
+import { ApiKeyExpiry1763701400000 } from './1763701400000-api-key-expiry';
 import { CreatePreferenceCategories1763700600000 } from './1763700600000-create-preference-categories';
 import { CreateWorkflows1763700700000 } from './1763700700000-create-workflows';
 import { DeletedWorkflows1763700710000 } from './1763700710000-deleted-workflows';
@@ -18,7 +19,7 @@ import { WorkspaceModeSandbox1763700010000 } from './1763700010000-workspace-mod
  * Oldest first. The outbox carries management's changes to the other services.
  * Timestamps reserved per area: templates 17637004…, vendors 17637005…,
  * preference categories 17637006…, workflows 17637007…, browser keys 17637008…, schemas 17637009…,
- * translations 17637010…, preference-category translations 17637012….
+ * translations 17637010…, preference-category translations 17637012…, API key expiry 17637014….
  */
 export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateAccounts1763700000000,
@@ -36,4 +37,5 @@ export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateCategoryTranslations1763701200000,
   CategoryTranslationVersions1763701210000,
   ...REPLAY_MIGRATIONS,
+  ApiKeyExpiry1763701400000,
 ];
