@@ -65,6 +65,8 @@ interface Options {
   readonly json: boolean;
   readonly cpuProfileDir?: string;
   readonly tableStats: boolean;
+  /** HERALD_KAFKA_PARTITIONS of every service (the run's topics are new, so they get it); undefined: Herald's default. */
+  readonly partitions?: number;
   readonly brokers: string;
   readonly databaseUrl: string;
 }
@@ -81,6 +83,7 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --max-seconds N         hard limit for the whole run (default 1800)
   --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
   --table-stats           per round, the tables' scans and row changes per delivery (pg_stat_user_tables)
+  --partitions N          partitions of every topic of the run (HERALD_KAFKA_PARTITIONS; default Herald's, 12)
   --json                  one JSON line after the tables
 
 Needs HERALD_TEST_KAFKA_BROKERS and HERALD_BENCH_DATABASE_URL (or HERALD_TEST_DATABASE_URL).`;
@@ -95,7 +98,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
-  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--round-timeout', '--max-seconds', '--cpu-prof'];
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions'];
   for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
   const number = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -124,6 +127,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     json: flags.has('--json'),
     cpuProfileDir: values.get('--cpu-prof'),
     tableStats: flags.has('--table-stats'),
+    partitions: values.has('--partitions') ? number('--partitions', 12, 1) : undefined,
     brokers,
     databaseUrl,
   };
@@ -167,6 +171,7 @@ class Deployment {
       const env = heraldEnv({
         HERALD_KAFKA_BROKERS: this.options.brokers,
         HERALD_KAFKA_NAMESPACE: this.namespace,
+        ...(this.options.partitions === undefined ? {} : { HERALD_KAFKA_PARTITIONS: String(this.options.partitions) }),
         HERALD_DATABASE_URL: this.databaseUrl,
         HERALD_SECRETS_KEY: this.secretsKey,
         HERALD_PORT: String(port),
