@@ -268,7 +268,7 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
     it('refuses an expiry that is not a future ISO 8601 time, naming expires_at, and creates nothing', async () => {
       const listed = async (): Promise<number> => ((await call('GET', 'v1/staging/ws_api_key/')).body as { meta: { count: number } }).meta.count;
       const before = await listed();
-      for (const expiresAt of [new Date(Date.now() - 1_000).toISOString(), 'tomorrow', 42]) {
+      for (const expiresAt of [new Date(Date.now() - 1_000).toISOString(), 'tomorrow', 42, '2030-W05', '2030-100']) {
         const refused = await call('POST', 'v1/staging/ws_api_key/', { name: 'short-lived', expires_at: expiresAt });
         expect(refused.status).toBe(400);
         expect(JSON.stringify(refused.body)).toContain('expires_at');

@@ -56,8 +56,11 @@ export class ApiKeysController {
     @Body() body: CreateApiKeyDto,
   ): Promise<ApiKeyView & { api_key: string }> {
     const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
-    if (expiresAt !== null && expiresAt.getTime() <= this.clock.now().getTime()) {
-      throw new HeraldError('validation_error', 'expires_at must be in the future', [{ path: 'expires_at', message: 'must be in the future' }]);
+    // Not `<=`: ISO 8601 week and ordinal dates ('2026-W05') pass the DTO yet parse to NaN, which compares false either way.
+    if (expiresAt !== null && !(expiresAt.getTime() > this.clock.now().getTime())) {
+      throw new HeraldError('validation_error', 'expires_at must be a date and time in the future', [
+        { path: 'expires_at', message: 'must be a calendar date and time (e.g. 2026-12-31T23:00:00Z) in the future' },
+      ]);
     }
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const apiKey = generateCredential('hak');
