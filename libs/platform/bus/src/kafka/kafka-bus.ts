@@ -42,8 +42,15 @@ export interface KafkaBusOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;
   readonly logger?: KafkaBusLogger;
-  /** Partitions of one member consumed concurrently (each still in order). */
+  /** Partitions of one member handed to a `handler` concurrently (each still in order). Default 4. */
   readonly partitionsConsumedConcurrently?: number;
+  /**
+   * Partitions of one member handed to a `batchHandler` concurrently (each still in
+   * order). Default `DEFAULT_BATCH_PARTITIONS_CONCURRENTLY`: enough that every partition
+   * of a fetch is handed over in the same turn, so a handler that merges what it is
+   * handed together (the runtime's `coalescedBatches`) handles a fetch in one call.
+   */
+  readonly batchPartitionsConsumedConcurrently?: number;
   /**
    * Longest a fetch waits for data (default `DEFAULT_FETCH_WAIT_MS`). A fetch answers as
    * soon as data arrives, so this is not latency; it is how often a member with nothing
@@ -70,6 +77,14 @@ export interface KafkaBusOptions {
  * up to 3 s more (two Kafka integration specs took 49 s instead of 26 s; bench/RESULTS.md "Flow").
  */
 export const DEFAULT_FETCH_WAIT_MS = 500;
+
+/**
+ * See `KafkaBusOptions.batchPartitionsConsumedConcurrently`: Herald's topics have 12
+ * partitions by default, and a member of a group of one owns all of them. With 4, a fetch
+ * that returned 12 partitions' batches was handled in three waves, one after another,
+ * each wave's own append transaction; the next fetch waited for all three.
+ */
+export const DEFAULT_BATCH_PARTITIONS_CONCURRENTLY = 16;
 
 /**
  * The distributed bus on kafkajs. Producer: idempotent, acks from all in-sync
@@ -239,7 +254,9 @@ export class KafkaBus implements MessageBus {
       autoCommit: true,
       autoCommitInterval: 1_000,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 4,
+      partitionsConsumedConcurrently: options.batchHandler
+        ? (this.options.batchPartitionsConsumedConcurrently ?? DEFAULT_BATCH_PARTITIONS_CONCURRENTLY)
+        : (this.options.partitionsConsumedConcurrently ?? 4),
       eachBatch: (payload) =>
         options.batchHandler
           ? this.consumeWhole(payload, options.groupId, options.batchHandler, retry, options.maxBatchMessages ?? DEFAULT_MAX_BATCH_MESSAGES)

@@ -172,6 +172,43 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="ok"} 2`);
   });
 
+  it('batch mode: the partitions handed over together reach the consumer as one batch; a poison one fails only its own partition', async () => {
+    const topic = uniqueName('dlt.merged');
+    await bus.ensureTopics([{ name: topic, partitions: 6 }]);
+    const group = uniqueName('g');
+    const batches: Array<{ names: string[]; partitions: number }> = [];
+    const handled: string[] = [];
+    const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
+      groupId: group,
+      type: 'greeting',
+      parsePayload: parseGreeting,
+      handleBatch: async (items: readonly ParsedMessage<Greeting>[]) => {
+        batches.push({ names: items.map((i) => i.payload.name), partitions: new Set(items.map((i) => i.message.partition)).size });
+        if (items.some((i) => i.payload.name === 'stuck')) throw new TypeError("Cannot read properties of undefined (reading 'id')");
+        handled.push(...items.map((i) => i.payload.name));
+      },
+    });
+    const single = boundedAttempts(deadLetters, group, handler, { maxAttempts: 2 });
+    // Keys that land on several partitions, published before the member joins: its first fetch holds them all.
+    const names = Array.from({ length: 24 }, (_, i) => `user-${i}`);
+    await bus.publish(topic, [...names.map((name) => ({ key: name, value: envelope({ name }) })), { key: 'user-0', value: envelope({ name: 'stuck' }) }]);
+    subscriptions.push(await bus.subscribe({ groupId: group, topics: [topic], retry: FAST_RETRY, handler: single, batchHandler: boundedBatchAttempts(batchHandler, single) }));
+    await readDeadLetters();
+
+    await expectEventually(() => {
+      expect(lettersOf(topic).map((l) => l.reason_code)).toEqual(['attempts_exhausted']);
+      expect(new Set(handled)).toEqual(new Set(names));
+    }, { timeoutMs: 30_000 });
+    // Merged: one call held several partitions' messages.
+    expect(batches.some((b) => b.partitions > 1)).toBe(true);
+    // The merged call failed; then each partition's batch went alone, and only the poison one's failed and was split.
+    const poisoned = batches.filter((b) => b.names.includes('stuck'));
+    expect(poisoned.filter((b) => b.partitions > 1).length).toBeGreaterThan(0);
+    expect(poisoned.filter((b) => b.partitions === 1 && b.names.length > 1).length).toBeGreaterThan(0);
+    // Nothing of the other partitions was handled twice.
+    for (const name of names.filter((n) => n !== 'user-0')) expect(handled.filter((n) => n === name)).toHaveLength(1);
+  });
+
   it('retries an outage without a bound and without losing the message', async () => {
     const topic = await sourceTopic('dlt.transient');
     let attempts = 0;

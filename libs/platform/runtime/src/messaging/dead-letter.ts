@@ -8,9 +8,10 @@ import {
   TOPICS,
   parseEnvelope,
 } from '@herald/contracts';
-import { BatchHandler, IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
+import { BatchHandler, DEFAULT_MAX_BATCH_MESSAGES, IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
 import { Counter, Registry } from 'prom-client';
 import { HeraldLogger } from '../logging/logger';
+import { coalescedBatches } from './coalesced-batches';
 
 export interface EnvelopeConsumer<T> {
   readonly groupId: string;
@@ -28,7 +29,10 @@ export interface ParsedMessage<T> {
   readonly message: IncomingMessage;
 }
 
-/** An EnvelopeConsumer that takes the valid messages of one partition at a time, in offset order. */
+/**
+ * An EnvelopeConsumer that takes valid messages in batches: of one or more partitions
+ * (see `coalescedBatches`), each partition's in offset order.
+ */
 export interface EnvelopeBatchConsumer<T> extends Omit<EnvelopeConsumer<T>, 'handle'> {
   readonly handleBatch: (messages: readonly ParsedMessage<T>[]) => Promise<void>;
 }
@@ -146,9 +150,17 @@ export function deadLetteringHandler<T>(deadLetters: DeadLetters, consumer: Enve
  * `deadLetteringHandler` for a batch consumer: the batch handler and its one-message
  * path (a batch of one, which `boundedBatchAttempts` falls back to). Invalid messages
  * are left out of the batch and dead-lettered once the valid ones are handled, so a
- * batch that fails and comes again does not dead-letter them twice.
+ * batch that fails and comes again does not dead-letter them twice. The valid messages
+ * of batches handed over together (a member's partitions) reach the consumer as one
+ * batch of at most `maxMessages` (see `coalescedBatches`); the one-message path is
+ * never merged.
  */
-export function deadLetteringBatchHandler<T>(deadLetters: DeadLetters, consumer: EnvelopeBatchConsumer<T>): { handler: MessageHandler; batchHandler: BatchHandler } {
+export function deadLetteringBatchHandler<T>(
+  deadLetters: DeadLetters,
+  consumer: EnvelopeBatchConsumer<T>,
+  maxMessages = DEFAULT_MAX_BATCH_MESSAGES,
+): { handler: MessageHandler; batchHandler: BatchHandler } {
+  const handleMerged = coalescedBatches((valid: readonly ParsedMessage<T>[]) => consumer.handleBatch(valid), maxMessages);
   const handler = deadLetteringHandler(deadLetters, {
     ...consumer,
     handle: (payload, envelope, message) => consumer.handleBatch([{ payload, envelope, message }]),
@@ -169,7 +181,7 @@ export function deadLetteringBatchHandler<T>(deadLetters: DeadLetters, consumer:
       }
       valid.push({ payload: payload.value, envelope: { ...envelope.value, payload: payload.value } as Envelope<T>, message });
     }
-    if (valid.length > 0) await consumer.handleBatch(valid);
+    if (valid.length > 0) await handleMerged(valid);
     for (const { message, reasonCode, errors } of invalid) {
       await deadLetters.send(consumer.groupId, message, reasonCode, reasonCode === 'invalid_envelope' ? 'invalid envelope' : 'invalid payload', errors);
     }

@@ -111,7 +111,7 @@ export class ConsumerRegistry implements OnModuleDestroy {
     return this.subscribe({
       groupId: consumer.groupId,
       topics,
-      ...deadLetteringBatchHandler(this.deadLetters, consumer),
+      ...deadLetteringBatchHandler(this.deadLetters, consumer, maxBatchMessages),
       ...(maxBatchMessages === undefined ? {} : { maxBatchMessages }),
     });
   }
