@@ -17,6 +17,7 @@ export * from './launch/platform-factory';
 export * from './launch/run-service';
 export * from './security/secret-box';
 export * from './messaging/dead-letter';
+export * from './scheduling/due-loop';
 export * from './http/validation';
 export * from './testing/test-http-app';
 export * from './security/request-auth';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { DueLoop, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
 import { ClaimedDelivery, DeliveryLedger } from './delivery-ledger';
@@ -27,46 +27,39 @@ const RECHECK_MS = 1_000;
  */
 @Injectable()
 export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
-  /** When the pending timer fires (epoch ms). */
-  private timerAt = 0;
-  /** The earliest wake-up asked for while a round ran (epoch ms): the round may have looked before that row was written. */
-  private wakeAfterRound = Number.POSITIVE_INFINITY;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly loop: DueLoop;
   private unsubscribe?: () => void;
+  /** Set on shutdown: a round in flight stops after its current batch. */
+  private stopped = false;
 
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly dispatcher: Dispatcher,
     private readonly leases: ClaimLeases,
-    @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
+    @Inject(DISPATCH_OPTIONS) options: DispatchOptions,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-  ) {}
+  ) {
+    this.loop = new DueLoop(() => this.round(), {
+      longestSleepMs: options.pollIntervalMs,
+      afterFailureMs: Math.min(RECHECK_MS, options.pollIntervalMs),
+      onError: (error) => this.logger.warn('retry poll failed', { error: error instanceof Error ? error.message : String(error) }),
+    });
+  }
 
   onApplicationBootstrap(): void {
     this.unsubscribe = this.ledger.onDue((inMs) => this.wakeIn(inMs));
-    this.schedule(0);
+    this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Polls as soon as `ms` have passed (a retry or a lease that falls due then), if that is before the next round. */
   wakeIn(ms: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + ms;
-    if (this.running) {
-      this.wakeAfterRound = Math.min(this.wakeAfterRound, at);
-      return;
-    }
-    if (at >= this.timerAt) return;
-    clearTimeout(this.timer);
-    this.schedule(ms);
+    this.loop.wakeIn(ms);
   }
 
   /** One round: due retries and expired claims. Resolves with how many deliveries it attempted. */
@@ -89,28 +82,11 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
     return attempted;
   }
 
-  /** A round, then how long to sleep: until the earliest due row, at most the safety poll. */
-  private async round(): Promise<number> {
+  /** A round, then how long until the earliest due row (RECHECK_MS if one is due already: another replica holds it). */
+  private async round(): Promise<number | undefined> {
     await this.pollOnce();
-    const dueInMs = (await this.ledger.nextDueInMs()) ?? Number.POSITIVE_INFINITY;
-    return Math.min(dueInMs > 0 ? dueInMs : RECHECK_MS, this.options.pollIntervalMs);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timerAt = Date.now() + delayMs;
-    this.timer = setTimeout(() => {
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.wakeAfterRound = Number.POSITIVE_INFINITY;
-      let next = Math.min(RECHECK_MS, this.options.pollIntervalMs);
-      this.running = this.round()
-        .then((sleepMs) => void (next = sleepMs))
-        .catch((error: unknown) => this.logger.warn('retry poll failed', { error: error instanceof Error ? error.message : String(error) }))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule(Math.max(0, Math.min(next, this.wakeAfterRound - Date.now())));
-        });
-    }, delayMs);
+    const dueInMs = await this.ledger.nextDueInMs();
+    return dueInMs === null ? undefined : dueInMs > 0 ? dueInMs : RECHECK_MS;
   }
 }
 

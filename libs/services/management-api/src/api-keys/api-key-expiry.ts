@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { CLOCK, Clock, DueLoop, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { ApiKeyStore } from './api-key-store';
 
 /**
@@ -18,54 +18,38 @@ const SHORTEST_EXPIRY_SLEEP_MS = 1_000;
  */
 @Injectable()
 export class ApiKeyExpiry implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
-  private wakeAt = Number.POSITIVE_INFINITY;
-  private stopped = false;
-  private sweeping: Promise<void> | undefined;
+  private readonly loop: DueLoop;
 
   constructor(
     private readonly store: ApiKeyStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-  ) {}
+  ) {
+    this.loop = new DueLoop(() => this.sweep(), {
+      longestSleepMs: LONGEST_EXPIRY_SLEEP_MS,
+      // The database's trouble: the next sweep tries again.
+      afterFailureMs: LONGEST_EXPIRY_SLEEP_MS,
+      onError: (error) => this.logger.warn('could not expire API keys; retrying', { component: 'api-key-expiry', error: error instanceof Error ? error.message : String(error) }),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.wakeIn(0);
+    this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.sweeping;
+    await this.loop.stop();
   }
 
   /** A key expiring at `at` was created: sweep then, if that is sooner than planned. */
   expiresAt(at: Date): void {
-    if (at.getTime() < this.wakeAt) this.wakeIn(at.getTime() - this.clock.now().getTime());
+    this.loop.wakeIn(at.getTime() - this.clock.now().getTime());
   }
 
-  private wakeIn(delayMs: number): void {
-    if (this.stopped) return;
-    const delay = Math.min(Math.max(delayMs, 0), LONGEST_EXPIRY_SLEEP_MS);
-    clearTimeout(this.timer);
-    this.wakeAt = this.clock.now().getTime() + delay;
-    this.timer = setTimeout(() => {
-      this.sweeping = this.sweep().finally(() => (this.sweeping = undefined));
-    }, delay);
-    this.timer.unref();
-  }
-
-  private async sweep(): Promise<void> {
-    this.wakeAt = Number.POSITIVE_INFINITY;
-    let nextInMs = LONGEST_EXPIRY_SLEEP_MS;
-    try {
-      const { expired, nextExpiry } = await this.store.expireDue();
-      if (expired > 0) this.logger.info('expired API keys deleted', { component: 'api-key-expiry', expired });
-      if (nextExpiry) nextInMs = Math.max(nextExpiry.getTime() - this.clock.now().getTime(), SHORTEST_EXPIRY_SLEEP_MS);
-    } catch (error) {
-      // The database's trouble: the next sweep tries again.
-      this.logger.warn('could not expire API keys; retrying', { component: 'api-key-expiry', error: (error as Error).message });
-    }
-    if (this.wakeAt === Number.POSITIVE_INFINITY) this.wakeIn(nextInMs);
+  /** Deletes the keys due; resolves with how long until the next one expires. */
+  private async sweep(): Promise<number | undefined> {
+    const { expired, nextExpiry } = await this.store.expireDue();
+    if (expired > 0) this.logger.info('expired API keys deleted', { component: 'api-key-expiry', expired });
+    return nextExpiry ? Math.max(nextExpiry.getTime() - this.clock.now().getTime(), SHORTEST_EXPIRY_SLEEP_MS) : undefined;
   }
 }
