@@ -92,6 +92,29 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     return topic;
   }
 
+  /**
+   * Subscribes a batch consumer of greetings as the registry builds it (dead-lettering,
+   * bounded, split on failure) whose every batch holding 'stuck' fails whole, as a bug
+   * that only one input triggers would. Records each batch it is handed and what it handled.
+   */
+  async function subscribeFailingOnStuck(topic: string, group: string, maxAttempts: number) {
+    const batches: Array<{ names: string[]; partitions: number }> = [];
+    const handled: string[] = [];
+    const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
+      groupId: group,
+      type: 'greeting',
+      parsePayload: parseGreeting,
+      handleBatch: async (items: readonly ParsedMessage<Greeting>[]) => {
+        batches.push({ names: items.map((i) => i.payload.name), partitions: new Set(items.map((i) => i.message.partition)).size });
+        if (items.some((i) => i.payload.name === 'stuck')) throw new TypeError("Cannot read properties of undefined (reading 'id')");
+        handled.push(...items.map((i) => i.payload.name));
+      },
+    });
+    const single = boundedAttempts(deadLetters, group, handler, { maxAttempts });
+    subscriptions.push(await bus.subscribe({ groupId: group, topics: [topic], retry: FAST_RETRY, handler: single, batchHandler: boundedBatchAttempts(batchHandler, single) }));
+    return { batches, handled };
+  }
+
   const lettersOf = (topic: string): DeadLetterPayload[] => letters.filter((l) => l.source_topic === `dlt-ns.${topic}`);
 
   it('moves poison messages to the dead-letter topic with their reason, and goes on with the rest', async () => {
@@ -133,20 +156,6 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
   it('batch mode: splits a failing batch so the poison message is dead-lettered and the rest proceed, invalid ones set aside once', async () => {
     const topic = await sourceTopic('dlt.batch');
     const group = uniqueName('g');
-    const batches: string[][] = [];
-    const handled: string[] = [];
-    const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
-      groupId: group,
-      type: 'greeting',
-      parsePayload: parseGreeting,
-      handleBatch: async (items: readonly ParsedMessage<Greeting>[]) => {
-        batches.push(items.map((i) => i.payload.name));
-        // A bug that only one input triggers: the batch fails whole.
-        if (items.some((i) => i.payload.name === 'stuck')) throw new TypeError("Cannot read properties of undefined (reading 'id')");
-        handled.push(...items.map((i) => i.payload.name));
-      },
-    });
-    const single = boundedAttempts(deadLetters, group, handler, { maxAttempts: 3 });
     // Published first, so the batch holds all of them.
     await bus.publish(topic, [
       { key: 'k', value: envelope({ name: 'erin' }) },
@@ -154,19 +163,19 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
       { key: 'k', value: envelope({ name: 'stuck' }) },
       { key: 'k', value: envelope({ name: 'frank' }) },
     ]);
-    subscriptions.push(await bus.subscribe({ groupId: group, topics: [topic], retry: FAST_RETRY, handler: single, batchHandler: boundedBatchAttempts(batchHandler, single) }));
+    const { batches, handled } = await subscribeFailingOnStuck(topic, group, 3);
     await readDeadLetters();
 
     await expectEventually(() => {
       expect(lettersOf(topic).map((l) => l.reason_code).sort()).toEqual(['attempts_exhausted', 'invalid_envelope']);
       expect(new Set(handled)).toEqual(new Set(['erin', 'frank']));
     }, { timeoutMs: 30_000 });
-    expect(batches.some((names) => names.length > 1)).toBe(true);
+    expect(batches.some((b) => b.names.length > 1)).toBe(true);
     expect(lettersOf(topic).find((l) => l.reason_code === 'attempts_exhausted')).toMatchObject({ attempts: 3, consumer_group: `dlt-ns.${group}` });
     // After the batch failed, each message went on alone once: nothing handled twice, nothing set aside twice.
     expect(handled.filter((n) => n === 'erin')).toHaveLength(1);
     expect(handled.filter((n) => n === 'frank')).toHaveLength(1);
-    expect(batches.filter((names) => names.includes('stuck'))).toHaveLength(4);
+    expect(batches.filter((b) => b.names.includes('stuck'))).toHaveLength(4);
     // The metrics count each message's outcome, not the batch's.
     await expectEventually(async () => expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="dead_lettered"} 2`));
     expect(await metrics.metrics()).toContain(`herald_bus_messages_consumed_total{topic="${topic}",group="${group}",outcome="ok"} 2`);
@@ -176,23 +185,10 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     const topic = uniqueName('dlt.merged');
     await bus.ensureTopics([{ name: topic, partitions: 6 }]);
     const group = uniqueName('g');
-    const batches: Array<{ names: string[]; partitions: number }> = [];
-    const handled: string[] = [];
-    const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
-      groupId: group,
-      type: 'greeting',
-      parsePayload: parseGreeting,
-      handleBatch: async (items: readonly ParsedMessage<Greeting>[]) => {
-        batches.push({ names: items.map((i) => i.payload.name), partitions: new Set(items.map((i) => i.message.partition)).size });
-        if (items.some((i) => i.payload.name === 'stuck')) throw new TypeError("Cannot read properties of undefined (reading 'id')");
-        handled.push(...items.map((i) => i.payload.name));
-      },
-    });
-    const single = boundedAttempts(deadLetters, group, handler, { maxAttempts: 2 });
     // Keys that land on several partitions, published before the member joins: its first fetch holds them all.
     const names = Array.from({ length: 24 }, (_, i) => `user-${i}`);
     await bus.publish(topic, [...names.map((name) => ({ key: name, value: envelope({ name }) })), { key: 'user-0', value: envelope({ name: 'stuck' }) }]);
-    subscriptions.push(await bus.subscribe({ groupId: group, topics: [topic], retry: FAST_RETRY, handler: single, batchHandler: boundedBatchAttempts(batchHandler, single) }));
+    const { batches, handled } = await subscribeFailingOnStuck(topic, group, 2);
     await readDeadLetters();
 
     await expectEventually(() => {
