@@ -5,13 +5,15 @@
  * consumer group on its own empty 12-partition topic, as a dispatcher has 14.
  *
  *   HERALD_TEST_KAFKA_BROKERS=127.0.0.1:9092 node -r ./tools/register.js bench/idle/kafka-subscriptions.bench.ts \
- *     [--subscriptions 14] [--seconds 20] [--fetch-wait-ms 500]
+ *     [--subscriptions 14] [--seconds 20] [--fetch-wait-ms 3000]
+ *
+ * Also reports how long stopping all the idle subscriptions took (they stop at once).
  *
  * Figures live in bench/RESULTS.md ("Flow").
  */
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
-import { KafkaBus, Subscription } from '@herald/bus';
+import { DEFAULT_FETCH_WAIT_MS, KafkaBus, Subscription } from '@herald/bus';
 import { uniqueName } from '@herald/testing';
 import { deleteNamespace } from '../startup/distributed-startup';
 
@@ -21,7 +23,7 @@ const arg = (name: string, fallback: number): number => {
 };
 const subscriptions = arg('subscriptions', 14);
 const seconds = arg('seconds', 20);
-const fetchWaitMs = arg('fetch-wait-ms', 500);
+const fetchWaitMs = arg('fetch-wait-ms', DEFAULT_FETCH_WAIT_MS);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,8 +51,11 @@ async function main(): Promise<void> {
     // Joins and the first fetches settle before the window.
     await sleep(5_000);
     const idle = await cpuPercent();
+    const stopping = Date.now();
+    await Promise.all(started.splice(0).map((s) => s.stop()));
+    const stopMs = Date.now() - stopping;
     process.stdout.write(
-      `${JSON.stringify({ subscriptions, seconds, fetchWaitMs, peerPercentOfCore: Number(peer.toFixed(2)), subscribedPercentOfCore: Number(idle.toFixed(2)) })}\n`,
+      `${JSON.stringify({ subscriptions, seconds, fetchWaitMs, peerPercentOfCore: Number(peer.toFixed(2)), subscribedPercentOfCore: Number(idle.toFixed(2)), stopMs })}\n`,
     );
   } finally {
     await Promise.all(started.map((s) => s.stop()));

@@ -8,4 +8,4 @@ export { DurabilityOptions, JournalOperation } from './in-process/durability';
 export * from './journal/bus-journal.port';
 export { PostgresBusJournal, PostgresBusJournalOptions } from './journal/postgres-bus-journal';
 export { NamespacedBus } from './namespaced-bus';
-export { KafkaBus, KafkaBusOptions, KafkaBusLogger } from './kafka/kafka-bus';
+export { DEFAULT_FETCH_WAIT_MS, KafkaBus, KafkaBusOptions, KafkaBusLogger } from './kafka/kafka-bus';

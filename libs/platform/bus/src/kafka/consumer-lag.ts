@@ -39,8 +39,15 @@ export class ConsumerLag {
     if (Number.isFinite(lag)) this.lags.set(`${topic}:${partition}`, { topic, partition, lag: Math.max(0, lag) });
   }
 
-  stop(): void {
+  /**
+   * No ask after this; resolves once the ask in flight, if any, is answered, so that the
+   * bus disconnects its admin client only then (an ask that outlived the disconnect
+   * reconnected it, and the idle socket kept the process alive for the broker's
+   * 10-minute idle timeout).
+   */
+  stop(): Promise<void> {
     this.stopped = true;
+    return this.refreshing ?? Promise.resolve();
   }
 
   /** The figures as of now; asks the broker in the background when the last ask is older than `refreshMs`. */

@@ -67,3 +67,60 @@ const kafka = busTargets().find((t) => t.kind === 'kafka');
     await bus.close().catch(() => undefined);
   }, 120_000);
 });
+
+(kafka ? describe : describe.skip)('KafkaBus consumers with nothing to read (see idle-fetch.ts)', () => {
+  const brokers = kafka?.kind === 'kafka' ? kafka.brokers : [];
+  // An idle fetch that waits a minute: without idle-fetch.ts a stop, and a join into the
+  // group, would wait for it to end.
+  const IDLE_WAIT_MS = 60_000;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('stops without waiting for the idle fetch in flight', async () => {
+    const topic = uniqueName('kafka.idle-stop');
+    const bus = new KafkaBus({ brokers, clientId: 'herald-idle-stop-test', maxWaitTimeMs: IDLE_WAIT_MS });
+    try {
+      await bus.ensureTopics([{ name: topic, partitions: 3 }]);
+      const received: string[] = [];
+      const subscription = await bus.subscribe({ groupId: uniqueName('g'), topics: [topic], handler: async (m) => void received.push(m.value.toString()) });
+      // A message wakes the waiting fetch at once, and the next one waits idle again.
+      await bus.publish(topic, [{ key: 'k', value: 'first' }]);
+      await expectEventually(() => expect(received).toEqual(['first']), { timeoutMs: 20_000 });
+      await sleep(1_500);
+      const stopping = Date.now();
+      await subscription.stop();
+      expect(Date.now() - stopping).toBeLessThan(IDLE_WAIT_MS / 2);
+    } finally {
+      await bus.close();
+    }
+  }, 120_000);
+
+  it('lets a member join an idle group while the others wait in a fetch, and both consume after it', async () => {
+    const topic = uniqueName('kafka.idle-join');
+    const groupId = uniqueName('g');
+    const first = new KafkaBus({ brokers, clientId: 'herald-idle-join-first', maxWaitTimeMs: IDLE_WAIT_MS });
+    const second = new KafkaBus({ brokers, clientId: 'herald-idle-join-second', maxWaitTimeMs: IDLE_WAIT_MS });
+    try {
+      await first.ensureTopics([{ name: topic, partitions: 4 }]);
+      const received: Array<{ member: string; value: string }> = [];
+      const member = (name: string) => async (m: IncomingMessage) => void received.push({ member: name, value: m.value.toString() });
+      const a = await first.subscribe({ groupId, topics: [topic], handler: member('a') });
+      expect(a.assignment()).toHaveLength(4);
+      await sleep(1_500);
+
+      // The join completes once the first member has rejoined, which it learns from a
+      // heartbeat sent while its fetch waits (within a second), not after the minute.
+      const joining = Date.now();
+      const b = await second.subscribe({ groupId, topics: [topic], handler: member('b') });
+      expect(Date.now() - joining).toBeLessThan(IDLE_WAIT_MS / 2);
+      await expectEventually(() => expect([a.assignment().length, b.assignment().length]).toEqual([2, 2]), { timeoutMs: 20_000 });
+
+      const keys = Array.from({ length: 16 }, (_, i) => `key-${i}`);
+      await first.publish(topic, keys.map((key) => ({ key, value: key })));
+      await expectEventually(() => expect(received.map((r) => r.value).sort()).toEqual([...keys].sort()), { timeoutMs: 40_000 });
+      expect(new Set(received.map((r) => r.member))).toEqual(new Set(['a', 'b']));
+      await Promise.all([a.stop(), b.stop()]);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  }, 180_000);
+});

@@ -32,6 +32,7 @@ import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { ConsumerLag } from './consumer-lag';
 import { applyFetchLinger } from './fetch-linger';
+import { HEARTBEAT_INTERVAL_MS, applyIdleFetch } from './idle-fetch';
 import { applyRequestQueueFix } from './request-queue-fix';
 
 export interface KafkaBusLogger {
@@ -54,8 +55,7 @@ export interface KafkaBusOptions {
   /**
    * Longest a fetch waits for data (default `DEFAULT_FETCH_WAIT_MS`). A fetch answers as
    * soon as data arrives, so this is not latency; it is how often a member with nothing
-   * to do asks again, and how long such a member takes to notice a rebalance (kafkajs
-   * heartbeats, and so checks, between fetches).
+   * to do asks again.
    */
   readonly maxWaitTimeMs?: number;
   readonly onHandlerError?: (error: unknown, message: IncomingMessage) => void;
@@ -70,13 +70,15 @@ export interface KafkaBusOptions {
 
 /**
  * How long a fetch waits for data when there is none. A fetch answers as soon as a
- * message arrives, so this is not latency; but kafkajs heartbeats (and so notices a
- * rebalance) between fetches, and stopping a consumer waits for its fetch in flight.
- * 3 s was tried (an idle engine and dispatcher pair's fetch loops cost about 75 requests
- * a second at 500 ms) and not kept: every stop and every join into an idle group waited
- * up to 3 s more (two Kafka integration specs took 49 s instead of 26 s; bench/RESULTS.md "Flow").
+ * message arrives, so this is not latency; it is how often an idle consumer asks again.
+ * At 500 ms an idle engine and dispatcher pair's fetch loops cost about 75 requests a
+ * second. A longer wait used to make every stop, and every join into an idle group,
+ * wait up to that long (kafkajs heartbeats and stops only between fetches); since
+ * `idle-fetch.ts` an idle fetch heartbeats and is abandoned on stop, so neither waits.
+ * What still waits: after a rebalance, a member's first fetch follows its interrupted
+ * one on the broker (see idle-fetch.ts), so this also bounds that.
  */
-export const DEFAULT_FETCH_WAIT_MS = 500;
+export const DEFAULT_FETCH_WAIT_MS = 3_000;
 
 /**
  * See `KafkaBusOptions.batchPartitionsConsumedConcurrently`: Herald's topics have 12
@@ -117,6 +119,8 @@ export class KafkaBus implements MessageBus {
     applyRequestQueueFix();
     // A busy consumer's next fetch waits briefly for a fuller batch (see fetch-linger.ts).
     applyFetchLinger();
+    // An idle consumer's fetch waits long, heartbeating, and a stop does not wait for it (see idle-fetch.ts).
+    applyIdleFetch();
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],
@@ -232,7 +236,7 @@ export class KafkaBus implements MessageBus {
       rebalanceTimeout: 60_000,
       // Members learn of a rebalance from a heartbeat's answer, so a joining replica waits
       // up to one interval for each of them: 1 s, not 3 s (bench/RESULTS.md "Startup").
-      heartbeatInterval: 1_000,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? DEFAULT_FETCH_WAIT_MS,
       retry: { initialRetryTime: 300, retries: 10 },
     });
@@ -269,8 +273,7 @@ export class KafkaBus implements MessageBus {
       assignment: () => assignment,
       lag: () => lag.snapshot(),
       stop: () => {
-        lag.stop();
-        stopped ??= this.stopConsumer(consumer).finally(() => {
+        stopped ??= Promise.all([lag.stop(), this.stopConsumer(consumer)]).then(() => undefined).finally(() => {
           assignment = [];
           this.subscriptions.delete(subscription);
         });

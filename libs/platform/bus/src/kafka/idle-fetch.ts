@@ -1,0 +1,178 @@
+/**
+ * An idle consumer's fetch waits long, keeps heartbeating, and a stop does not wait for it.
+ *
+ * Every kafkajs consumer with nothing to read asks the broker again each time its fetch
+ * wait ends. An engine has 10 consumers and a dispatcher 15, most of them idle at any
+ * moment (the channels a deployment does not use, the read models between changes), so
+ * at a 500 ms wait an idle pair sent about 75 requests a second, the bulk of its idle
+ * CPU, and each replica paid it again (bench/RESULTS.md "Flow"). A longer wait alone
+ * was tried and not kept, because kafkajs does two things only between fetches:
+ *
+ * - it heartbeats, and a heartbeat's answer is how a member learns of a rebalance, so a
+ *   join into an idle group waited for every member's fetch to end;
+ * - it stops: `consumer.stop()` waits for the fetch in flight, and `disconnect()` for
+ *   every request on the connection.
+ *
+ * So while a fetch that follows an idle one waits (`busy` unset, see `fetch-linger.ts`):
+ *
+ * - the member heartbeats every `HEARTBEAT_INTERVAL_MS` on its coordinator connection
+ *   (kafkajs fetches on a connection of their own), and an answer that ends its
+ *   membership (a rebalance, an expired member) ends the fetch with that error, which
+ *   kafkajs's runner answers by rejoining, as it does when its own heartbeat says so;
+ * - a stop abandons it: the fetch ends with no batches at once, and its request is
+ *   dropped on the client side, so the disconnect that follows does not wait for it.
+ *   The abandoned call itself runs on (kafkajs cannot cancel it) in an abandoned
+ *   scope (`AsyncLocalStorage`): from then on it can neither send a request nor open a
+ *   connection. Without that, a call abandoned before its request went out sent it
+ *   later, on a connection it reopened after the consumer disconnected, and the idle
+ *   socket kept the process alive until the broker closed it 10 minutes later.
+ *
+ * What an abandoned or interrupted fetch would have returned is never handled: its
+ * offsets are not resolved, so the partitions' next owner reads those messages. One cost
+ * remains: the broker answers a connection's requests in order, so after a rebalance the
+ * member's first fetch waits behind the interrupted one (at most the idle wait, and
+ * less as soon as a message reaches one of the partitions it asked for).
+ *
+ * Done on kafkajs's `ConsumerGroup.fetch` (wrapped, outside the linger's wrapper),
+ * `Runner.stop`, and the abandoned scope's guards on `Connection.connect`,
+ * `Connection.send` and `RequestQueue.push`; refuses any kafkajs but the one it was
+ * written against.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const kafkajsVersion: string = require('kafkajs/package.json').version;
+
+const PATCHED_KAFKAJS_VERSION = '2.2.4';
+
+/** How often a member heartbeats, between fetches (kafkajs) and during an idle one (here). */
+export const HEARTBEAT_INTERVAL_MS = 1_000;
+
+/** The error an abandoned fetch's request is dropped with (never handled: nothing awaits it). */
+export class IdleFetchAbandoned extends Error {
+  override readonly name = 'HeraldIdleFetchAbandoned';
+  constructor() {
+    super('idle fetch abandoned: the consumer stopped');
+  }
+}
+
+/** An idle fetch's scope: what its call did on the network, and whether it was abandoned. */
+export interface FetchScope {
+  abandoned: boolean;
+  /** The connection its fetch request went out on, once it did. */
+  fetchConnection?: { rejectRequests(error: Error): void };
+}
+
+const scopes = new AsyncLocalStorage<FetchScope>();
+
+/** The scope of the idle fetch whose call is running, if any. */
+export function currentFetchScope(): FetchScope | undefined {
+  return scopes.getStore();
+}
+
+/** The fields of kafkajs's `ConsumerGroup` this reads and writes. */
+export interface IdleFetchingGroup {
+  /** Whether the last fetch returned messages (kept by `fetch-linger.ts`). */
+  busy?: boolean;
+  heartbeat(options: { interval: number }): Promise<void>;
+  /** Set while an idle fetch waits: ends it with no batches and drops its request. */
+  abandonIdleFetch?: () => void;
+}
+
+/** A heartbeat's answer that means the member must rejoin (kafkajs's `isRebalancing`, and an expired member). */
+export function endsMembership(error: unknown): boolean {
+  const type = (error as { type?: unknown } | null)?.type;
+  return type === 'REBALANCE_IN_PROGRESS' || type === 'NOT_COORDINATOR_FOR_GROUP' || type === 'ILLEGAL_GENERATION' || type === 'UNKNOWN_MEMBER_ID';
+}
+
+/** `fetch`, made to heartbeat and to be abandoned while it waits after an idle one. */
+export function interruptibleWhenIdle<T>(fetch: (this: IdleFetchingGroup, nodeId: string) => Promise<T[]>, heartbeatIntervalMs = HEARTBEAT_INTERVAL_MS) {
+  return function (this: IdleFetchingGroup, nodeId: string): Promise<T[]> {
+    if (this.busy) return fetch.call(this, nodeId);
+    return new Promise<T[]>((resolve, reject) => {
+      let settled = false;
+      const settle = (finish: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(ticker);
+        if (this.abandonIdleFetch === abandon) this.abandonIdleFetch = undefined;
+        finish();
+      };
+      const ticker = setInterval(() => {
+        this.heartbeat({ interval: heartbeatIntervalMs }).catch((error: unknown) => {
+          // Other failures (the coordinator moving, a lost connection) are kafkajs's to
+          // meet at its own next heartbeat, after this fetch.
+          if (endsMembership(error)) settle(() => reject(error));
+        });
+      }, heartbeatIntervalMs);
+      const scope: FetchScope = { abandoned: false };
+      const abandon = () =>
+        settle(() => {
+          scope.abandoned = true;
+          scope.fetchConnection?.rejectRequests(new IdleFetchAbandoned());
+          resolve([]);
+        });
+      this.abandonIdleFetch = abandon;
+      scopes.run(scope, () => fetch.call(this, nodeId)).then(
+        (batches) => settle(() => resolve(batches)),
+        (error: unknown) => settle(() => reject(error)),
+      );
+    });
+  };
+}
+
+/** kafkajs's API key of a fetch request. */
+const FETCH_API_KEY = 1;
+
+/** An abandoned scope's refusal, as a rejected promise. */
+const refused = () => Promise.reject(new IdleFetchAbandoned());
+
+interface ScopedConnection {
+  send(options: { request: { apiKey: number } }): Promise<unknown>;
+  connect(): Promise<unknown>;
+  rejectRequests(error: Error): void;
+}
+
+let applied = false;
+
+/** Must be applied after `applyFetchLinger` (it reads the `busy` the linger keeps). */
+export function applyIdleFetch(): void {
+  if (applied) return;
+  if (kafkajsVersion !== PATCHED_KAFKAJS_VERSION) {
+    throw new Error(
+      `kafkajs ${kafkajsVersion} is installed; libs/platform/bus/src/kafka/idle-fetch.ts patches ${PATCHED_KAFKAJS_VERSION}: check it against the new version, then update or remove it`,
+    );
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ConsumerGroup: { prototype: IdleFetchingGroup & { fetch(nodeId: string): Promise<unknown[]> } } = require('kafkajs/src/consumer/consumerGroup');
+  ConsumerGroup.prototype.fetch = interruptibleWhenIdle(ConsumerGroup.prototype.fetch);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Runner: { prototype: { consumerGroup?: IdleFetchingGroup; stop(): Promise<void> } } = require('kafkajs/src/consumer/runner');
+  const stop = Runner.prototype.stop;
+  Runner.prototype.stop = function (this: { consumerGroup?: IdleFetchingGroup }) {
+    this.consumerGroup?.abandonIdleFetch?.();
+    return stop.call(this);
+  };
+  // The abandoned scope's guards: every request goes through `Connection.send` (which
+  // queues it with `RequestQueue.push`, after an await) and every socket through `connect`.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Connection: { prototype: ScopedConnection } = require('kafkajs/src/network/connection');
+  const { send, connect } = Connection.prototype;
+  Connection.prototype.send = function (this: ScopedConnection, options: { request: { apiKey: number } }) {
+    const scope = scopes.getStore();
+    if (scope?.abandoned) return refused();
+    if (scope && options.request.apiKey === FETCH_API_KEY) scope.fetchConnection = this;
+    return send.call(this, options);
+  };
+  Connection.prototype.connect = function (this: ScopedConnection) {
+    return scopes.getStore()?.abandoned ? refused() : connect.call(this);
+  };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const RequestQueue: { prototype: { push(request: { entry: { reject(error: Error): void } }): void } } = require('kafkajs/src/network/requestQueue');
+  const push = RequestQueue.prototype.push;
+  RequestQueue.prototype.push = function (this: unknown, request: { entry: { reject(error: Error): void } }) {
+    if (scopes.getStore()?.abandoned) return request.entry.reject(new IdleFetchAbandoned());
+    return push.call(this, request);
+  };
+  applied = true;
+}
