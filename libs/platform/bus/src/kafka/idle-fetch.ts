@@ -21,11 +21,14 @@
  *   kafkajs's runner answers by rejoining, as it does when its own heartbeat says so;
  * - a stop abandons it: the fetch ends with no batches at once, and its request is
  *   dropped on the client side, so the disconnect that follows does not wait for it.
- *   The abandoned call itself runs on (kafkajs cannot cancel it) in an abandoned
- *   scope (`AsyncLocalStorage`): from then on it can neither send a request nor open a
- *   connection. Without that, a call abandoned before its request went out sent it
- *   later, on a connection it reopened after the consumer disconnected, and the idle
- *   socket kept the process alive until the broker closed it 10 minutes later.
+ *   The abandoned call itself runs on (kafkajs cannot cancel it). A call abandoned
+ *   before its request went out (its first microseconds; longer only while it refreshes
+ *   the metadata, every 5 minutes) sends it afterwards, and the disconnect waits for
+ *   that one as before. Guarding the call's later network steps through
+ *   `AsyncLocalStorage` closed that gap and was not kept: on Node 20 it turns on promise
+ *   hooks for the whole process, a cost on every promise of the hot paths, for a gap of
+ *   microseconds (the one bench run with it was slower, within this machine's spread:
+ *   bench/RESULTS.md "Flow", 2026-11-28 20:29 entry).
  *
  * What an abandoned or interrupted fetch would have returned is never handled: its
  * offsets are not resolved, so the partitions' next owner reads those messages. One cost
@@ -33,13 +36,9 @@
  * member's first fetch waits behind the interrupted one (at most the idle wait, and
  * less as soon as a message reaches one of the partitions it asked for).
  *
- * Done on kafkajs's `ConsumerGroup.fetch` (wrapped, outside the linger's wrapper),
- * `Runner.stop`, and the abandoned scope's guards on `Connection.connect`,
- * `Connection.send` and `RequestQueue.push`; refuses any kafkajs but the one it was
- * written against.
+ * Done on kafkajs's `ConsumerGroup.fetch` (wrapped, outside the linger's wrapper) and
+ * `Runner.stop`; refuses any kafkajs but the one it was written against.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const kafkajsVersion: string = require('kafkajs/package.json').version;
 
@@ -54,20 +53,6 @@ export class IdleFetchAbandoned extends Error {
   constructor() {
     super('idle fetch abandoned: the consumer stopped');
   }
-}
-
-/** An idle fetch's scope: what its call did on the network, and whether it was abandoned. */
-export interface FetchScope {
-  abandoned: boolean;
-  /** The connection its fetch request went out on, once it did. */
-  fetchConnection?: { rejectRequests(error: Error): void };
-}
-
-const scopes = new AsyncLocalStorage<FetchScope>();
-
-/** The scope of the idle fetch whose call is running, if any. */
-export function currentFetchScope(): FetchScope | undefined {
-  return scopes.getStore();
 }
 
 /** The fields of kafkajs's `ConsumerGroup` this reads and writes. */
@@ -85,8 +70,15 @@ export function endsMembership(error: unknown): boolean {
   return type === 'REBALANCE_IN_PROGRESS' || type === 'NOT_COORDINATOR_FOR_GROUP' || type === 'ILLEGAL_GENERATION' || type === 'UNKNOWN_MEMBER_ID';
 }
 
-/** `fetch`, made to heartbeat and to be abandoned while it waits after an idle one. */
-export function interruptibleWhenIdle<T>(fetch: (this: IdleFetchingGroup, nodeId: string) => Promise<T[]>, heartbeatIntervalMs = HEARTBEAT_INTERVAL_MS) {
+/**
+ * `fetch`, made to heartbeat and to be abandoned while it waits after an idle one.
+ * `dropRequest` drops the fetch's request on the client side once it is abandoned.
+ */
+export function interruptibleWhenIdle<T>(
+  fetch: (this: IdleFetchingGroup, nodeId: string) => Promise<T[]>,
+  dropRequest: (group: IdleFetchingGroup, nodeId: string) => void,
+  heartbeatIntervalMs = HEARTBEAT_INTERVAL_MS,
+) {
   return function (this: IdleFetchingGroup, nodeId: string): Promise<T[]> {
     if (this.busy) return fetch.call(this, nodeId);
     return new Promise<T[]>((resolve, reject) => {
@@ -105,15 +97,13 @@ export function interruptibleWhenIdle<T>(fetch: (this: IdleFetchingGroup, nodeId
           if (endsMembership(error)) settle(() => reject(error));
         });
       }, heartbeatIntervalMs);
-      const scope: FetchScope = { abandoned: false };
       const abandon = () =>
         settle(() => {
-          scope.abandoned = true;
-          scope.fetchConnection?.rejectRequests(new IdleFetchAbandoned());
+          dropRequest(this, nodeId);
           resolve([]);
         });
       this.abandonIdleFetch = abandon;
-      scopes.run(scope, () => fetch.call(this, nodeId)).then(
+      fetch.call(this, nodeId).then(
         (batches) => settle(() => resolve(batches)),
         (error: unknown) => settle(() => reject(error)),
       );
@@ -121,16 +111,18 @@ export function interruptibleWhenIdle<T>(fetch: (this: IdleFetchingGroup, nodeId
   };
 }
 
-/** kafkajs's API key of a fetch request. */
-const FETCH_API_KEY = 1;
+interface KafkajsConsumerGroup extends IdleFetchingGroup {
+  fetch(nodeId: string): Promise<unknown[]>;
+  cluster?: { brokerPool?: { brokers?: Record<string, { connectionPool?: { pool?: Array<{ rejectRequests(error: Error): void }> } } | undefined> } };
+}
 
-/** An abandoned scope's refusal, as a rejected promise. */
-const refused = () => Promise.reject(new IdleFetchAbandoned());
-
-interface ScopedConnection {
-  send(options: { request: { apiKey: number } }): Promise<unknown>;
-  connect(): Promise<unknown>;
-  rejectRequests(error: Error): void;
+/**
+ * Drops the requests on the broker's fetch connection: kafkajs's `ConnectionPool` sends
+ * fetches, and only fetches, on its second connection, and every consumer has a cluster
+ * of its own. Read from the pool as it is, not through a lookup that could reconnect.
+ */
+function dropFetchRequest(group: IdleFetchingGroup, nodeId: string): void {
+  (group as KafkajsConsumerGroup).cluster?.brokerPool?.brokers?.[nodeId]?.connectionPool?.pool?.[1]?.rejectRequests(new IdleFetchAbandoned());
 }
 
 let applied = false;
@@ -144,35 +136,14 @@ export function applyIdleFetch(): void {
     );
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ConsumerGroup: { prototype: IdleFetchingGroup & { fetch(nodeId: string): Promise<unknown[]> } } = require('kafkajs/src/consumer/consumerGroup');
-  ConsumerGroup.prototype.fetch = interruptibleWhenIdle(ConsumerGroup.prototype.fetch);
+  const ConsumerGroup: { prototype: KafkajsConsumerGroup } = require('kafkajs/src/consumer/consumerGroup');
+  ConsumerGroup.prototype.fetch = interruptibleWhenIdle(ConsumerGroup.prototype.fetch, dropFetchRequest);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Runner: { prototype: { consumerGroup?: IdleFetchingGroup; stop(): Promise<void> } } = require('kafkajs/src/consumer/runner');
   const stop = Runner.prototype.stop;
   Runner.prototype.stop = function (this: { consumerGroup?: IdleFetchingGroup }) {
     this.consumerGroup?.abandonIdleFetch?.();
     return stop.call(this);
-  };
-  // The abandoned scope's guards: every request goes through `Connection.send` (which
-  // queues it with `RequestQueue.push`, after an await) and every socket through `connect`.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Connection: { prototype: ScopedConnection } = require('kafkajs/src/network/connection');
-  const { send, connect } = Connection.prototype;
-  Connection.prototype.send = function (this: ScopedConnection, options: { request: { apiKey: number } }) {
-    const scope = scopes.getStore();
-    if (scope?.abandoned) return refused();
-    if (scope && options.request.apiKey === FETCH_API_KEY) scope.fetchConnection = this;
-    return send.call(this, options);
-  };
-  Connection.prototype.connect = function (this: ScopedConnection) {
-    return scopes.getStore()?.abandoned ? refused() : connect.call(this);
-  };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const RequestQueue: { prototype: { push(request: { entry: { reject(error: Error): void } }): void } } = require('kafkajs/src/network/requestQueue');
-  const push = RequestQueue.prototype.push;
-  RequestQueue.prototype.push = function (this: unknown, request: { entry: { reject(error: Error): void } }) {
-    if (scopes.getStore()?.abandoned) return request.entry.reject(new IdleFetchAbandoned());
-    return push.call(this, request);
   };
   applied = true;
 }
