@@ -23,8 +23,11 @@
  *   dropped on the client side, so the disconnect that follows does not wait for it.
  *   The abandoned call itself runs on (kafkajs cannot cancel it). A call abandoned
  *   before its request went out (its first microseconds; longer only while it refreshes
- *   the metadata, every 5 minutes) sends it afterwards, and the disconnect waits for
- *   that one as before. Guarding the call's later network steps through
+ *   the metadata, every 5 minutes) sends it afterwards: the disconnect waits for it
+ *   as before or, in the rare case that it came first, kafkajs reopens the connection
+ *   for it and the socket stays until the broker's idle timeout (10 minutes), which
+ *   holds a process that exits by draining its event loop; Herald's services exit
+ *   explicitly. Guarding the call's later network steps through
  *   `AsyncLocalStorage` closed that gap and was not kept: on Node 20 it turns on promise
  *   hooks for the whole process, a cost on every promise of the hot paths, for a gap of
  *   microseconds (the one bench run with it was slower, within this machine's spread:
