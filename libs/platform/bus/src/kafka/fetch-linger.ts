@@ -17,10 +17,7 @@
  * assigns and each fetch reads, become accessors over the configured values. Refuses any
  * kafkajs but the one it was written against, as `request-queue-fix.ts` does.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const kafkajsVersion: string = require('kafkajs/package.json').version;
-
-const LINGERED_KAFKAJS_VERSION = '2.2.4';
+import { assertPatchedKafkajs } from './kafkajs-version';
 
 /** Longest a busy consumer's fetch waits for `LINGER_MIN_BYTES`. */
 export const LINGER_MS = 20;
@@ -61,11 +58,7 @@ let applied = false;
 
 export function applyFetchLinger(): void {
   if (applied) return;
-  if (kafkajsVersion !== LINGERED_KAFKAJS_VERSION) {
-    throw new Error(
-      `kafkajs ${kafkajsVersion} is installed; libs/platform/bus/src/kafka/fetch-linger.ts patches ${LINGERED_KAFKAJS_VERSION}: check it against the new version, then update or remove it`,
-    );
-  }
+  assertPatchedKafkajs('fetch-linger.ts');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ConsumerGroup: { prototype: LingeringGroup & { fetch(nodeId: string): Promise<KafkaBatch[]> } } = require('kafkajs/src/consumer/consumerGroup');
   const proto = ConsumerGroup.prototype;

@@ -42,10 +42,10 @@
  * Done on kafkajs's `ConsumerGroup.fetch` (wrapped, outside the linger's wrapper) and
  * `Runner.stop`; refuses any kafkajs but the one it was written against.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const kafkajsVersion: string = require('kafkajs/package.json').version;
+import { assertPatchedKafkajs } from './kafkajs-version';
 
-const PATCHED_KAFKAJS_VERSION = '2.2.4';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { isRebalancing } = require('kafkajs/src/errors') as { isRebalancing(error: unknown): boolean };
 
 /** How often a member heartbeats, between fetches (kafkajs) and during an idle one (here). */
 export const HEARTBEAT_INTERVAL_MS = 1_000;
@@ -67,10 +67,10 @@ export interface IdleFetchingGroup {
   abandonIdleFetch?: () => void;
 }
 
-/** A heartbeat's answer that means the member must rejoin (kafkajs's `isRebalancing`, and an expired member). */
+/** A heartbeat's answer that means the member must rejoin: what kafkajs's runner rejoins on (`isRebalancing`, and an expired member). */
 export function endsMembership(error: unknown): boolean {
-  const type = (error as { type?: unknown } | null)?.type;
-  return type === 'REBALANCE_IN_PROGRESS' || type === 'NOT_COORDINATOR_FOR_GROUP' || type === 'ILLEGAL_GENERATION' || type === 'UNKNOWN_MEMBER_ID';
+  if (error === null || typeof error !== 'object') return false;
+  return isRebalancing(error) || (error as { type?: unknown }).type === 'UNKNOWN_MEMBER_ID';
 }
 
 /**
@@ -133,11 +133,7 @@ let applied = false;
 /** Must be applied after `applyFetchLinger` (it reads the `busy` the linger keeps). */
 export function applyIdleFetch(): void {
   if (applied) return;
-  if (kafkajsVersion !== PATCHED_KAFKAJS_VERSION) {
-    throw new Error(
-      `kafkajs ${kafkajsVersion} is installed; libs/platform/bus/src/kafka/idle-fetch.ts patches ${PATCHED_KAFKAJS_VERSION}: check it against the new version, then update or remove it`,
-    );
-  }
+  assertPatchedKafkajs('idle-fetch.ts');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ConsumerGroup: { prototype: KafkajsConsumerGroup } = require('kafkajs/src/consumer/consumerGroup');
   ConsumerGroup.prototype.fetch = interruptibleWhenIdle(ConsumerGroup.prototype.fetch, dropFetchRequest);

@@ -1,3 +1,4 @@
+import { sleep } from '../sleep';
 import { IdleFetchingGroup, applyIdleFetch, endsMembership, interruptibleWhenIdle } from './idle-fetch';
 
 /** A fetch the test answers by hand, and a group whose heartbeats it scripts. */
@@ -25,7 +26,6 @@ function setup(heartbeatAnswers: Array<Error | undefined> = []) {
   return { group, wrapped, fetches, dropped, answer: (b: string[]) => answer(b), fail: (e: Error) => fail(e), heartbeats: () => heartbeats };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const protocolError = (type: string) => Object.assign(new Error(type), { type });
 
 describe('idle fetch', () => {

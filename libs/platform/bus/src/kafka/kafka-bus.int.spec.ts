@@ -3,6 +3,7 @@ import { busTargets, expectEventually, freePort, uniqueName } from '@herald/test
 import { classifyFailure } from '../failure-classification';
 import { IncomingMessage } from '../message-bus.port';
 import { partitionFor } from '../partitioner';
+import { sleep } from '../sleep';
 import { KafkaBus } from './kafka-bus';
 
 describe('KafkaBus health', () => {
@@ -73,7 +74,6 @@ const kafka = busTargets().find((t) => t.kind === 'kafka');
   // An idle fetch that waits a minute: without idle-fetch.ts a stop, and a join into the
   // group, would wait for it to end.
   const IDLE_WAIT_MS = 60_000;
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('stops without waiting for the idle fetch in flight', async () => {
     const topic = uniqueName('kafka.idle-stop');

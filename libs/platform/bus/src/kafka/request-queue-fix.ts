@@ -15,10 +15,7 @@
  * kafkajs. Applied once, on load of the Kafka adapter; it refuses any other kafkajs
  * version, so an upgrade is checked against the fix instead of silently patched.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const kafkajsVersion: string = require('kafkajs/package.json').version;
-
-export const PATCHED_KAFKAJS_VERSION = '2.2.4';
+import { assertPatchedKafkajs } from './kafkajs-version';
 
 /** kafkajs's interval for a pending request that is not throttled. */
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
@@ -49,11 +46,7 @@ let applied = false;
 /** Replaces the method on kafkajs's `RequestQueue` (idempotent). */
 export function applyRequestQueueFix(): void {
   if (applied) return;
-  if (kafkajsVersion !== PATCHED_KAFKAJS_VERSION) {
-    throw new Error(
-      `kafkajs ${kafkajsVersion} is installed; libs/platform/bus/src/kafka/request-queue-fix.ts patches ${PATCHED_KAFKAJS_VERSION}: check whether the new version still needs it, then update or remove it`,
-    );
-  }
+  assertPatchedKafkajs('request-queue-fix.ts', 'check whether the new version still needs it, then update or remove it');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const RequestQueue: { prototype: RequestQueueState & { scheduleCheckPendingRequests(): void } } = require('kafkajs/src/network/requestQueue');
   RequestQueue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
