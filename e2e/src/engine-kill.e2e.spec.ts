@@ -39,7 +39,7 @@ const RUNS_DURING = 100;
 const RUNS = RUNS_BEFORE + RUNS_DURING;
 /** The runs' delays, in whole seconds: spread so that timers come due all through the kills. */
 const MIN_WAIT_S = 3;
-const MAX_WAIT_S = 130;
+const MAX_WAIT_S = 60;
 /** The second engine process runs alongside the first from this kill up to (and including) its own kill. */
 const SECOND_ENGINE_FROM_KILL = 5;
 const SECOND_ENGINE_KILLED_AT = 9;
@@ -104,7 +104,8 @@ const mailTemplate = {
  * A member killed with SIGKILL holds its partitions until its Kafka session times out
  * (10 s), and a restarted engine's consumers join their groups in the background once
  * that has passed (it reports ready before); each kill comes 1-3 s after ready, so some
- * land while consumers are at work and some while they are still joining. Runs wait up to two minutes, so timers come due all
+ * land while consumers are at work and some while they are still joining. Runs wait up
+ * to a minute, about as long as the 12 kills and restarts take, so timers come due all
  * through the kills; for part of them a second engine runs alongside the first.
  */
 distributed('workflow-engine killed while runs sit on timers and webhooks', () => {

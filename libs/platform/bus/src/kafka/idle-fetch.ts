@@ -42,6 +42,7 @@
  * Done on kafkajs's `ConsumerGroup.fetch` (wrapped, outside the linger's wrapper) and
  * `Runner.stop`; refuses any kafkajs but the one it was written against.
  */
+import { applyFetchLinger } from './fetch-linger';
 import { assertPatchedKafkajs } from './kafkajs-version';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -130,10 +131,11 @@ function dropFetchRequest(group: IdleFetchingGroup, nodeId: string): void {
 
 let applied = false;
 
-/** Must be applied after `applyFetchLinger` (it reads the `busy` the linger keeps). */
+/** Applies the linger first: this reads the `busy` it keeps, and wraps the fetch it wrapped. */
 export function applyIdleFetch(): void {
   if (applied) return;
   assertPatchedKafkajs('idle-fetch.ts');
+  applyFetchLinger();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ConsumerGroup: { prototype: KafkajsConsumerGroup } = require('kafkajs/src/consumer/consumerGroup');
   ConsumerGroup.prototype.fetch = interruptibleWhenIdle(ConsumerGroup.prototype.fetch, dropFetchRequest);

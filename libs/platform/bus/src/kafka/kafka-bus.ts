@@ -31,7 +31,6 @@ import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../messag
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { ConsumerLag } from './consumer-lag';
-import { applyFetchLinger } from './fetch-linger';
 import { HEARTBEAT_INTERVAL_MS, applyIdleFetch } from './idle-fetch';
 import { applyRequestQueueFix } from './request-queue-fix';
 
@@ -117,9 +116,9 @@ export class KafkaBus implements MessageBus {
   constructor(private readonly options: KafkaBusOptions) {
     // Without it every broker connection spins a 1 ms timer (see request-queue-fix.ts).
     applyRequestQueueFix();
-    // A busy consumer's next fetch waits briefly for a fuller batch (see fetch-linger.ts).
-    applyFetchLinger();
-    // An idle consumer's fetch waits long, heartbeating, and a stop does not wait for it (see idle-fetch.ts).
+    // A busy consumer's next fetch waits briefly for a fuller batch (fetch-linger.ts, applied
+    // by applyIdleFetch); an idle consumer's waits long, heartbeating, and a stop does not
+    // wait for it (idle-fetch.ts).
     applyIdleFetch();
     this.kafka = new Kafka({
       clientId: options.clientId,
