@@ -80,6 +80,7 @@ export function inputHygieneProblems(value: unknown, root = '', limits: { maxDep
 
 /** `String.prototype.isWellFormed` (Node 20), which the ES2022 lib the repository compiles against does not declare. */
 type WellFormedCheck = string & { isWellFormed(): boolean };
+type WellFormedFix = string & { toWellFormed(): string };
 
 interface TextFrame {
   readonly isObject: boolean;
@@ -167,6 +168,17 @@ function safely(problem: () => FieldError): FieldError | undefined {
 function appendKey(path: string, key: string): string {
   if (/^[A-Za-z0-9_$-]+$/.test(key)) return path === '' ? key : `${path}.${key}`;
   return `${path}[${jsonQuoted(key)}]`;
+}
+
+/**
+ * The text with what Postgres (text and jsonb) cannot store replaced by U+FFFD: a NUL,
+ * and a lone UTF-16 surrogate (a cut emoji). For text Herald did not receive from a
+ * client but must store anyway, such as a vendor's answer: a client's input with these
+ * is refused instead (`inputHygieneProblems`).
+ */
+export function storableText(text: string): string {
+  const wellFormed = (text as WellFormedCheck).isWellFormed() ? text : (text as WellFormedFix).toWellFormed();
+  return wellFormed.includes('\u0000') ? wellFormed.replace(/\u0000/g, '\uFFFD') : wellFormed;
 }
 
 /** Why Postgres (text and jsonb) cannot store this string, or undefined when it can. */

@@ -1,4 +1,4 @@
-import { INPUT_LIMITS, inputHygieneProblems, jsonTextNestingProblem } from './input-hygiene';
+import { INPUT_LIMITS, inputHygieneProblems, jsonTextNestingProblem, storableText } from './input-hygiene';
 
 const nested = (depth: number): unknown => {
   let value: unknown = 'leaf';
@@ -79,5 +79,16 @@ describe('jsonTextNestingProblem', () => {
     expect(jsonTextNestingProblem('['.repeat(1_000_000))).toEqual({ path: expect.stringMatching(/^(\[0\]){64}$/), message: expect.stringContaining('nested too deeply') });
     expect(jsonTextNestingProblem('{"a":1,,,]]]}')).toBeUndefined();
     expect(jsonTextNestingProblem('{"unterminated')).toBeUndefined();
+  });
+});
+
+describe('storableText', () => {
+  it('replaces a NUL and a lone surrogate with U+FFFD, and keeps whole pairs and everything else', () => {
+    expect(storableText('a\u0000b')).toBe('a\uFFFDb');
+    expect(storableText('cut 😀'.slice(0, 5))).toBe('cut \uFFFD');
+    expect(storableText('\uDE00 low first')).toBe('\uFFFD low first');
+    expect(storableText('whole 😀, ünïcode')).toBe('whole 😀, ünïcode');
+    // What it returns, a client's input check accepts.
+    expect(inputHygieneProblems({ reason: storableText('x\u0000\uD83D') })).toEqual([]);
   });
 });

@@ -117,6 +117,22 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(failure.error?.message).toContain('503');
   });
 
+  it('stores a vendor answer Postgres could not (a NUL, an emoji cut in half by the reason\'s length limit) with those characters replaced, and goes on', async () => {
+    // The reason keeps the body's first 300 characters: the 300th is the first half of 😀.
+    const body = `bad\u0000${'b'.repeat(295)}😀 tail`;
+    twilio.respond({ status: 400, body });
+    const command = deliveryCommand('sms', { text: 'garbled answer' }, ['+4915112345678']);
+    await dispatch.publishCommand(command);
+    const failure = (await dispatch.outcomeOf(command.delivery_id)).envelope.payload;
+    expect(failure).toMatchObject({ status: 'delivery_failure', attempts: 1, error: { retryable: false } });
+    expect(failure.error?.message).toBe(`twilio: twilio answered 400: bad\uFFFD${'b'.repeat(295)}\uFFFD`);
+
+    twilio.respond({ status: 201, body: { sid: 'SM\u0000after' } });
+    const next = deliveryCommand('sms', { text: 'next one' }, ['+4915112345678']);
+    await dispatch.publishCommand(next);
+    expect((await dispatch.outcomeOf(next.delivery_id)).envelope.payload).toMatchObject({ status: 'sent_by_vendor', vendor_message_id: 'SM\uFFFDafter' });
+  });
+
   it('falls back to the next vendor by priority when the first fails permanently', async () => {
     await dispatch.announceVendor('email', 'sendgrid', { priority: 1, baseUrl: sendgrid.url, credentials: { api_key: 'SG.bad' }, settings: { from: 'noreply@acme.test' } });
     const command = deliveryCommand('email', { subject: 'Fallback {{name}}', text: 'x' }, ['ada@example.com']);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { Channel, DeliveryRequested, deterministicUuid } from '@herald/contracts';
+import { Channel, DeliveryRequested, deterministicUuid, storableText } from '@herald/contracts';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
 import { VendorReadModel } from '../read-models/vendor-read-model';
@@ -194,7 +194,14 @@ export class Dispatcher {
     return result;
   }
 
+  /** What the vendor answered, as text Postgres can store (its message id and failure reason are the vendor's bytes, see storableText). */
   private async callVendor(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
+    const result = await this.sendToVendor(route, delivery, content, identity, index);
+    if (!result.ok) return { ...result, reason: storableText(result.reason) };
+    return result.vendorMessageId === undefined ? result : { ...result, vendorMessageId: storableText(result.vendorMessageId) };
+  }
+
+  private async sendToVendor(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
     try {
       return await route.vendor.send({
         deliveryId: delivery.deliveryId,
