@@ -11,16 +11,22 @@ export async function writeOutbox(tx: EntityManager, outboxTable: string, messag
   if (messages.length === 0) return;
   await tx.query(
     `INSERT INTO ${outboxTable} (message_id, topic, key, value, headers)
-     SELECT m.message_id, m.topic, m.key, m.value, m.headers
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY
-            AS m(message_id, topic, key, value, headers, ord)
-      ORDER BY m.ord`,
-    [
-      messages.map((m) => m.messageId),
-      messages.map((m) => m.topic),
-      messages.map((m) => m.key),
-      messages.map((m) => m.value),
-      messages.map((m) => JSON.stringify(m.headers ?? {})),
-    ],
+     SELECT m->>'id', m->>'topic', m->>'key', m->>'value', m->'headers'
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(m, ord)
+      ORDER BY e.ord`,
+    [outboxDocument(messages)],
   );
+}
+
+/**
+ * The messages as one JSON array, as the event store sends its events: as a `text[]`
+ * parameter every quote of every value (a whole message, JSON itself) is escaped by the
+ * driver's JavaScript. Measured on 300 delivery commands of about 1 KB per statement
+ * (bench/outbox/outbox-write.bench.ts): 16-17 µs of the driver's CPU per row as arrays,
+ * 8 µs as one document; Postgres's CPU about the same either way.
+ */
+function outboxDocument(messages: readonly OutboxMessage[]): string {
+  return `[${messages
+    .map((m) => `{"id":${JSON.stringify(m.messageId)},"topic":${JSON.stringify(m.topic)},"key":${JSON.stringify(m.key)},"value":${JSON.stringify(m.value)},"headers":${JSON.stringify(m.headers ?? {})}}`)
+    .join(',')}]`;
 }

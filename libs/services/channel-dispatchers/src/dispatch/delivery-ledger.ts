@@ -276,33 +276,39 @@ export class DeliveryLedger {
    */
   async finishAll(records: readonly FinishRecord[]): Promise<boolean[]> {
     if (records.length === 0) return [];
+    // One JSON document rather than a `text[]` per column: the outcome (a whole message) is
+    // not escaped by the driver and unescaped by Postgres again (see writeOutbox).
+    const document = JSON.stringify(
+      records.map(({ deliveryId, state, outcome }) => ({
+        delivery_id: deliveryId,
+        status: state.status,
+        vendor: state.vendor ?? null,
+        vendor_message_id: state.vendorMessageId ?? null,
+        last_error: state.error ?? null,
+        message_id: outcome.messageId,
+        topic: outcome.topic,
+        key: outcome.key,
+        value: outcome.value,
+        headers: outcome.headers ?? {},
+      })),
+    );
     const rows = (await this.db.query(
       `WITH f AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[]) WITH ORDINALITY
-             AS f(delivery_id, status, vendor, vendor_message_id, last_error, message_id, topic, key, value, headers, ord)
+         SELECT r->>'delivery_id' AS delivery_id, r->>'status' AS status, r->>'vendor' AS vendor, r->>'vendor_message_id' AS vendor_message_id,
+                r->>'last_error' AS last_error, r->>'message_id' AS message_id, r->>'topic' AS topic, r->>'key' AS key, r->>'value' AS value,
+                r->'headers' AS headers, ord
+           FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(r, ord)
        ), finished AS (
          UPDATE dispatch.deliveries d SET status = f.status, vendor = f.vendor, vendor_message_id = f.vendor_message_id, last_error = f.last_error,
                 next_attempt_at = NULL, lease_expires_at = NULL, updated_at = now()
            FROM f
-          WHERE d.delivery_id = f.delivery_id AND d.owner = $11 AND d.${HELD} RETURNING d.delivery_id
+          WHERE d.delivery_id = f.delivery_id AND d.owner = $2 AND d.${HELD} RETURNING d.delivery_id
        ), outcomes AS (
          INSERT INTO ${DISPATCH_OUTBOX} (message_id, topic, key, value, headers)
          SELECT f.message_id, f.topic, f.key, f.value, f.headers FROM f JOIN finished USING (delivery_id) ORDER BY f.ord
        )
        SELECT delivery_id FROM finished`,
-      [
-        records.map((record) => record.deliveryId),
-        records.map((record) => record.state.status),
-        records.map((record) => record.state.vendor ?? null),
-        records.map((record) => record.state.vendorMessageId ?? null),
-        records.map((record) => record.state.error ?? null),
-        records.map((record) => record.outcome.messageId),
-        records.map((record) => record.outcome.topic),
-        records.map((record) => record.outcome.key),
-        records.map((record) => record.outcome.value),
-        records.map((record) => JSON.stringify(record.outcome.headers ?? {})),
-        this.owner.id,
-      ],
+      [document, this.owner.id],
     )) as Array<{ delivery_id: string }>;
     const finished = new Set(rows.map((row) => row.delivery_id));
     return records.map((record) => finished.has(record.deliveryId));
