@@ -46,7 +46,35 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
       groupId: INGRESS_GROUP_ID,
       topics: [TOPICS.ingressTrigger.name, TOPICS.ingressEvent.name],
       handler: (message) => this.handle(message),
+      batchHandler: (messages) => this.handleBatch(messages),
     });
+  }
+
+  /**
+   * A partition's messages at once: those of one Kafka key in order (the README promises
+   * a key's order), different keys side by side, so that their acceptances' publishes
+   * share produce requests. One by one, a produce request carried about 3 triggers
+   * (13,668 requests for 40,000 triggers in bench/flow). A message that fails fails the
+   * batch once every key has stopped, and the messages of its key after it wait; the
+   * batch comes again (a split one by one, unless an outage) and what was accepted is
+   * not accepted twice (the message id comes from the message's place in the topic).
+   */
+  private async handleBatch(messages: readonly IncomingMessage[]): Promise<MessageOutcome[]> {
+    const outcomes: MessageOutcome[] = new Array<MessageOutcome>(messages.length);
+    const byKey = new Map<string, number[]>();
+    messages.forEach((message, index) => {
+      const indexes = byKey.get(message.key);
+      if (indexes === undefined) byKey.set(message.key, [index]);
+      else indexes.push(index);
+    });
+    const settled = await Promise.allSettled(
+      [...byKey.values()].map(async (indexes) => {
+        for (const index of indexes) outcomes[index] = await this.handle(messages[index]);
+      }),
+    );
+    const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return outcomes;
   }
 
   private async handle(message: IncomingMessage): Promise<MessageOutcome> {

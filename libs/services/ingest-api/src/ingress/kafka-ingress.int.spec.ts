@@ -34,6 +34,21 @@ describe.each(runModeTargets())('the Kafka ingress ($name)', ({ database, bus })
     expect(t.triggers.find((c) => (c.envelope.payload as TriggerAccepted).recipient.kind === 'user' && c.key.endsWith(':k2'))?.key).toBe(`${t.workspace.id}:k2`);
   });
 
+  it("accepts one key's messages in their order when a batch holds many keys, each once", async () => {
+    // Every other message of the ordered key carries an idempotency key, whose claim is a
+    // database round trip: accepted side by side, the ones without would overtake them.
+    const ordered = Array.from({ length: 30 }, (_, n) => JSON.stringify({ workflow: 'from-kafka', recipients: ['in-order'], data: { n }, ...(n % 2 === 0 ? { $idempotency_key: `order-${n}-${Date.now()}` } : {}) }));
+    const others = Array.from({ length: 30 }, (_, n) => JSON.stringify({ workflow: 'from-kafka', recipients: [`side-${n}`], data: { n } }));
+    const messages = ordered.flatMap((value, n) => [
+      { key: 'one-producer-key', value, headers: signed(value) },
+      { key: `side-key-${n}`, value: others[n], headers: signed(others[n]) },
+    ]);
+    await t.bus.publish(TOPICS.ingressTrigger.name, messages);
+    await expectEventually(() => expect(triggersFor('in-order')).toHaveLength(30));
+    expect(triggersFor('in-order').map((p) => (p.data as { n: number }).n)).toEqual(Array.from({ length: 30 }, (_, n) => n));
+    await expectEventually(() => expect(others.map((_, n) => triggersFor(`side-${n}`).length)).toEqual(others.map(() => 1)));
+  });
+
   it('accepts a signed event', async () => {
     const value = JSON.stringify({ distinct_id: 'k3', event: 'kafka-event' });
     await publish(TOPICS.ingressEvent.name, value, signed(value));

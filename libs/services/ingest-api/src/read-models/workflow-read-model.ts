@@ -51,17 +51,19 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
 
   /** The live workflow, or null when the workspace has none with this slug. */
   async find(workspaceId: string, slug: string): Promise<LiveWorkflow | null> {
-    const cacheKey = `${workspaceId}\u0000${slug}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached !== undefined) return cached;
-    const [row] = (await this.db.query(`SELECT slug, is_enabled, trigger_type, payload_schema FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2`, [
-      workspaceId,
-      slug,
-    ])) as LiveWorkflow[];
     // Only found workflows are cached: an unknown one may be committed any moment, and
     // another replica (which applied the commit) cannot clear this replica's cache.
-    if (row) this.cache.set(cacheKey, row);
-    return row ?? null;
+    return this.cache.load(
+      `${workspaceId}\u0000${slug}`,
+      async () => {
+        const [row] = (await this.db.query(`SELECT slug, is_enabled, trigger_type, payload_schema FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2`, [
+          workspaceId,
+          slug,
+        ])) as LiveWorkflow[];
+        return row ?? null;
+      },
+      (row) => row !== null,
+    );
   }
 
   private async apply(change: DefinitionChanged): Promise<void> {

@@ -40,21 +40,21 @@ export class WorkspaceCredentials {
   /** The workspace of a Bearer API key, or null. */
   async workspaceOfApiKey(apiKey: string): Promise<AuthenticatedWorkspace | null> {
     const hash = hashToken(apiKey).toString('hex');
-    const cached = this.apiKeys.get(hash);
-    if (cached !== undefined) return cached;
-    const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug FROM ${this.schema}.api_keys WHERE key_hash = $1`, [hash])) as Array<{
-      workspace_id: string;
-      workspace_slug: string;
-    }>;
-    const workspace = row ? { id: row.workspace_id, slug: row.workspace_slug } : null;
-    this.apiKeys.set(hash, workspace);
-    return workspace;
+    return this.apiKeys.load(hash, async () => {
+      const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug FROM ${this.schema}.api_keys WHERE key_hash = $1`, [hash])) as Array<{
+        workspace_id: string;
+        workspace_slug: string;
+      }>;
+      return row ? { id: row.workspace_id, slug: row.workspace_slug } : null;
+    });
   }
 
   /** The secrets a workspace key signs with (none when unknown). */
-  async secretsOfWorkspaceKey(key: string): Promise<readonly WorkspaceKeySecret[]> {
-    const cached = this.workspaceKeys.get(key);
-    if (cached !== undefined) return cached;
+  secretsOfWorkspaceKey(key: string): Promise<readonly WorkspaceKeySecret[]> {
+    return this.workspaceKeys.load(key, () => this.loadSecretsOfWorkspaceKey(key));
+  }
+
+  private async loadSecretsOfWorkspaceKey(key: string): Promise<readonly WorkspaceKeySecret[]> {
     const rows = (await this.db.query(
       `SELECT workspace_key_id, workspace_id, workspace_slug, secret_sealed FROM ${this.schema}.workspace_keys WHERE key = $1`,
       [key],
@@ -69,7 +69,6 @@ export class WorkspaceCredentials {
         return [];
       }
     });
-    this.workspaceKeys.set(key, secrets);
     return secrets;
   }
 
@@ -107,6 +106,7 @@ export class WorkspaceCredentials {
 /** A bounded map whose entries expire. */
 export class ExpiringCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private readonly loads = new Map<string, Promise<V>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -131,7 +131,36 @@ export class ExpiringCache<V> {
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
   }
 
+  /**
+   * The cached value, or what `load` returns (cached when `keep` says so). Misses of one
+   * key share one load: a batch of messages or a burst of requests that find an entry
+   * expired makes one query, not one each (the Kafka ingress's batches made hundreds
+   * every 5 s). A load that a `clear` overtook is returned but not cached.
+   */
+  load(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+    const cached = this.get(key);
+    if (cached !== undefined) return Promise.resolve(cached);
+    const inFlight = this.loads.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const loading = load().then(
+      (value) => {
+        if (this.loads.get(key) === loading) {
+          this.loads.delete(key);
+          if (keep(value)) this.set(key, value);
+        }
+        return value;
+      },
+      (error: unknown) => {
+        if (this.loads.get(key) === loading) this.loads.delete(key);
+        throw error;
+      },
+    );
+    this.loads.set(key, loading);
+    return loading;
+  }
+
   clear(): void {
     this.entries.clear();
+    this.loads.clear();
   }
 }
