@@ -7,6 +7,7 @@ import {
   ParseResult,
   TOPICS,
   parseEnvelope,
+  storableText,
 } from '@herald/contracts';
 import { BatchHandler, DEFAULT_MAX_BATCH_MESSAGES, IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
 import { Counter, Registry } from 'prom-client';
@@ -80,10 +81,10 @@ export class DeadLetters {
       original_encoding: isText ? 'utf8' : 'base64',
       failed_at: new Date().toISOString(),
     };
-    // The key and headers are stored as text by the embedded bus's journal, where a NUL
-    // cannot go; the payload keeps the exact key (JSON escapes it).
+    // The key and headers are stored by the embedded bus's journal (text and jsonb), where
+    // a NUL or a lone surrogate cannot go; the payload keeps the exact key (JSON escapes it).
     await this.bus.publish(TOPICS.deadLetter.name, [
-      { key: withoutNul(message.key), value: JSON.stringify(payload), headers: { 'x-dead-letter-reason': withoutNul(shortReason) } },
+      { key: storableText(message.key), value: JSON.stringify(payload), headers: { 'x-dead-letter-reason': storableText(shortReason) } },
     ]);
     this.counter?.inc({ topic: message.topic, group: groupId, reason: reasonCode });
     // A message Herald itself could not process needs an operator; an invalid one is the sender's mistake.
@@ -114,10 +115,6 @@ function deadLetterCounter(registry: Registry): Counter<'topic' | 'group' | 'rea
       registers: [registry],
     })
   );
-}
-
-function withoutNul(text: string): string {
-  return text.replace(/\u0000/g, '\uFFFD');
 }
 
 /**

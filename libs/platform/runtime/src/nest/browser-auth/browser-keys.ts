@@ -18,8 +18,9 @@ const CACHE_CAPACITY = 10_000;
  * A service's read model of the browser keys management-api announces on
  * notify.credentials.changed.v1, in the service's own schema (`<schema>.public_keys`,
  * `<schema>.signing_keys`, created by `browserKeysMigration`): public keys by hash with
- * their allowed origins, and the public halves of signing keys. Lookups are cached 5 s;
- * the replica that applies a change drops its cache at once, other replicas within the TTL.
+ * their allowed origins, and the public halves of signing keys. Lookups are cached 5 s
+ * (concurrent misses of one key share one query); the replica that applies a change
+ * drops its cache at once, other replicas within the TTL.
  */
 export class BrowserKeys {
   private readonly publicKeys = new ExpiringCache<BrowserPublicKey | null>(CACHE_TTL_MS, CACHE_CAPACITY);
@@ -34,26 +35,22 @@ export class BrowserKeys {
 
   async publicKey(value: string): Promise<BrowserPublicKey | null> {
     const hash = hashToken(value).toString('hex');
-    const cached = this.publicKeys.get(hash);
-    if (cached !== undefined) return cached;
-    const [row] = (await this.db.query(`SELECT public_key_id, workspace_id, workspace_slug, allowed_origins FROM ${this.schema}.public_keys WHERE key_hash = $1`, [
-      hash,
-    ])) as Array<{ public_key_id: string; workspace_id: string; workspace_slug: string; allowed_origins: string[] }>;
-    const key = row ? { publicKeyId: row.public_key_id, workspace: { id: row.workspace_id, slug: row.workspace_slug }, allowedOrigins: row.allowed_origins } : null;
-    this.publicKeys.set(hash, key);
-    return key;
+    return this.publicKeys.load(hash, async () => {
+      const [row] = (await this.db.query(`SELECT public_key_id, workspace_id, workspace_slug, allowed_origins FROM ${this.schema}.public_keys WHERE key_hash = $1`, [
+        hash,
+      ])) as Array<{ public_key_id: string; workspace_id: string; workspace_slug: string; allowed_origins: string[] }>;
+      return row ? { publicKeyId: row.public_key_id, workspace: { id: row.workspace_id, slug: row.workspace_slug }, allowedOrigins: row.allowed_origins } : null;
+    });
   }
 
   /** The workspace's signing keys (active and rolled): a token verifies when one of them signed it. */
   async signingKeysOf(workspaceId: string): Promise<KeyObject[]> {
-    const cached = this.signingKeys.get(workspaceId);
-    if (cached !== undefined) return cached;
-    const rows = (await this.db.query(`SELECT public_key_pem FROM ${this.schema}.signing_keys WHERE workspace_id = $1`, [workspaceId])) as Array<{
-      public_key_pem: string;
-    }>;
-    const keys = rows.map((row) => createPublicKey(row.public_key_pem));
-    this.signingKeys.set(workspaceId, keys);
-    return keys;
+    return this.signingKeys.load(workspaceId, async () => {
+      const rows = (await this.db.query(`SELECT public_key_pem FROM ${this.schema}.signing_keys WHERE workspace_id = $1`, [workspaceId])) as Array<{
+        public_key_pem: string;
+      }>;
+      return rows.map((row) => createPublicKey(row.public_key_pem));
+    });
   }
 
   /**
@@ -61,11 +58,10 @@ export class BrowserKeys {
    * key allows; the request itself is then held to its own key's origins.
    */
   async isAllowedByAnyKey(origin: string): Promise<boolean> {
-    const cached = this.origins.get(origin);
-    if (cached !== undefined) return cached;
-    const rows = (await this.db.query(`SELECT 1 FROM ${this.schema}.public_keys WHERE $1 = ANY(allowed_origins) LIMIT 1`, [origin])) as unknown[];
-    this.origins.set(origin, rows.length > 0);
-    return rows.length > 0;
+    return this.origins.load(origin, async () => {
+      const rows = (await this.db.query(`SELECT 1 FROM ${this.schema}.public_keys WHERE $1 = ANY(allowed_origins) LIMIT 1`, [origin])) as unknown[];
+      return rows.length > 0;
+    });
   }
 
   async apply(change: CredentialsChanged): Promise<void> {
