@@ -203,6 +203,17 @@ async function stopAll(services: readonly Service[]): Promise<void> {
   }
 }
 
+/**
+ * kafkajs's warnings that a group is rebalancing (a heartbeat's or a sync's answer, a
+ * rejoin) logged since `since` (ms since the epoch): a rebalance in a round stalls the
+ * group's consumers, the usual cause of a slow outlier round.
+ */
+function rebalanceWarnings(services: readonly Service[], since: number): number {
+  return services
+    .flatMap((s) => s.process.logLines())
+    .filter((l) => Date.parse(String(l.time)) >= since && /REBALANCE_IN_PROGRESS|rebalancing|re-joining/i.test(`${String(l.msg)} ${String(l.error ?? '')}`)).length;
+}
+
 const pidsOf = (services: () => readonly Service[]) => (): number[] => services().flatMap((s) => (s.process.child.pid ? [s.process.child.pid] : []));
 
 
@@ -378,6 +389,8 @@ interface Round {
   readonly transactionsPerDelivery: number;
   /** % of one core the round's engine and dispatcher processes (all replicas) used idle, before the triggers. */
   readonly idlePercent: { engine: number; dispatchers: number };
+  /** Rebalance warnings the engine and dispatcher processes logged from the first publish until the pipeline drained (see rebalanceWarnings). */
+  readonly rebalanceWarnings: number;
   readonly load: string;
 }
 
@@ -488,12 +501,13 @@ async function throughputRound(
         bench: per(cpu.bench),
       },
       idlePercent,
+      rebalanceWarnings: rebalanceWarnings([...engines, ...dispatchers], publishedAt),
       load,
     };
     const result = measured;
     progress(
       `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s, drained after ${drainedSeconds.toFixed(1)} s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
-        `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; load ${load}`,
+        `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; ${result.rebalanceWarnings} rebalance warnings; load ${load}`,
     );
   } finally {
     await stopAll([...engines, ...dispatchers]);
@@ -720,12 +734,12 @@ function report(rounds: readonly Round[], latencies: readonly Latency[], options
   let ratios: { rateRatio: number; cpuRatio: number; netRatio: number } | undefined;
   if (rounds.length > 0) {
     lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
-    lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | load average |');
-    lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+    lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | rebalance warnings | load average |');
+    lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     for (const r of rounds) {
       const c = r.cpuMsPerDelivery;
       lines.push(
-        `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.load} |`,
+        `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.rebalanceWarnings} | ${r.load} |`,
       );
     }
     const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);

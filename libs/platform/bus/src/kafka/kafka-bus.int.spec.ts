@@ -124,3 +124,63 @@ const kafka = busTargets().find((t) => t.kind === 'kafka');
     }
   }, 180_000);
 });
+
+(kafka ? describe : describe.skip)('KafkaBus offset commits (see deferred-commit.ts)', () => {
+  const brokers = kafka?.kind === 'kafka' ? kafka.brokers : [];
+
+  async function committedOffsets(groupId: string, topic: string): Promise<number[]> {
+    const admin = new Kafka({ brokers: [...brokers], clientId: 'herald-commit-admin', logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      return offsets.partitions.sort((a, b) => a.partition - b.partition).map((p) => Number(p.offset));
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  it('commits what a consumer handled once it goes idle, and what its last batch handled when it stops', async () => {
+    const topic = uniqueName('kafka.commits');
+    const groupId = uniqueName('g');
+    const bus = new KafkaBus({ brokers, clientId: 'herald-commit-test' });
+    try {
+      await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+      const received: string[] = [];
+      let release: (() => void) | undefined;
+      const held = new Set<string>(['slow']);
+      const subscription = await bus.subscribe({
+        groupId,
+        topics: [topic],
+        handler: async (m) => {
+          const value = m.value.toString();
+          if (held.has(value)) await new Promise<void>((resolve) => (release = resolve));
+          received.push(value);
+        },
+      });
+      // Idle: the batch's commit waits for the interval, the fetch that finds nothing commits it.
+      await bus.publish(topic, [{ key: 'k', value: 'a' }, { key: 'k', value: 'b' }]);
+      await expectEventually(() => expect(received).toEqual(['a', 'b']), { timeoutMs: 20_000 });
+      await expectEventually(async () => expect(await committedOffsets(groupId, topic)).toEqual([2]), { timeoutMs: 10_000 });
+
+      // Stopped while a batch is in hand: the stop waits for it and commits it before leaving.
+      await bus.publish(topic, [{ key: 'k', value: 'slow' }]);
+      await expectEventually(() => expect(release).toBeDefined(), { timeoutMs: 20_000 });
+      await sleep(200);
+      const stopping = subscription.stop();
+      await sleep(200);
+      release?.();
+      await stopping;
+      expect(received).toEqual(['a', 'b', 'slow']);
+      expect(await committedOffsets(groupId, topic)).toEqual([3]);
+
+      // A new member of the group starts after them: nothing handled twice.
+      const again: string[] = [];
+      const next = await bus.subscribe({ groupId, topics: [topic], handler: async (m) => void again.push(m.value.toString()) });
+      await bus.publish(topic, [{ key: 'k', value: 'c' }]);
+      await expectEventually(() => expect(again).toEqual(['c']), { timeoutMs: 20_000 });
+      await next.stop();
+    } finally {
+      await bus.close();
+    }
+  }, 120_000);
+});

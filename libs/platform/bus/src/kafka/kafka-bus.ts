@@ -31,6 +31,7 @@ import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../messag
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
 import { ConsumerLag } from './consumer-lag';
+import { applyDeferredCommits } from './deferred-commit';
 import { HEARTBEAT_INTERVAL_MS, applyIdleFetch } from './idle-fetch';
 import { applyRequestQueueFix } from './request-queue-fix';
 
@@ -120,6 +121,8 @@ export class KafkaBus implements MessageBus {
     // by applyIdleFetch); an idle consumer's waits long, heartbeating, and a stop does not
     // wait for it (idle-fetch.ts).
     applyIdleFetch();
+    // Offsets are committed once a second while messages flow, not after every batch (deferred-commit.ts).
+    applyDeferredCommits();
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],

@@ -1,6 +1,6 @@
 /**
  * The kafkajs that Herald's patches of its internals (`request-queue-fix.ts`,
- * `fetch-linger.ts`, `idle-fetch.ts`) were written against. Each refuses any other
+ * `fetch-linger.ts`, `idle-fetch.ts`, `deferred-commit.ts`) were written against. Each refuses any other
  * version, so an upgrade is checked against every patch instead of silently patched.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
