@@ -10,7 +10,9 @@
 // Throughput: for each round, 1 or 2 replicas of workflow-engine and of
 // channel-dispatchers are started (ingest-api, preference-service and management-api
 // stay single), alternated 1, 2, 1, 2, ... in one run. Once the round's processes
-// deliver a probe, N signed triggers (one recipient each) are published at once to
+// deliver a probe and have handled --warmup triggers (each new process compiles its hot
+// paths and fills its caches on its first thousands of messages: a cost of starting a
+// replica, not of running one), N signed triggers (one recipient each) are published at once to
 // ingest-api's Kafka ingress (`notify.ingress.trigger.v1`), and the bench counts the
 // round's rows of `dispatch.inbox_messages` until all N are stored. Deliveries/s is N
 // over the time from the first publish to the last row's `created_at`; CPU-seconds
@@ -59,6 +61,7 @@ interface Options {
   readonly rates: readonly number[];
   readonly latencySeconds: number;
   readonly settleSeconds: number;
+  readonly warmupTriggers: number;
   readonly roundTimeoutS: number;
   readonly maxSeconds: number;
   readonly skipLatency: boolean;
@@ -79,6 +82,7 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --rate N[,N...]         latency phase: triggers/s through POST /trigger/, one measurement per rate (default 1000)
   --latency-seconds N     latency phase length (default 10; 0 skips it)
   --settle-seconds N      wait after a round's probe, for consumer groups to settle (default 5)
+  --warmup N              triggers each round's new processes handle before the measured ones (default 5000)
   --round-timeout N       seconds a round may take before the bench fails (default 300)
   --max-seconds N         hard limit for the whole run (default 1800)
   --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
@@ -98,7 +102,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
-  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions'];
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions'];
   for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
   const number = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -121,6 +125,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     }),
     latencySeconds,
     settleSeconds: number('--settle-seconds', 5, 0),
+    warmupTriggers: number('--warmup', 5000, 0),
     roundTimeoutS: number('--round-timeout', 300, 10),
     maxSeconds: number('--max-seconds', 1800, 60),
     skipLatency: latencySeconds === 0,
@@ -249,26 +254,27 @@ async function transactions(db: Client): Promise<number> {
 }
 
 /** Per-table activity counters of the run's database (statements on a table's rows, by kind). */
-type TableStats = Map<string, { scans: number; inserted: number; updated: number; deleted: number }>;
+type TableStats = Map<string, { scans: number; inserted: number; updated: number; hot: number; deleted: number }>;
 
 async function tableStats(db: Client): Promise<TableStats> {
   benchStatements++;
-  const result = await db.query<{ name: string; scans: string; inserted: string; updated: string; deleted: string }>(
-    `SELECT schemaname || '.' || relname AS name, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans, n_tup_ins AS inserted, n_tup_upd AS updated, n_tup_del AS deleted FROM pg_stat_user_tables`,
+  const result = await db.query<{ name: string; scans: string; inserted: string; updated: string; hot: string; deleted: string }>(
+    `SELECT schemaname || '.' || relname AS name, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans, n_tup_ins AS inserted, n_tup_upd AS updated,
+            n_tup_hot_upd AS hot, n_tup_del AS deleted FROM pg_stat_user_tables`,
   );
-  return new Map(result.rows.map((r) => [r.name, { scans: Number(r.scans), inserted: Number(r.inserted), updated: Number(r.updated), deleted: Number(r.deleted) }]));
+  return new Map(result.rows.map((r) => [r.name, { scans: Number(r.scans), inserted: Number(r.inserted), updated: Number(r.updated), hot: Number(r.hot), deleted: Number(r.deleted) }]));
 }
 
-/** The tables that changed most between two readings, per delivery: where a round's statements went. */
+/** The tables that changed most between two readings, per delivery: where a round's statements went (`hot`: updates that added no index entry). */
 function tableStatsPerDelivery(before: TableStats, after: TableStats, deliveries: number): string {
   const rows: Array<[string, number, string]> = [];
   for (const [name, a] of after) {
-    const b = before.get(name) ?? { scans: 0, inserted: 0, updated: 0, deleted: 0 };
-    const d = { scans: a.scans - b.scans, inserted: a.inserted - b.inserted, updated: a.updated - b.updated, deleted: a.deleted - b.deleted };
+    const b = before.get(name) ?? { scans: 0, inserted: 0, updated: 0, hot: 0, deleted: 0 };
+    const d = { scans: a.scans - b.scans, inserted: a.inserted - b.inserted, updated: a.updated - b.updated, hot: a.hot - b.hot, deleted: a.deleted - b.deleted };
     const total = d.scans + d.inserted + d.updated + d.deleted;
     if (total === 0) continue;
     const per = (n: number): string => (n / deliveries).toFixed(2);
-    rows.push([name, total, `${name} scans ${per(d.scans)} ins ${per(d.inserted)} upd ${per(d.updated)} del ${per(d.deleted)}`]);
+    rows.push([name, total, `${name} scans ${per(d.scans)} ins ${per(d.inserted)} upd ${per(d.updated)} (hot ${per(d.hot)}) del ${per(d.deleted)}`]);
   }
   return rows
     .sort((x, y) => y[1] - x[1])
@@ -420,6 +426,21 @@ interface Latency {
 }
 
 
+/** `count` triggers for the Kafka ingress, signed with the workspace's secret, tagged `tag<i>`. */
+function signedTriggers(deployment: Deployment, tag: string, count: number, recipients: number): OutgoingMessage[] {
+  const messages: OutgoingMessage[] = [];
+  for (let i = 0; i < count; i++) {
+    const value = triggerBody(`flow-user-${i % recipients}`, `${tag}${i}`);
+    const signature = createHmac('sha256', deployment.credentials.workspaceSecret).update(value).digest('base64');
+    messages.push({ key: String(i), value, headers: { 'herald-workspace-key': deployment.credentials.workspaceKey, 'herald-signature': signature } });
+  }
+  return messages;
+}
+
+async function publishTriggers(bus: NamespacedBus, messages: readonly OutgoingMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
+}
+
 async function throughputRound(
   deployment: Deployment,
   db: Client,
@@ -442,6 +463,15 @@ async function throughputRound(
   try {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
     await drain(`probe p${round}-`);
+    if (options.warmupTriggers > 0) {
+      // New processes compile their hot paths and fill their caches on their first
+      // thousands of messages, each replica for itself: a cost of starting a replica, not
+      // of running one, which --warmup keeps out of the measured window.
+      const warmup = `w${round}-`;
+      await publishTriggers(bus, signedTriggers(deployment, warmup, options.warmupTriggers, options.recipients));
+      await waitForCount(db, warmup, options.warmupTriggers, options.roundTimeoutS * 1000, `${label} warm-up`);
+      await drain(`${label} warm-up`);
+    }
     // Idle: what the round's processes cost with nothing to do, over the settle time.
     const idleMeter = cpuSecondsMeter({ engine: pidsOf(() => engines), dispatchers: pidsOf(() => dispatchers) });
     const idleStarted = performance.now();
@@ -451,12 +481,7 @@ async function throughputRound(
     const idlePercent = { engine: (idleCpu.engine / idleSeconds) * 100, dispatchers: (idleCpu.dispatchers / idleSeconds) * 100 };
     progress(`${label}: idle over ${idleSeconds.toFixed(1)} s: engine ${idlePercent.engine.toFixed(1)}%, dispatchers ${idlePercent.dispatchers.toFixed(1)}% of a core (all replicas)`);
     const tag = `r${round}-`;
-    const messages: OutgoingMessage[] = [];
-    for (let i = 0; i < options.triggers; i++) {
-      const value = triggerBody(`flow-user-${i % options.recipients}`, `${tag}${i}`);
-      const signature = createHmac('sha256', deployment.credentials.workspaceSecret).update(value).digest('base64');
-      messages.push({ key: String(i), value, headers: { 'herald-workspace-key': deployment.credentials.workspaceKey, 'herald-signature': signature } });
-    }
+    const messages = signedTriggers(deployment, tag, options.triggers, options.recipients);
     const load = loadAverage();
     const meter = cpuSecondsMeter({
       engine: pidsOf(() => engines),
@@ -470,7 +495,7 @@ async function throughputRound(
     tablesAtStart = options.tableStats ? await tableStats(db) : undefined;
     benchStatementsAtStart = benchStatements;
     const publishedAt = performance.timeOrigin + performance.now();
-    for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
+    await publishTriggers(bus, messages);
     progress(`${label}: ${options.triggers} triggers published to the ingress in ${(performance.timeOrigin + performance.now() - publishedAt).toFixed(0)} ms`);
     await waitForCount(db, tag, options.triggers, options.roundTimeoutS * 1000, label);
     await drain(label);

@@ -7,6 +7,7 @@ import { CreateRunProjections1763900200000 } from './1763900200000-create-run-pr
 import { CreateAudienceReadModel1763900400000 } from './1763900400000-create-audience-read-model';
 import { CreateWaits1763900500000 } from './1763900500000-create-waits';
 import { FollowTriggers1763900600000 } from './1763900600000-follow-triggers';
+import { RoomForOutcomeUpdates1763900700000 } from './1763900700000-room-for-outcome-updates';
 
 /** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
 export const ENGINE_MIGRATIONS: MigrationClass[] = [
@@ -18,4 +19,5 @@ export const ENGINE_MIGRATIONS: MigrationClass[] = [
   CreateAudienceReadModel1763900400000,
   CreateWaits1763900500000,
   FollowTriggers1763900600000,
+  RoomForOutcomeUpdates1763900700000,
 ];
