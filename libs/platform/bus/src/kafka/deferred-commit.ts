@@ -17,8 +17,11 @@
  *   did at once instead of at its next batch, which may be hours away;
  * - when the consumer stops, before it leaves the group (kafkajs never committed there:
  *   its last batch had committed already).
- * A crash (kill -9) re-delivers what was resolved in the last second; every Herald
- * consumer dedupes by message id, as it must for any redelivery.
+ * The commit kafkajs makes when a handler throws becomes an interval commit too: Herald's
+ * consumers handle failures inside the handler (retry, split, dead letter), and what was
+ * resolved before goes out with the next commit. A crash (kill -9) re-delivers what was
+ * resolved in the last second; every Herald consumer dedupes by message id, as it must
+ * for any redelivery.
  *
  * Done on kafkajs's `Runner` prototype: `autoCommitOffsets` becomes the interval's
  * `autoCommitOffsetsIfNecessary`, and `heartbeat`, `fetch` and `stop` are wrapped.
