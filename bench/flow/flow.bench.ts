@@ -37,7 +37,7 @@ import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { TOPICS, deliveryTopic } from '@herald/contracts';
 import { KafkaBus, NamespacedBus, OutgoingMessage } from '@herald/bus';
-import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, heraldEnv, startNodeEntrypoint, startProcess, uniqueName, waitUntilReady } from '@herald/testing';
+import { RunningProcess, TemporaryDatabase, createTemporaryDatabase, freePort, heraldEnv, startProcess, uniqueName, waitUntilReady } from '@herald/testing';
 import { deleteNamespace } from '../startup/distributed-startup';
 import {
   BenchError,
@@ -51,6 +51,7 @@ import {
   unreachableBrokers,
 } from '../shared/bench-kit';
 import { createInboxWorkflow } from '../shared/inbox-workflow';
+import { MemoryCgroup, createMemoryCgroup, peakRssMiB, wrapCommand } from '../shared/memory-cgroup';
 
 const progress = progressWriter('flow');
 
@@ -70,6 +71,10 @@ interface Options {
   readonly tableStats: boolean;
   /** HERALD_KAFKA_PARTITIONS of every service (the run's topics are new, so they get it); undefined: Herald's default. */
   readonly partitions?: number;
+  /** Each engine and dispatcher in its own memory cgroup of this size (MiB), as a container's limit. */
+  readonly memoryLimitMiB?: number;
+  /** Under --memory-limit, V8's own heap sizing instead of tools/node-in-container.sh's. */
+  readonly v8Heap: boolean;
   readonly brokers: string;
   readonly databaseUrl: string;
 }
@@ -88,6 +93,10 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
   --table-stats           per round, the tables' scans and row changes per delivery (pg_stat_user_tables)
   --partitions N          partitions of every topic of the run (HERALD_KAFKA_PARTITIONS; default Herald's, 12)
+  --memory-limit MiB      run each engine and dispatcher in a memory cgroup of this size, as a container's
+                          limits.memory (the kernel OOM-kills at it), started as the image starts them
+                          (tools/node-in-container.sh sizes the heap to the limit); needs root
+  --v8-heap               under --memory-limit, start them with plain node (V8 sizes the heap from the limit)
   --json                  one JSON line after the tables
 
 Needs HERALD_TEST_KAFKA_BROKERS and HERALD_BENCH_DATABASE_URL (or HERALD_TEST_DATABASE_URL).`;
@@ -98,11 +107,11 @@ function parseOptions(argv: readonly string[]): Options | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help') return undefined;
-    if (arg === '--json' || arg === '--table-stats') flags.add(arg);
+    if (arg === '--json' || arg === '--table-stats' || arg === '--v8-heap') flags.add(arg);
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
-  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions'];
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions', '--memory-limit'];
   for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
   const number = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -133,6 +142,8 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     cpuProfileDir: values.get('--cpu-prof'),
     tableStats: flags.has('--table-stats'),
     partitions: values.has('--partitions') ? number('--partitions', 12, 1) : undefined,
+    memoryLimitMiB: values.has('--memory-limit') ? number('--memory-limit', 512, 64) : undefined,
+    v8Heap: flags.has('--v8-heap'),
     brokers,
     databaseUrl,
   };
@@ -153,6 +164,8 @@ interface Credentials {
 interface Service {
   readonly process: RunningProcess;
   readonly url: string;
+  /** Its memory cgroup under --memory-limit. */
+  readonly memory?: MemoryCgroup;
 }
 
 /** The services whose replicas a round varies, profiled with --cpu-prof. */
@@ -189,11 +202,17 @@ class Deployment {
       });
       const name = `${service}#${i + 1}`;
       const entrypoint = `apps/${service}/src/main.ts`;
-      const child =
-        this.options.cpuProfileDir && profiled.has(service)
-          ? startProcess(name, process.execPath, ['--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfileDir}`, '-r', './tools/register.js', entrypoint], env)
-          : startNodeEntrypoint(name, entrypoint, env);
-      started.push({ process: child, url: `http://127.0.0.1:${port}/` });
+      const nodeArgs = ['-r', './tools/register.js', entrypoint];
+      if (this.options.cpuProfileDir && profiled.has(service)) nodeArgs.unshift('--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfileDir}`);
+      const memory =
+        this.options.memoryLimitMiB !== undefined && profiled.has(service)
+          ? createMemoryCgroup(`${this.namespace}-${service}-${i + 1}-${randomBytes(2).toString('hex')}`, this.options.memoryLimitMiB * 2 ** 20)
+          : undefined;
+      // In a cgroup, as the image starts a service: through the launcher that sizes the heap.
+      const inContainer = this.options.v8Heap ? { command: process.execPath, args: nodeArgs } : { command: '/bin/sh', args: ['tools/node-in-container.sh', ...nodeArgs] };
+      const command = memory ? wrapCommand(memory, inContainer.command, inContainer.args) : { command: process.execPath, args: nodeArgs };
+      const child = startProcess(name, command.command, command.args, env);
+      started.push({ process: child, url: `http://127.0.0.1:${port}/`, memory });
     }
     await Promise.all(started.map((s) => waitUntilReady(s.process, s.url, 120_000)));
     return started;
@@ -201,7 +220,12 @@ class Deployment {
 }
 
 async function stopAll(services: readonly Service[]): Promise<void> {
-  await Promise.all(services.map((s) => s.process.stop('SIGTERM')));
+  const exits = await Promise.all(services.map((s) => s.process.stop('SIGTERM')));
+  services.forEach((s, i) => {
+    if (!s.memory) return;
+    progress(`${s.process.name}: exit ${exits[i]}; memory cgroup peak ${(s.memory.peakBytes() / 2 ** 20).toFixed(0)} MiB (page cache included), ${s.memory.oomKills()} OOM kill(s)`);
+    s.memory.remove();
+  });
   for (const s of services) {
     const errors = s.process.logLines().filter((l) => l.level === 'error' || l.level === 50 || l.level === 60);
     if (errors.length > 0) progress(`${s.process.name} logged ${errors.length} error(s), first: ${JSON.stringify(errors[0]).slice(0, 400)}`);
@@ -220,6 +244,20 @@ function rebalanceWarnings(services: readonly Service[], since: number): number 
 }
 
 const pidsOf = (services: () => readonly Service[]) => (): number[] => services().flatMap((s) => (s.process.child.pid ? [s.process.child.pid] : []));
+
+/** The largest peak resident set (VmHWM, MiB) among `services`' processes. */
+const peakRss = (services: readonly Service[]): number => Math.max(0, ...services.map((s) => (s.process.child.pid ? (peakRssMiB(s.process.child.pid) ?? 0) : 0)));
+
+/** Rejects when one of `services` ends before the bench stops it (e.g. killed at its memory limit). */
+function anyExit(services: readonly Service[]): Promise<never> {
+  const exit = Promise.race(
+    services.map((s) => s.process.exited.then((code): never => {
+      throw new BenchError(`${s.process.name} exited (${code}) during the round${s.memory ? `; ${s.memory.oomKills()} OOM kill(s) in its memory cgroup` : ''}`);
+    })),
+  );
+  exit.catch(() => undefined); // the bench's own stop ends them too
+  return exit;
+}
 
 
 // ---------------------------------------------------------------------------------
@@ -397,6 +435,8 @@ interface Round {
   readonly idlePercent: { engine: number; dispatchers: number };
   /** Rebalance warnings the engine and dispatcher processes logged from the first publish until the pipeline drained (see rebalanceWarnings). */
   readonly rebalanceWarnings: number;
+  /** The largest peak resident set (MiB) of an engine and of a dispatcher process, warm-up and round included. */
+  readonly peakRssMiB: { engine: number; dispatchers: number };
   readonly load: string;
 }
 
@@ -456,11 +496,18 @@ async function throughputRound(
   progress(`${label}: starting ${replicas} workflow-engine and ${replicas} channel-dispatchers`);
   const engines = await deployment.start('workflow-engine', replicas);
   const dispatchers = await deployment.start('channel-dispatchers', replicas);
-  let measured: Omit<Round, 'transactionsPerDelivery'>;
-  let transactionsAtStart: number;
-  let benchStatementsAtStart: number;
+  // Assigned by roundWork, which completes before they are read (or the round fails).
+  let measured!: Omit<Round, 'transactionsPerDelivery'>;
+  let transactionsAtStart!: number;
+  let benchStatementsAtStart!: number;
   let tablesAtStart: TableStats | undefined;
+  const died = anyExit([...engines, ...dispatchers]);
   try {
+    await Promise.race([died, roundWork()]);
+  } finally {
+    await stopAll([...engines, ...dispatchers]);
+  }
+  async function roundWork(): Promise<void> {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
     await drain(`probe p${round}-`);
     if (options.warmupTriggers > 0) {
@@ -527,15 +574,15 @@ async function throughputRound(
       },
       idlePercent,
       rebalanceWarnings: rebalanceWarnings([...engines, ...dispatchers], publishedAt),
+      peakRssMiB: { engine: peakRss(engines), dispatchers: peakRss(dispatchers) },
       load,
     };
     const result = measured;
     progress(
       `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s, drained after ${drainedSeconds.toFixed(1)} s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
-        `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; ${result.rebalanceWarnings} rebalance warnings; load ${load}`,
+        `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; ` +
+        `${result.rebalanceWarnings} rebalance warnings; peak RSS engine ${result.peakRssMiB.engine.toFixed(0)} MiB, dispatchers ${result.peakRssMiB.dispatchers.toFixed(0)} MiB; load ${load}`,
     );
-  } finally {
-    await stopAll([...engines, ...dispatchers]);
   }
   // Stopped processes flushed their statistics; an idle backend (ingest-api's) within 10 s.
   await sleep(11_000);
@@ -758,13 +805,17 @@ function report(rounds: readonly Round[], latencies: readonly Latency[], options
   const lines: string[] = [];
   let ratios: { rateRatio: number; cpuRatio: number; netRatio: number } | undefined;
   if (rounds.length > 0) {
-    lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)`, '');
-    lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | rebalance warnings | load average |');
-    lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+    const limit =
+      options.memoryLimitMiB === undefined
+        ? ''
+        : `; each engine and dispatcher in a ${options.memoryLimitMiB} MiB memory cgroup, ${options.v8Heap ? "the heap sized by V8" : 'started by tools/node-in-container.sh'}`;
+    lines.push(`Throughput: ${options.triggers} triggers per round published to the Kafka ingress, one recipient each (${options.recipients} recipients)${limit}`, '');
+    lines.push('| round | replicas | deliveries/s | engine CPU ms/delivery | dispatchers CPU ms/delivery | engine + dispatchers | the same less their idle cost | ingest | Postgres | Kafka | idle engine + dispatchers, % of a core | Postgres transactions per delivery | rebalance warnings | peak RSS MiB, engine / dispatchers | load average |');
+    lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     for (const r of rounds) {
       const c = r.cpuMsPerDelivery;
       lines.push(
-        `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.rebalanceWarnings} | ${r.load} |`,
+        `| ${r.round} | ${r.replicas} | ${r.deliveriesPerS.toFixed(0)} | ${c.engine.toFixed(2)} | ${c.dispatchers.toFixed(2)} | ${c.both.toFixed(2)} | ${c.bothNetOfIdle.toFixed(2)} | ${c.ingest.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.kafka.toFixed(2)} | ${(r.idlePercent.engine + r.idlePercent.dispatchers).toFixed(1)} | ${r.transactionsPerDelivery.toFixed(2)} | ${r.rebalanceWarnings} | ${r.peakRssMiB.engine.toFixed(0)} / ${r.peakRssMiB.dispatchers.toFixed(0)} | ${r.load} |`,
       );
     }
     const of = (replicas: number): Round[] => rounds.filter((r) => r.replicas === replicas);

@@ -103,7 +103,9 @@ interface HttpProbe {
 interface Container {
   name: string;
   image?: string;
-  env?: Array<{ name: string; value?: string }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: { resourceFieldRef?: { resource: string; divisor?: string | number; containerName?: string } } }>;
+  command?: string[];
+  args?: string[];
   envFrom?: Array<{
     configMapRef?: { name: string; optional?: boolean };
     secretRef?: { name: string; optional?: boolean };
@@ -466,6 +468,17 @@ describeRendered.each(overlays)('overlay %s', (overlay) => {
         expect({ resource, limit: Number.isFinite(limit) && limit > 0 }).toEqual({ resource, limit: true });
         expect({ resource, withinLimit: request <= limit }).toEqual({ resource, withinLimit: true });
       }
+    });
+
+    it("sizes V8's heap to its memory limit (the image's launcher, told the limit)", () => {
+      const c = container();
+      // The image's CMD (tools/node-in-container.sh) starts node; a command or args here would bypass it.
+      expect({ command: c.command, args: c.args }).toEqual({ command: undefined, args: undefined });
+      const limitEnv = c.env?.find((e) => e.name === 'HERALD_MEMORY_LIMIT_MIB');
+      expect(limitEnv?.valueFrom?.resourceFieldRef).toEqual({ resource: 'limits.memory', divisor: '1Mi' });
+      // Room for the launcher's young generation (3 x 16 MiB) and 64 MiB of old space in 75% of the limit.
+      const limitMiB = quantity(c.resources?.limits?.memory) / 2 ** 20;
+      expect(limitMiB * 0.75 - 48).toBeGreaterThanOrEqual(64);
     });
 
     it('runs as non-root with a read-only root filesystem and a writable /tmp', () => {
