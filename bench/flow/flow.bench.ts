@@ -20,7 +20,7 @@
 // processes used from the first publish until the pipeline drained (no outbox row, no
 // consumer lag: the outcomes that follow each row are the round's work too), divided by N.
 //
-// Latency: one replica of each, triggers paced at each --rate through `POST /trigger/`
+// Latency: one replica of each, warmed up like a round, then triggers paced at each --rate through `POST /trigger/`
 // for --latency-seconds, open loop; each trigger's latency runs from its due time to its
 // inbox row's `created_at` (the same machine's wall clock), and is split by stage: the
 // chunk's and the command's Kafka records, the 202, the engine's decision and append, the
@@ -87,7 +87,7 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --rate N[,N...]         latency phase: triggers/s through POST /trigger/, one measurement per rate (default 1000)
   --latency-seconds N     latency phase length (default 10; 0 skips it)
   --settle-seconds N      wait after a round's probe, for consumer groups to settle (default 5)
-  --warmup N              triggers each round's new processes handle before the measured ones (default 5000)
+  --warmup N              triggers each round's (and the latency phase's) new processes handle before the measured ones (default 5000)
   --round-timeout N       seconds a round may take before the bench fails (default 300)
   --max-seconds N         hard limit for the whole run (default 1800)
   --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
@@ -642,7 +642,15 @@ class KafkaStageTap {
   }
 }
 
-async function latencyPhase(deployment: Deployment, db: Client, agent: http.Agent, ingest: Service, options: Options): Promise<Latency[]> {
+async function latencyPhase(
+  deployment: Deployment,
+  db: Client,
+  bus: NamespacedBus,
+  drain: (label: string) => Promise<void>,
+  agent: http.Agent,
+  ingest: Service,
+  options: Options,
+): Promise<Latency[]> {
   progress(`latency: starting 1 workflow-engine and 1 channel-dispatchers`);
   const engines = await deployment.start('workflow-engine', 1);
   const dispatchers = await deployment.start('channel-dispatchers', 1);
@@ -650,6 +658,12 @@ async function latencyPhase(deployment: Deployment, db: Client, agent: http.Agen
   const tap = await KafkaStageTap.start(options.brokers, deployment.namespace);
   try {
     await probe(db, agent, ingestUrl, deployment.credentials.apiKey, 'pl-');
+    if (options.warmupTriggers > 0) {
+      // As in the rounds: a new process's first thousands of messages pay its warm-up.
+      await publishTriggers(bus, signedTriggers(deployment, 'lw-', options.warmupTriggers, options.recipients));
+      await waitForCount(db, 'lw-', options.warmupTriggers, options.roundTimeoutS * 1000, 'latency warm-up');
+      await drain('latency warm-up');
+    }
     const results: Latency[] = [];
     for (const rate of options.rates) {
       await sleep(options.settleSeconds * 1000);
@@ -896,7 +910,7 @@ async function main(): Promise<number> {
     for (let round = 1; round <= options.rounds * 2; round++) {
       rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, drain, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
     }
-    const latencies = options.skipLatency ? [] : await Promise.race([interrupted, latencyPhase(deployment, db, agent, ingest, options)]);
+    const latencies = options.skipLatency ? [] : await Promise.race([interrupted, latencyPhase(deployment, db, bus, drain, agent, ingest, options)]);
     report(rounds, latencies, options);
     return 0;
   } finally {
