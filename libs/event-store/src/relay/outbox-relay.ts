@@ -13,8 +13,10 @@ import { WakeListener } from '../polling/wake-listener';
 
 export interface OutboxRelayOptions extends PollingOptions {
   /**
-   * Most key slots one round serves (of OUTBOX_SLOTS). Fewer than all, so the relays of
-   * other replicas find slots with work to claim in the meantime. Default 16.
+   * Most key slots one round serves (of OUTBOX_SLOTS). Default all: one append's rows
+   * span most slots, and a round per quarter of them held its last rows back by two or
+   * three rounds (docs/architecture.md, the event store). Other replicas' relays claim
+   * the slots that receive rows during a round.
    */
   readonly slotsPerRound?: number;
   /**
@@ -123,7 +125,7 @@ export class OutboxRelay {
     this.tables = eventStoreTables(schema);
     this.options = resolvePollingOptions(relayOptions);
     this.pacer = new RoundPacer(this.options);
-    this.slotsPerRound = relayOptions.slotsPerRound ?? OUTBOX_SLOTS / 4;
+    this.slotsPerRound = relayOptions.slotsPerRound ?? OUTBOX_SLOTS;
     if (!Number.isInteger(this.slotsPerRound) || this.slotsPerRound < 1) throw new Error(`slotsPerRound must be a positive integer, got ${this.slotsPerRound}`);
     this.maxPublishAttempts = relayOptions.maxPublishAttempts ?? 10;
     this.wake = WakeListener.of(dataSource, log);
