@@ -481,17 +481,32 @@ async function publishTriggers(bus: NamespacedBus, messages: readonly OutgoingMe
   for (let i = 0; i < messages.length; i += 1000) await bus.publish(TOPICS.ingressTrigger.name, messages.slice(i, i + 1000));
 }
 
-async function throughputRound(
-  deployment: Deployment,
-  db: Client,
-  bus: NamespacedBus,
-  drain: (label: string) => Promise<void>,
-  agent: http.Agent,
-  ingest: Service,
-  options: Options,
-  round: number,
-  replicas: number,
-): Promise<Round> {
+/** What a round and the latency phase work with: the run's deployment and its connections. */
+interface Run {
+  readonly deployment: Deployment;
+  readonly db: Client;
+  readonly bus: NamespacedBus;
+  /** Waits until the pipeline has no outbox row and no consumer lag (see waitForDrain). */
+  readonly drain: (label: string) => Promise<void>;
+  readonly agent: http.Agent;
+  readonly ingest: Service;
+  readonly options: Options;
+}
+
+/**
+ * New processes compile their hot paths and fill their caches on their first thousands
+ * of messages, each replica for itself: a cost of starting a replica, not of running
+ * one, which --warmup keeps out of the measured window.
+ */
+async function warmUp({ deployment, db, bus, drain, options }: Run, tag: string, label: string): Promise<void> {
+  if (options.warmupTriggers === 0) return;
+  await publishTriggers(bus, signedTriggers(deployment, tag, options.warmupTriggers, options.recipients));
+  await waitForCount(db, tag, options.warmupTriggers, options.roundTimeoutS * 1000, label);
+  await drain(label);
+}
+
+async function throughputRound(run: Run, round: number, replicas: number): Promise<Round> {
+  const { deployment, db, bus, drain, agent, ingest, options } = run;
   const label = `round ${round} (${replicas} replica${replicas > 1 ? 's' : ''})`;
   progress(`${label}: starting ${replicas} workflow-engine and ${replicas} channel-dispatchers`);
   const engines = await deployment.start('workflow-engine', replicas);
@@ -510,15 +525,7 @@ async function throughputRound(
   async function roundWork(): Promise<void> {
     await probe(db, agent, new URL(ingest.url), deployment.credentials.apiKey, `p${round}-`);
     await drain(`probe p${round}-`);
-    if (options.warmupTriggers > 0) {
-      // New processes compile their hot paths and fill their caches on their first
-      // thousands of messages, each replica for itself: a cost of starting a replica, not
-      // of running one, which --warmup keeps out of the measured window.
-      const warmup = `w${round}-`;
-      await publishTriggers(bus, signedTriggers(deployment, warmup, options.warmupTriggers, options.recipients));
-      await waitForCount(db, warmup, options.warmupTriggers, options.roundTimeoutS * 1000, `${label} warm-up`);
-      await drain(`${label} warm-up`);
-    }
+    await warmUp(run, `w${round}-`, `${label} warm-up`);
     // Idle: what the round's processes cost with nothing to do, over the settle time.
     const idleMeter = cpuSecondsMeter({ engine: pidsOf(() => engines), dispatchers: pidsOf(() => dispatchers) });
     const idleStarted = performance.now();
@@ -642,15 +649,8 @@ class KafkaStageTap {
   }
 }
 
-async function latencyPhase(
-  deployment: Deployment,
-  db: Client,
-  bus: NamespacedBus,
-  drain: (label: string) => Promise<void>,
-  agent: http.Agent,
-  ingest: Service,
-  options: Options,
-): Promise<Latency[]> {
+async function latencyPhase(run: Run): Promise<Latency[]> {
+  const { deployment, db, agent, ingest, options } = run;
   progress(`latency: starting 1 workflow-engine and 1 channel-dispatchers`);
   const engines = await deployment.start('workflow-engine', 1);
   const dispatchers = await deployment.start('channel-dispatchers', 1);
@@ -658,12 +658,7 @@ async function latencyPhase(
   const tap = await KafkaStageTap.start(options.brokers, deployment.namespace);
   try {
     await probe(db, agent, ingestUrl, deployment.credentials.apiKey, 'pl-');
-    if (options.warmupTriggers > 0) {
-      // As in the rounds: a new process's first thousands of messages pay its warm-up.
-      await publishTriggers(bus, signedTriggers(deployment, 'lw-', options.warmupTriggers, options.recipients));
-      await waitForCount(db, 'lw-', options.warmupTriggers, options.roundTimeoutS * 1000, 'latency warm-up');
-      await drain('latency warm-up');
-    }
+    await warmUp(run, 'lw-', 'latency warm-up');
     const results: Latency[] = [];
     for (const rate of options.rates) {
       await sleep(options.settleSeconds * 1000);
@@ -906,11 +901,12 @@ async function main(): Promise<number> {
     await db.connect();
     await admin.connect();
     const drain = (label: string): Promise<void> => waitForDrain(db, admin, namespace, options.roundTimeoutS * 1000, label);
+    const run: Run = { deployment, db, bus, drain, agent, ingest, options };
     const rounds: Round[] = [];
     for (let round = 1; round <= options.rounds * 2; round++) {
-      rounds.push(await Promise.race([interrupted, throughputRound(deployment, db, bus, drain, agent, ingest, options, round, round % 2 === 1 ? 1 : 2)]));
+      rounds.push(await Promise.race([interrupted, throughputRound(run, round, round % 2 === 1 ? 1 : 2)]));
     }
-    const latencies = options.skipLatency ? [] : await Promise.race([interrupted, latencyPhase(deployment, db, bus, drain, agent, ingest, options)]);
+    const latencies = options.skipLatency ? [] : await Promise.race([interrupted, latencyPhase(run)]);
     report(rounds, latencies, options);
     return 0;
   } finally {
