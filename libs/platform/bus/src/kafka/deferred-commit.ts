@@ -28,14 +28,11 @@
  * Consumers run with `autoCommit: false` are left alone. Refuses any kafkajs but the one
  * it was written against.
  */
+import { KafkaBatch } from './fetch-linger';
 import { assertPatchedKafkajs } from './kafkajs-version';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { isRebalancing } = require('kafkajs/src/errors') as { isRebalancing(error: unknown): boolean };
-
-interface KafkaBatch {
-  isEmpty(): boolean;
-}
 
 /** The fields of kafkajs's `Runner` this reads and replaces. */
 export interface CommittingRunner {

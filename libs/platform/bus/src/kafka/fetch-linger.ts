@@ -41,12 +41,13 @@ export function nextFetch(group: LingeringGroup): { minBytes: number | undefined
   };
 }
 
-interface KafkaBatch {
+/** What Herald's kafkajs patches read of a fetched partition batch. */
+export interface KafkaBatch {
   isEmpty(): boolean;
 }
 
 /** `fetch`, noting on the group whether it returned messages. */
-export function notingBusy<T extends { isEmpty(): boolean }>(fetch: (this: LingeringGroup, nodeId: string) => Promise<T[]>) {
+export function notingBusy<T extends KafkaBatch>(fetch: (this: LingeringGroup, nodeId: string) => Promise<T[]>) {
   return async function (this: LingeringGroup, nodeId: string): Promise<T[]> {
     const batches = await fetch.call(this, nodeId);
     this.busy = batches.some((batch) => !batch.isEmpty());
