@@ -32,6 +32,7 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
 import { createHmac, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
+import { delimiter, dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Admin, Consumer, Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
@@ -187,6 +188,8 @@ class Deployment {
     for (let i = 0; i < count; i++) {
       const port = await freePort();
       const env = heraldEnv({
+        // tools/node-in-container.sh (--memory-limit) runs `node` from PATH: the bench's own.
+        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
         HERALD_KAFKA_BROKERS: this.options.brokers,
         HERALD_KAFKA_NAMESPACE: this.namespace,
         ...(this.options.partitions === undefined ? {} : { HERALD_KAFKA_PARTITIONS: String(this.options.partitions) }),
