@@ -460,6 +460,8 @@ interface Latency {
   readonly refused: number;
   /** From each trigger's due time to its inbox row's `created_at`. */
   readonly total: Percentiles;
+  /** The p99 of `total` per window of WINDOW_SECONDS of due time, in order: a tail at the start is a warm-up, one throughout is the pipeline. */
+  readonly p99ByWindow: number[];
   /** From the due time to each stage (see stageTimes). */
   /** Triggers per engine append transaction and per dispatcher claim statement (rows sharing a transaction's now()). */
   readonly runsPerEngineAppend: number;
@@ -630,7 +632,7 @@ class KafkaStageTap {
       eachBatch: async ({ batch }) => {
         const into = batch.topic === chunks ? tap.chunkAt : tap.commandAt;
         for (const message of batch.messages) {
-          const tag = /"n":"(l\d+-\d+)"/.exec(message.value?.toString() ?? '')?.[1];
+          const tag = /"n":"(l\d+-\d+-\d+)"/.exec(message.value?.toString() ?? '')?.[1];
           if (tag !== undefined && !into.has(`flow ${tag}`)) into.set(`flow ${tag}`, Number(message.timestamp));
         }
       },
@@ -663,9 +665,9 @@ async function latencyPhase(run: Run): Promise<Latency[]> {
     await probe(db, agent, ingestUrl, deployment.credentials.apiKey, 'pl-');
     await warmUp(run, 'lw-', 'latency warm-up');
     const results: Latency[] = [];
-    for (const rate of options.rates) {
+    for (const [index, rate] of options.rates.entries()) {
       await sleep(options.settleSeconds * 1000);
-      results.push(await pacedTriggers(db, agent, ingestUrl, deployment.credentials.apiKey, tap, rate, options));
+      results.push(await pacedTriggers(db, agent, ingestUrl, deployment.credentials.apiKey, tap, rate, index, options));
     }
     return results;
   } finally {
@@ -674,6 +676,9 @@ async function latencyPhase(run: Run): Promise<Latency[]> {
   }
 }
 
+/** The latency phase's windows of due time for `p99ByWindow`. */
+const WINDOW_SECONDS = 5;
+
 /**
  * One latency measurement: triggers offered at `rate` for --latency-seconds (open loop:
  * trigger i is due at start + i / rate whatever the answers do, so a slow pipeline
@@ -681,9 +686,10 @@ async function latencyPhase(run: Run): Promise<Latency[]> {
  * from its due time to its inbox row, split by stage with the timestamps the services
  * write anyway.
  */
-async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiKey: string, tap: KafkaStageTap, rate: number, options: Options): Promise<Latency> {
+async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiKey: string, tap: KafkaStageTap, rate: number, index: number, options: Options): Promise<Latency> {
   const label = `latency ${rate}/s`;
-  const prefix = `l${rate}-`;
+  // The measurement's place in --rate as well: a rate measured twice must not find the first one's rows.
+  const prefix = `l${index + 1}-${rate}-`;
   const load = loadAverage();
   // Wall clock (Date.now), the clock Postgres's timestamps are read against: performance's
   // clock is monotonic and may drift from it.
@@ -727,6 +733,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
   await waitForCount(db, prefix, acceptedAt.size, options.roundTimeoutS * 1000, label);
   await tap.seen(acceptedAt.keys(), 30_000);
   const stages = await stageTimes(db, prefix);
+  const byWindow: number[][] = [];
   const samples = { total: [] as number[], accepted: [] as number[], chunk: [] as number[], engine: [] as number[], appended: [] as number[], command: [] as number[], claimed: [] as number[] };
   for (const row of stages) {
     const due = dueAt.get(row.body);
@@ -735,6 +742,8 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
     const command = tap.commandAt.get(row.body);
     if (due === undefined || accepted === undefined || chunk === undefined || command === undefined) continue;
     samples.total.push(row.stored - due);
+    const window = Math.floor((due - started) / 1000 / WINDOW_SECONDS);
+    (byWindow[window] ??= []).push(row.stored - due);
     samples.accepted.push(accepted - due);
     samples.chunk.push(chunk - due);
     samples.engine.push(row.decided - due);
@@ -758,6 +767,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
     accepted: acceptedAt.size,
     refused,
     total: summary(samples.total),
+    p99ByWindow: [...byWindow].map((values) => (values === undefined ? NaN : summary(values).p99)),
     cumulative: {
       accepted: summary(samples.accepted),
       chunkPublished: summary(samples.chunk),
@@ -774,7 +784,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
   const ms = (p: Percentiles): string => `p50 ${p.p50.toFixed(0)} / p99 ${p.p99.toFixed(0)} ms`;
   progress(
     `${label}: sent at ${result.sentRate.toFixed(0)}/s (p99 ${result.sendLagP99.toFixed(1)} ms behind schedule), ${result.accepted} accepted, ${refused} refused; ` +
-      `due -> stored ${ms(result.total)} (max ${result.total.max.toFixed(0)}); cumulative from due: chunk published ${ms(c.chunkPublished)}, 202 ${ms(c.accepted)}, ` +
+      `due -> stored ${ms(result.total)} (max ${result.total.max.toFixed(0)}; p99 per ${WINDOW_SECONDS} s: ${result.p99ByWindow.map((v) => v.toFixed(0)).join(', ')}); cumulative from due: chunk published ${ms(c.chunkPublished)}, 202 ${ms(c.accepted)}, ` +
       `engine decided ${ms(c.engineDecided)}, appended ${ms(c.engineAppended)}, command published ${ms(c.commandPublished)}, dispatcher claimed ${ms(c.dispatcherClaimed)}; ` +
       `${result.runsPerEngineAppend.toFixed(1)} runs per engine append, ${result.deliveriesPerClaim.toFixed(1)} deliveries per claim; load ${load}`,
   );
