@@ -34,6 +34,7 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'ShareOutboxBySlot1766600000000',
       'WakeTimerPollers1766600100000',
       'TimersClaimOrder1766700000000',
+      'StreamEventsWithoutGlobalPosition1766800000000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

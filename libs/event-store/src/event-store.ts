@@ -267,14 +267,14 @@ export class EventStore {
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}`);
     const [row] = await this.dataSource.query<Array<{ deleted: number }>>(
       `WITH covered AS (
-         SELECT e.global_position
+         SELECT e.stream_id, e.position
            FROM ${this.tables.streamSnapshots} s
            JOIN ${this.tables.streamEvents} e ON e.stream_id = s.stream_id AND e.position < s.position
           WHERE e.recorded_at <= now() - $2::float8 * interval '1 millisecond'
           LIMIT $1
             FOR UPDATE OF e SKIP LOCKED
        ), deleted AS (
-         DELETE FROM ${this.tables.streamEvents} WHERE global_position IN (SELECT global_position FROM covered) RETURNING 1
+         DELETE FROM ${this.tables.streamEvents} e USING covered c WHERE e.stream_id = c.stream_id AND e.position = c.position RETURNING 1
        )
        SELECT count(*)::integer AS deleted FROM deleted`,
       [limit, minAgeMs],

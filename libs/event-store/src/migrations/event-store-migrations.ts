@@ -4,6 +4,7 @@ import { outboxMigration } from './outbox.migration';
 import { outboxParkingMigration } from './outbox-parking.migration';
 import { outboxSharingMigration } from './outbox-sharing.migration';
 import { streamEventsMigration } from './stream-events.migration';
+import { streamEventsWithoutGlobalPositionMigration } from './stream-events-without-global-position.migration';
 import { streamSnapshotsMigration } from './stream-snapshots.migration';
 import { timersClaimOrderMigration } from './timers-claim-order.migration';
 import { timersMigration } from './timers.migration';
@@ -24,6 +25,7 @@ export function eventStoreMigrations(schema: string): MigrationClass[] {
     outboxSharingMigration(tables),
     timersWakeMigration(tables),
     timersClaimOrderMigration(tables),
+    streamEventsWithoutGlobalPositionMigration(tables),
   ];
 }
 
