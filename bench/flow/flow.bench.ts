@@ -550,6 +550,7 @@ async function throughputRound(run: Run, round: number, replicas: number): Promi
       kafka: kafkaPids,
       bench: () => [process.pid],
     });
+    const batchesAtStart = await batchCounts({ engine: engines, dispatchers });
     transactionsAtStart = await transactions(db);
     tablesAtStart = options.tableStats ? await tableStats(db) : undefined;
     benchStatementsAtStart = benchStatements;
@@ -560,6 +561,7 @@ async function throughputRound(run: Run, round: number, replicas: number): Promi
     await drain(label);
     const drainedAt = performance.timeOrigin + performance.now();
     const cpu = meter();
+    const batches = batchesPerTopic(batchesAtStart, await batchCounts({ engine: engines, dispatchers }));
     const rows = await inboxRows(db, tag);
     const lastAt = Math.max(...rows.map((r) => r.at));
     const seconds = (lastAt - publishedAt) / 1000;
@@ -590,6 +592,7 @@ async function throughputRound(run: Run, round: number, replicas: number): Promi
       load,
     };
     const result = measured;
+    progress(`${label}: messages per batch handler call (all replicas): ${batches}`);
     progress(
       `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s, drained after ${drainedSeconds.toFixed(1)} s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
         `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; ` +
@@ -674,6 +677,36 @@ async function latencyPhase(run: Run): Promise<Latency[]> {
     await tap.stop().catch(() => undefined);
     await stopAll([...engines, ...dispatchers]);
   }
+}
+
+/** `herald_bus_batch_messages` sum and count per service and topic, summed over the replicas' `/metrics`. */
+type BatchCounts = Map<string, { messages: number; batches: number }>;
+
+async function batchCounts(services: Record<string, readonly Service[]>): Promise<BatchCounts> {
+  const counts: BatchCounts = new Map();
+  for (const [name, replicas] of Object.entries(services)) {
+    for (const replica of replicas) {
+      const text = await (await fetch(`${replica.url}metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      for (const match of text.matchAll(/^herald_bus_batch_messages_(sum|count)\{[^}]*\btopic="([^"]+)"[^}]*\} (\S+)$/gm)) {
+        const key = `${name} ${match[2]}`;
+        const entry = counts.get(key) ?? { messages: 0, batches: 0 };
+        if (match[1] === 'sum') entry.messages += Number(match[3]);
+        else entry.batches += Number(match[3]);
+        counts.set(key, entry);
+      }
+    }
+  }
+  return counts;
+}
+
+/** Messages per batch handler call between two scrapes, for each service and topic that had any. */
+function batchesPerTopic(before: BatchCounts, after: BatchCounts): string {
+  const parts: string[] = [];
+  for (const [key, { messages, batches }] of after) {
+    const batchesBetween = batches - (before.get(key)?.batches ?? 0);
+    if (batchesBetween > 0) parts.push(`${key} ${((messages - (before.get(key)?.messages ?? 0)) / batchesBetween).toFixed(1)} (${batchesBetween} calls)`);
+  }
+  return parts.join(', ');
 }
 
 /** The latency phase's windows of due time for `p99ByWindow`. */

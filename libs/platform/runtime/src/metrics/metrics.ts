@@ -105,6 +105,7 @@ export class InstrumentedBus implements MessageBus {
   private readonly published: Counter<'topic'>;
   private readonly consumed: Counter<'topic' | 'group' | 'outcome'>;
   private readonly handlerSeconds: Histogram<'topic' | 'group'>;
+  private readonly batchMessages: Histogram<'topic' | 'group'>;
   /** This process's live subscriptions, whose lag each scrape reads. */
   private readonly live = new Set<Subscription>();
 
@@ -122,6 +123,13 @@ export class InstrumentedBus implements MessageBus {
       name: 'herald_bus_messages_consumed_total',
       help: 'Handler invocations, by topic, group and outcome (ok, dead_lettered, error)',
       labelNames: ['topic', 'group', 'outcome'],
+      registers: [registry],
+    });
+    this.batchMessages = new Histogram({
+      name: 'herald_bus_batch_messages',
+      help: 'Messages per batch a batch handler was given, by topic and group: how full batches are, whose fixed costs (a transaction, an offset commit) each message shares',
+      labelNames: ['topic', 'group'],
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
       registers: [registry],
     });
     this.handlerSeconds = new Histogram({
@@ -166,6 +174,7 @@ export class InstrumentedBus implements MessageBus {
         ? {
             batchHandler: async (messages: readonly IncomingMessage[]) => {
               const topic = messages[0].topic;
+              this.batchMessages.observe({ topic, group: groupId }, messages.length);
               try {
                 const outcomes = await batchHandler(messages);
                 const deadLettered = outcomes?.filter((o) => o === 'dead_lettered').length ?? 0;
