@@ -592,7 +592,7 @@ async function throughputRound(run: Run, round: number, replicas: number): Promi
       load,
     };
     const result = measured;
-    progress(`${label}: messages per batch handler call (all replicas): ${batches}`);
+    progress(`${label}: messages per batch handler call, rows per outbox relay round (all replicas): ${batches}`);
     progress(
       `${label}: ${rows.length} delivered in ${seconds.toFixed(1)} s = ${result.deliveriesPerS.toFixed(0)}/s, drained after ${drainedSeconds.toFixed(1)} s; CPU ms per delivery: engine ${result.cpuMsPerDelivery.engine.toFixed(2)}, ` +
         `dispatchers ${result.cpuMsPerDelivery.dispatchers.toFixed(2)}, ingest ${result.cpuMsPerDelivery.ingest.toFixed(2)}, postgres ${result.cpuMsPerDelivery.postgres.toFixed(2)}, kafka ${result.cpuMsPerDelivery.kafka.toFixed(2)}; ` +
@@ -679,7 +679,10 @@ async function latencyPhase(run: Run): Promise<Latency[]> {
   }
 }
 
-/** `herald_bus_batch_messages` sum and count per service and topic, summed over the replicas' `/metrics`. */
+/**
+ * `herald_bus_batch_messages` (per topic) and `herald_outbox_relay_round_rows` (per
+ * schema) sums and counts per service, summed over the replicas' `/metrics`.
+ */
 type BatchCounts = Map<string, { messages: number; batches: number }>;
 
 async function batchCounts(services: Record<string, readonly Service[]>): Promise<BatchCounts> {
@@ -687,8 +690,10 @@ async function batchCounts(services: Record<string, readonly Service[]>): Promis
   for (const [name, replicas] of Object.entries(services)) {
     for (const replica of replicas) {
       const text = await (await fetch(`${replica.url}metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-      for (const match of text.matchAll(/^herald_bus_batch_messages_(sum|count)\{[^}]*\btopic="([^"]+)"[^}]*\} (\S+)$/gm)) {
-        const key = `${name} ${match[2]}`;
+      // Consumers' batches by topic, and the outbox relays' rounds by schema.
+      for (const match of text.matchAll(/^herald_(?:bus_batch_messages|outbox_relay_round_rows)_(sum|count)\{[^}]*\b(topic="[^"]+"|schema="[^"]+")[^}]*\} (\S+)$/gm)) {
+        const [label, value] = match[2].split('=');
+        const key = `${name} ${label === 'schema' ? `${value.slice(1, -1)} relay rounds` : value.slice(1, -1)}`;
         const entry = counts.get(key) ?? { messages: 0, batches: 0 };
         if (match[1] === 'sum') entry.messages += Number(match[3]);
         else entry.batches += Number(match[3]);
@@ -699,7 +704,7 @@ async function batchCounts(services: Record<string, readonly Service[]>): Promis
   return counts;
 }
 
-/** Messages per batch handler call between two scrapes, for each service and topic that had any. */
+/** Messages per batch handler call (rows per relay round) between two scrapes, for each service and topic (schema) that had any. */
 function batchesPerTopic(before: BatchCounts, after: BatchCounts): string {
   const parts: string[] = [];
   for (const [key, { messages, batches }] of after) {

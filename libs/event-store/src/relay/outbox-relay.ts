@@ -28,6 +28,12 @@ export interface OutboxRelayOptions extends PollingOptions {
   readonly onParked?: (row: ParkedRow) => void;
   /** Called after each round that committed, with the rows it published. */
   readonly onPublished?: (rows: number) => void;
+  /**
+   * Called after every round that committed, with the rows it published or parked, 0
+   * for a round that found its slots empty or taken: a round's statements are paid
+   * either way, so rows per round is what a relay's work costs per row.
+   */
+  readonly onRound?: (rows: number) => void;
 }
 
 export interface ParkedRow {
@@ -178,6 +184,7 @@ export class OutboxRelay {
 
   private async round(): Promise<RoundResult> {
     const result = await this.serial.run(() => this.relayRound());
+    this.relayOptions.onRound?.(result.handled);
     for (const row of result.parked) {
       this.log('error', 'outbox row parked: it cannot be published; the rows behind it go on', {
         schema: this.tables.schema,

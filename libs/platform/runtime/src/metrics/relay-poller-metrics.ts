@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Which replica a role metric comes from: the pod name in Kubernetes (HOSTNAME), else the host, with the pid. */
 export function replicaName(): string {
@@ -21,6 +21,8 @@ export interface WatchedTimerPoller {
 export interface OutboxShareMetrics {
   /** Counts rows this replica's relay published (`herald_outbox_relay_claimed_total`). */
   readonly onPublished: (rows: number) => void;
+  /** Observes the rows of each round this replica's relay committed (`herald_outbox_relay_round_rows`), empty rounds too. */
+  readonly onRound: (rows: number) => void;
   /** Reads the relay's role and the schema's backlog on each scrape. */
   readonly watch: (relay: WatchedOutboxRelay) => void;
 }
@@ -121,8 +123,19 @@ export function outboxShareMetrics(registry: Registry, schema: string, replica =
   }
   const { backlog, role } = gauges;
   claimed.inc({ schema, replica }, 0);
+  const roundName = 'herald_outbox_relay_round_rows';
+  const rounds =
+    (registry.getSingleMetric(roundName) as Histogram<'schema' | 'replica'> | undefined) ??
+    new Histogram({
+      name: roundName,
+      help: 'Rows each committed round of this replica\'s relay published or parked (0: its slots were empty or taken), by schema',
+      labelNames: ['schema', 'replica'],
+      buckets: [0, 1, 5, 10, 20, 50, 100, 200, 500],
+      registers: [registry],
+    });
   return {
     onPublished: (rows) => claimed.inc({ schema, replica }, rows),
+    onRound: (rows) => rounds.observe({ schema, replica }, rows),
     watch: (relay) => {
       backlog.watch(schema, relay);
       role.watch(schema, relay);

@@ -27,6 +27,7 @@ export class DispatchOutboxRelay implements OnApplicationBootstrap, OnModuleDest
       maxPublishAttempts: this.config.messageMaxAttempts,
       onParked: relayMetrics.onParked,
       onPublished: shareMetrics.onPublished,
+      onRound: shareMetrics.onRound,
     });
     relayMetrics.watchParked(() => relay.countParked());
     shareMetrics.watch(relay);

@@ -38,6 +38,7 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
       maxPublishAttempts: this.config.messageMaxAttempts,
       onParked: relayMetrics.onParked,
       onPublished: shareMetrics.onPublished,
+      onRound: shareMetrics.onRound,
     });
     relayMetrics.watchParked(() => relay.countParked());
     shareMetrics.watch(relay);

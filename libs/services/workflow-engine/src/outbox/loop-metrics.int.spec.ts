@@ -37,7 +37,7 @@ describe.each(databaseTargets())('outbox and timer metrics on $kind', (target) =
     const share = outboxShareMetrics(registry, schema, 'replica-a');
     const timers = timerPollerMetrics(registry, schema, 'replica-a');
     const quiet = (): void => undefined;
-    const relay = new OutboxRelay(source, schema, bus, quiet, { onPublished: share.onPublished });
+    const relay = new OutboxRelay(source, schema, bus, quiet, { onPublished: share.onPublished, onRound: share.onRound });
     const poller = new TimerPoller(source, schema, bus, quiet, { onFired: timers.onFired });
     share.watch(relay);
     timers.watch(poller);
@@ -77,6 +77,9 @@ describe.each(databaseTargets())('outbox and timer metrics on $kind', (target) =
         expect(sample(text, 'herald_outbox_relay_claimed_total', sr)).toBe(3);
         expect(sample(text, 'herald_timer_poller_fired_total', sr)).toBe(2);
       });
+      // Every committed round is observed with its rows, the 3 rows in all.
+      expect(sample(text, 'herald_outbox_relay_round_rows_sum', sr)).toBe(3);
+      expect(sample(text, 'herald_outbox_relay_round_rows_count', sr)).toBeGreaterThanOrEqual(1);
       expect(sample(text, 'herald_outbox_oldest_row_age_seconds', s)).toBe(0);
       expect(sample(text, 'herald_timers_lateness_seconds', s)).toBe(0);
       expect(sample(text, 'herald_outbox_relay_active', sr)).toBe(1);
