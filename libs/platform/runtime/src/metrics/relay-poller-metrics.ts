@@ -78,6 +78,15 @@ class ScrapedGauges<Source> {
   }
 }
 
+/** The registry's metric of that name, created on first use: every schema of a process (all of them, embedded) shares one. */
+function registeredOnce<T>(registry: Registry, name: string, create: (name: string) => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create(name);
+}
+
+function perReplicaCounter(registry: Registry, name: string, help: string): Counter<'schema' | 'replica'> {
+  return registeredOnce(registry, name, () => new Counter({ name, help, labelNames: ['schema', 'replica'], registers: [registry] }));
+}
+
 const outboxGauges = new WeakMap<Registry, { backlog: ScrapedGauges<WatchedOutboxRelay>; role: ScrapedGauges<WatchedOutboxRelay> }>();
 const timerGauges = new WeakMap<Registry, { backlog: ScrapedGauges<WatchedTimerPoller>; role: ScrapedGauges<WatchedTimerPoller> }>();
 
@@ -88,15 +97,7 @@ const timerGauges = new WeakMap<Registry, { backlog: ScrapedGauges<WatchedTimerP
  * `herald_outbox_relay_active` is the number of relays sharing the schema).
  */
 export function outboxShareMetrics(registry: Registry, schema: string, replica = replicaName()): OutboxShareMetrics {
-  const claimedName = 'herald_outbox_relay_claimed_total';
-  const claimed =
-    (registry.getSingleMetric(claimedName) as Counter<'schema' | 'replica'> | undefined) ??
-    new Counter({
-      name: claimedName,
-      help: 'Outbox rows this replica\'s relay claimed and published, by schema',
-      labelNames: ['schema', 'replica'],
-      registers: [registry],
-    });
+  const claimed = perReplicaCounter(registry, 'herald_outbox_relay_claimed_total', 'Outbox rows this replica\'s relay claimed and published, by schema');
   let gauges = outboxGauges.get(registry);
   if (!gauges) {
     gauges = {
@@ -123,16 +124,18 @@ export function outboxShareMetrics(registry: Registry, schema: string, replica =
   }
   const { backlog, role } = gauges;
   claimed.inc({ schema, replica }, 0);
-  const roundName = 'herald_outbox_relay_round_rows';
-  const rounds =
-    (registry.getSingleMetric(roundName) as Histogram<'schema' | 'replica'> | undefined) ??
-    new Histogram({
-      name: roundName,
-      help: 'Rows each committed round of this replica\'s relay published or parked (0: its slots were empty or taken), by schema',
-      labelNames: ['schema', 'replica'],
-      buckets: [0, 1, 5, 10, 20, 50, 100, 200, 500],
-      registers: [registry],
-    });
+  const rounds = registeredOnce(
+    registry,
+    'herald_outbox_relay_round_rows',
+    (name) =>
+      new Histogram({
+        name,
+        help: 'Rows each committed round of this replica\'s relay published or parked (0: its slots were empty or taken), by schema',
+        labelNames: ['schema', 'replica'],
+        buckets: [0, 1, 5, 10, 20, 50, 100, 200, 500],
+        registers: [registry],
+      }),
+  );
   return {
     onPublished: (rows) => claimed.inc({ schema, replica }, rows),
     onRound: (rows) => rounds.observe({ schema, replica }, rows),
@@ -145,15 +148,7 @@ export function outboxShareMetrics(registry: Registry, schema: string, replica =
 
 /** The due timers of one schema (how many, how late the earliest) and this replica's poller. */
 export function timerPollerMetrics(registry: Registry, schema: string, replica = replicaName()): TimerPollerMetrics {
-  const firedName = 'herald_timer_poller_fired_total';
-  const fired =
-    (registry.getSingleMetric(firedName) as Counter<'schema' | 'replica'> | undefined) ??
-    new Counter({
-      name: firedName,
-      help: 'Timers this replica\'s poller fired, by schema',
-      labelNames: ['schema', 'replica'],
-      registers: [registry],
-    });
+  const fired = perReplicaCounter(registry, 'herald_timer_poller_fired_total', 'Timers this replica\'s poller fired, by schema');
   let gauges = timerGauges.get(registry);
   if (!gauges) {
     gauges = {
