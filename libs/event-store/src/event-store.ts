@@ -159,10 +159,11 @@ export class EventStore {
     }
     const conflicts = new Set<string>();
     let pending = [...requests];
+    let skipTaken = false;
     while (pending.length > 0) {
       try {
         await this.dataSource.transaction(async (tx) => {
-          const lost = await this.insertBatchEvents(tx, pending);
+          const lost = await this.insertBatchEvents(tx, pending, skipTaken);
           // Rolled back whole: a lost stream may have had some of its positions written.
           if (lost.size > 0) throw new LostRaces(lost);
           await this.writeBatchEffects(tx, pending);
@@ -171,6 +172,11 @@ export class EventStore {
         });
         break;
       } catch (error) {
+        // A writer took a position between the stale check and the insert: again, skipping taken positions.
+        if (!skipTaken && isUniqueViolation(error, STREAM_POSITION_CONSTRAINT)) {
+          skipTaken = true;
+          continue;
+        }
         if (!(error instanceof LostRaces)) throw error;
         for (const id of error.streamIds) conflicts.add(id);
         pending = pending.filter((r) => !error.streamIds.has(r.streamId));
@@ -182,11 +188,18 @@ export class EventStore {
 
   /**
    * One statement for every stream's events: a stream that does not end at its expected
-   * position gets nothing; positions a concurrent writer took are skipped (ON CONFLICT,
-   * which waits for that writer's commit). Returns the streams not fully written.
-   * The events travel as one JSON document (eventsDocument), in request order.
+   * position gets nothing. Returns the streams not fully written. The events travel as
+   * one JSON document (eventsDocument), in request order.
+   *
+   * A writer that appends to one of the streams after the stale check and before the
+   * insert makes the plain insert fail on the unique position, rolling the batch back;
+   * with `skipTaken` (the retry) its positions are skipped instead (ON CONFLICT, which
+   * waits for that writer's commit). Not by default: a speculative insert costs every
+   * event an extra index probe and WAL record, and the statement took 19% longer with
+   * it (504 events, bench/RESULTS.md "Flow", 2026-11-29 12:10), for a race that needs
+   * two writers on one stream (a rebalance).
    */
-  private async insertBatchEvents(tx: EntityManager, requests: readonly AppendRequest[]): Promise<Set<string>> {
+  private async insertBatchEvents(tx: EntityManager, requests: readonly AppendRequest[], skipTaken: boolean): Promise<Set<string>> {
     const inserted = await tx.query<Array<{ stream_id: string; inserted: number }>>(
       `WITH expected AS (
          SELECT x.stream_id, x.expected, x.request FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS x(stream_id, expected, request)
@@ -200,7 +213,7 @@ export class EventStore {
            JOIN expected x ON x.request = (e.event->>'r')::integer
           WHERE x.stream_id NOT IN (SELECT stream_id FROM stale)
           ORDER BY e.ord
-         ON CONFLICT ON CONSTRAINT ${STREAM_POSITION_CONSTRAINT} DO NOTHING
+         ${skipTaken ? `ON CONFLICT ON CONSTRAINT ${STREAM_POSITION_CONSTRAINT} DO NOTHING` : ''}
          RETURNING stream_id
        )
        SELECT stream_id, count(*)::integer AS inserted FROM written GROUP BY stream_id`,

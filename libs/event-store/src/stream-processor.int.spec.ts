@@ -205,5 +205,31 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     expect(streams.get('r3')?.events.map((e) => e.position)).toEqual([1, 2]);
     expect(streams.get('nothing-here')?.events).toEqual([]);
   });
-});
 
+  // Two sessions at once: the embedded database has one.
+  if (target.kind === 'postgres') {
+    it('reports a stream another writer appended to between the stale check and the insert, and writes the rest of the batch', async () => {
+      const store = new EventStore(db.dataSource, db.schema);
+      const rival = (await db.connect()).createQueryRunner();
+      await rival.startTransaction();
+      try {
+        // Uncommitted: the batch's stale check does not see it, its insert waits on it.
+        await rival.query(`INSERT INTO "${db.schema}".stream_events (stream_id, position, type, data) VALUES ('race', 1, 'added', '{"id":"rival"}')`);
+        const batch = store.appendBatch([
+          { streamId: 'race', expectedPosition: 0, events: [{ type: 'added', data: { id: 'mine' } }] },
+          { streamId: 'calm', expectedPosition: 0, events: [{ type: 'added', data: { id: 'other' } }] },
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await rival.commitTransaction();
+        const result = await batch;
+        expect([...result.conflicts]).toEqual(['race']);
+        expect(result.positions.get('calm')).toBe(1);
+        expect((await store.readStream('race')).map((e) => (e.data as { id: string }).id)).toEqual(['rival']);
+        expect(await store.readStream('calm')).toHaveLength(1);
+      } finally {
+        if (rival.isTransactionActive) await rival.rollbackTransaction();
+        await rival.release();
+      }
+    });
+  }
+});

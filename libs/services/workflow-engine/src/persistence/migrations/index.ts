@@ -8,6 +8,7 @@ import { CreateAudienceReadModel1763900400000 } from './1763900400000-create-aud
 import { CreateWaits1763900500000 } from './1763900500000-create-waits';
 import { FollowTriggers1763900600000 } from './1763900600000-follow-triggers';
 import { RoomForOutcomeUpdates1763900700000 } from './1763900700000-room-for-outcome-updates';
+import { RoomForEveryOutcome1763900800000 } from './1763900800000-room-for-every-outcome';
 
 /** Migrations of the `engine` schema, oldest first: the run log, its outbox and its timers, then read models. */
 export const ENGINE_MIGRATIONS: MigrationClass[] = [
@@ -20,4 +21,5 @@ export const ENGINE_MIGRATIONS: MigrationClass[] = [
   CreateWaits1763900500000,
   FollowTriggers1763900600000,
   RoomForOutcomeUpdates1763900700000,
+  RoomForEveryOutcome1763900800000,
 ];
