@@ -206,6 +206,40 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     expect(streams.get('nothing-here')?.events).toEqual([]);
   });
 
+  it('decides the next input of a stream it recently read or appended to without reading it, and reads again one another writer moved on', async () => {
+    const store = new EventStore(db.dataSource, db.schema);
+    const remembering = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, () => ({}), { recentStreams: 2 });
+    const reads = jest.spyOn(store, 'readStreams');
+    await remembering.processBatch([{ streamId: 'm1', input: { id: 'a', amount: 1 } }], new Date());
+    expect(reads).toHaveBeenCalledTimes(1); // a new stream is read once: it may exist already
+    const next = await remembering.processBatch([{ streamId: 'm1', input: { id: 'b', amount: 2 } }], new Date());
+    expect(next.get('m1')).toMatchObject({ state: { total: 3, seen: ['a', 'b'] }, position: 2, conflicts: 0 });
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect((await remembering.loadMany(['m1'])).get('m1')).toMatchObject({ position: 2 });
+    expect(reads).toHaveBeenCalledTimes(1);
+
+    // Another replica appends: the remembered state is behind, its append conflicts, and the stream is read again.
+    await second.process('m1', { id: 'elsewhere', amount: 4 }, new Date());
+    const after = await remembering.processBatch([{ streamId: 'm1', input: { id: 'c', amount: 3 } }], new Date());
+    expect(after.get('m1')).toMatchObject({ state: { total: 10, seen: ['a', 'b', 'elsewhere', 'c'] }, position: 5, conflicts: 1 });
+    expect(reads).toHaveBeenCalledTimes(2);
+    const single = await remembering.process('m1', { id: 'd', amount: 1 }, new Date());
+    expect(single).toMatchObject({ state: { total: 11 }, position: 6, conflicts: 0 });
+    expect((await store.readStream('m1')).map((e) => (e.data as { id?: string }).id)).toEqual(['a', 'b', 'elsewhere', 'c', undefined, 'd']);
+
+    // At most `recentStreams` are kept, the least recent dropped first.
+    await remembering.processBatch(
+      [
+        { streamId: 'm2', input: { id: 'a', amount: 1 } },
+        { streamId: 'm3', input: { id: 'a', amount: 1 } },
+      ],
+      new Date(),
+    );
+    reads.mockClear();
+    await remembering.loadMany(['m1', 'm2', 'm3']);
+    expect(reads).toHaveBeenCalledWith(['m1'], { fromSnapshot: false });
+  });
+
   // Two sessions at once: the embedded database has one.
   if (target.kind === 'postgres') {
     it('reports a stream another writer appended to between the stale check and the insert, and writes the rest of the batch', async () => {

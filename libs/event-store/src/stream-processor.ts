@@ -58,6 +58,13 @@ export interface StreamProcessorOptions<State, Event = unknown, Rows = unknown> 
   /** Without it the whole stream is read and folded on every step (no extra statement). */
   readonly snapshot?: SnapshotPolicy<State>;
   readonly projection?: BatchProjectionPolicy<Event, State, Rows>;
+  /**
+   * Keep the state and position of at most this many streams this processor last read or
+   * appended to, so the next input of such a stream is decided without reading it again
+   * (a run's delivery outcome comes back moments after the trigger that started it).
+   * Not with `snapshot`: a stream read from its snapshot holds only what `encode` kept.
+   */
+  readonly recentStreams?: number;
 }
 
 /** One input of a batch, for the stream it names. */
@@ -104,6 +111,8 @@ const MAX_FOLLOW_UPS = 4;
  * The decider stays pure; this is the only place that touches the store.
  */
 export class StreamProcessor<Input, Event, State, Rows = unknown> {
+  private readonly recent?: RecentStreams<State>;
+
   constructor(
     private readonly store: EventStore,
     private readonly decider: Decider<Input, Event, State>,
@@ -113,6 +122,12 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
   ) {
     const every = options.snapshot?.every;
     if (every !== undefined && (!Number.isInteger(every) || every < 1)) throw new Error(`snapshot.every must be a positive integer, got ${every}`);
+    const recent = options.recentStreams;
+    if (recent !== undefined) {
+      if (!Number.isInteger(recent) || recent < 1) throw new Error(`recentStreams must be a positive integer, got ${recent}`);
+      if (options.snapshot !== undefined) throw new Error('recentStreams does not go with a snapshot policy');
+      this.recent = new RecentStreams(recent);
+    }
   }
 
   /**
@@ -145,8 +160,10 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
         const result = await this.store.append(
           rows === undefined || projection === undefined ? request : { ...request, project: (tx) => projection.write(tx, [rows]) },
         );
+        this.recent?.remember(streamId, { state: after, position: result.position, snapshotPosition });
         return { events, state: after, position: result.position, conflicts: attempt - 1 };
       } catch (error) {
+        this.recent?.forget(streamId);
         if (!(error instanceof StreamConflictError) || attempt >= MAX_ATTEMPTS) throw error;
         // Jittered backoff, so writers that collided do not collide again in lockstep.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
@@ -197,7 +214,14 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
           : undefined,
       );
       for (const d of decided) {
-        if (!conflicts.has(d.streamId)) steps.set(d.streamId, { events: d.events, state: d.after, position: d.position + d.events.length, conflicts: attempt - 1 });
+        if (conflicts.has(d.streamId)) {
+          this.recent?.forget(d.streamId);
+          continue;
+        }
+        const position = d.position + d.events.length;
+        steps.set(d.streamId, { events: d.events, state: d.after, position, conflicts: attempt - 1 });
+        // The state as decided, as the next input of this batch would have seen it (decideAll).
+        this.recent?.remember(d.streamId, { state: d.after, position, snapshotPosition: d.snapshotPosition });
       }
       if (conflicts.size === 0) return steps;
       if (attempt >= MAX_ATTEMPTS) {
@@ -206,19 +230,28 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
       pending = [...conflicts];
-      loaded = await this.loadMany(pending);
+      loaded = await this.loadMany(pending); // forgotten above: read again
     }
   }
 
-  /** Many streams' states in one statement. */
+  /** Many streams' states in one statement (those of `recentStreams` without one). */
   async loadMany(streamIds: readonly string[]): Promise<Map<string, LoadedStream<State>>> {
     const policy = this.options.snapshot;
-    const streams = await this.store.readStreams(streamIds, { fromSnapshot: policy !== undefined });
     const loaded = new Map<string, LoadedStream<State>>();
+    const unknown: string[] = [];
+    for (const streamId of streamIds) {
+      const known = this.recent?.get(streamId);
+      if (known === undefined) unknown.push(streamId);
+      else loaded.set(streamId, known);
+    }
+    if (unknown.length === 0) return loaded;
+    const streams = await this.store.readStreams(unknown, { fromSnapshot: policy !== undefined });
     for (const [streamId, { snapshot, events }] of streams) {
       const snapshotPosition = snapshot?.position ?? 0;
       const initial = snapshot === undefined || policy === undefined ? this.decider.initialState() : policy.decode(snapshot.state);
-      loaded.set(streamId, { state: this.fold(initial, events), position: lastPosition(events, snapshotPosition), snapshotPosition });
+      const stream = { state: this.fold(initial, events), position: lastPosition(events, snapshotPosition), snapshotPosition };
+      loaded.set(streamId, stream);
+      this.recent?.remember(streamId, stream);
     }
     return loaded;
   }
@@ -281,6 +314,8 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
   private async load(streamId: string): Promise<LoadedStream<State>> {
     const policy = this.options.snapshot;
     if (policy === undefined) {
+      const known = this.recent?.get(streamId);
+      if (known !== undefined) return known;
       const history = await this.store.readStream(streamId);
       return { state: this.fold(this.decider.initialState(), history), position: lastPosition(history, 0), snapshotPosition: 0 };
     }
@@ -308,4 +343,37 @@ interface DecidedStep<Event, State> {
 
 function lastPosition(events: readonly RecordedEvent[], otherwise: number): number {
   return events.length === 0 ? otherwise : events[events.length - 1].position;
+}
+
+/**
+ * The streams a processor last read or appended to, least recent first (a Map keeps
+ * insertion order). An entry may fall behind the stream (another replica appended, after
+ * a rebalance): the append it leads to then conflicts, the entry is forgotten and the
+ * stream read again, as for any lost race. So an entry only ever moves forward, and only
+ * after a commit; the states are the decider's, never changed in place.
+ */
+class RecentStreams<State> {
+  private readonly entries = new Map<string, LoadedStream<State>>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(streamId: string): LoadedStream<State> | undefined {
+    return this.entries.get(streamId);
+  }
+
+  remember(streamId: string, stream: LoadedStream<State>): void {
+    const known = this.entries.get(streamId);
+    // A slower caller's older view must not replace a newer one.
+    if (known !== undefined && known.position > stream.position) return;
+    this.entries.delete(streamId);
+    this.entries.set(streamId, stream);
+    if (this.entries.size > this.capacity) {
+      const [oldest] = this.entries.keys();
+      this.entries.delete(oldest);
+    }
+  }
+
+  forget(streamId: string): void {
+    this.entries.delete(streamId);
+  }
 }

@@ -37,6 +37,13 @@ export const RUN_EXPRESSIONS = Symbol('RUN_EXPRESSIONS');
 export const PREFERENCE_POLICY = Symbol('PREFERENCE_POLICY');
 /** Accumulator events between snapshots: a step folds at most this many after decoding one. */
 const ACCUMULATOR_SNAPSHOT_EVERY = 50;
+/**
+ * Runs whose state the engine keeps after deciding them (StreamProcessor's
+ * recentStreams): a delivery's outcome is decided without reading its run again. At
+ * 1,000 triggers/s an outcome comes back within a second, so this covers several
+ * seconds of runs, for a few kB each.
+ */
+const RECENT_RUNS = 16_384;
 
 /**
  * Drives runs: for each input it loads the context, lets the pure interpreter decide
@@ -74,7 +81,10 @@ export class RunHost {
       createRunDecider({ expressions, preferences }),
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as RunEvent },
       (events, _before, after, streamId, now) => runEffects(events, after, streamId, now),
-      { projection: { rowsOf: (events, _before, after, streamId, now) => runProjectionRows(events, after, streamId, now), write: writeRunProjections } },
+      {
+        projection: { rowsOf: (events, _before, after, streamId, now) => runProjectionRows(events, after, streamId, now), write: writeRunProjections },
+        recentStreams: RECENT_RUNS,
+      },
     );
     this.accumulators = new StreamProcessor(
       this.store,
