@@ -35,6 +35,7 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'WakeTimerPollers1766600100000',
       'TimersClaimOrder1766700000000',
       'StreamEventsWithoutGlobalPosition1766800000000',
+      'OutboxWakeNamesItsWriter1766900000000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

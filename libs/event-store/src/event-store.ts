@@ -195,8 +195,8 @@ export class EventStore {
    * insert makes the plain insert fail on the unique position, rolling the batch back;
    * with `skipTaken` (the retry) its positions are skipped instead (ON CONFLICT, which
    * waits for that writer's commit). Not by default: a speculative insert costs every
-   * event an extra index probe and WAL record, and the statement took 19% longer with
-   * it (504 events, bench/RESULTS.md "Flow", 2026-11-29 12:10), for a race that needs
+   * event an extra index probe and WAL record, and the statement took 19-29% longer with
+   * it (504 events, bench/RESULTS.md "Flow", 2026-11-29 11:20), for a race that needs
    * two writers on one stream (a rebalance).
    */
   private async insertBatchEvents(tx: EntityManager, requests: readonly AppendRequest[], skipTaken: boolean): Promise<Set<string>> {

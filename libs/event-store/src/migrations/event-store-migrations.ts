@@ -3,6 +3,7 @@ import { eventStoreTables } from '../event-store-tables';
 import { outboxMigration } from './outbox.migration';
 import { outboxParkingMigration } from './outbox-parking.migration';
 import { outboxSharingMigration } from './outbox-sharing.migration';
+import { outboxWakeOriginMigration } from './outbox-wake-origin.migration';
 import { streamEventsMigration } from './stream-events.migration';
 import { streamEventsWithoutGlobalPositionMigration } from './stream-events-without-global-position.migration';
 import { streamSnapshotsMigration } from './stream-snapshots.migration';
@@ -26,11 +27,12 @@ export function eventStoreMigrations(schema: string): MigrationClass[] {
     timersWakeMigration(tables),
     timersClaimOrderMigration(tables),
     streamEventsWithoutGlobalPositionMigration(tables),
+    outboxWakeOriginMigration(tables),
   ];
 }
 
 /** Only the outbox, for a service that publishes its changes but keeps no event streams. */
 export function outboxMigrations(schema: string): MigrationClass[] {
   const tables = eventStoreTables(schema);
-  return [outboxMigration(tables), outboxParkingMigration(tables), outboxSharingMigration(tables)];
+  return [outboxMigration(tables), outboxParkingMigration(tables), outboxSharingMigration(tables), outboxWakeOriginMigration(tables)];
 }

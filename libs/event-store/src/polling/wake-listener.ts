@@ -2,9 +2,10 @@ import { DataSource } from 'typeorm';
 import { PoolClient, Pool, Notification } from 'pg';
 import { EventStoreLogger } from '../event-store-logger';
 import { errorMessage } from './polling-options';
-import { WAKE_CHANNEL } from './wake-channel';
+import { WAKE_CHANNEL, WAKE_ORIGIN_SEPARATOR } from './wake-channel';
 
-type OnWake = () => void;
+/** `origin`: the writing process's PROCESS_ORIGIN when the wake-up names one (the outbox's do). */
+type OnWake = (origin?: string) => void;
 
 /** How long after a lost LISTEN connection the next attempt waits; pollers poll fast meanwhile. */
 const RECONNECT_DELAY_MS = 1_000;
@@ -50,7 +51,11 @@ export class WakeListener {
     return this.client !== undefined;
   }
 
-  /** Calls `onWake` on each notification with this payload; the returned function unsubscribes (the last one closes the connection). */
+  /**
+   * Calls `onWake` on each notification with this payload (`<payload>` or
+   * `<payload>@<origin>`); the returned function unsubscribes (the last one closes the
+   * connection).
+   */
   subscribe(payload: string, onWake: OnWake): () => Promise<void> {
     const set = this.subscribers.get(payload) ?? new Set<OnWake>();
     set.add(onWake);
@@ -114,7 +119,11 @@ export class WakeListener {
 
   private dispatch(message: Notification): void {
     if (message.channel !== WAKE_CHANNEL) return;
-    for (const onWake of this.subscribers.get(message.payload ?? '') ?? []) onWake();
+    const payload = message.payload ?? '';
+    const at = payload.indexOf(WAKE_ORIGIN_SEPARATOR);
+    const target = at < 0 ? payload : payload.slice(0, at);
+    const origin = at < 0 ? undefined : payload.slice(at + 1);
+    for (const onWake of this.subscribers.get(target) ?? []) onWake(origin);
   }
 
   private wakeAll(): void {

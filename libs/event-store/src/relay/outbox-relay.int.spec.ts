@@ -380,4 +380,51 @@ describe.each(databaseTargets())('OutboxRelay on $kind', (dbTarget) => {
       await bus.close();
     }
   });
+
+  // Another process's session: on PGlite every connection shares one session, and one process.
+  if (dbTarget.kind === 'postgres') {
+    it("is woken at once by its own process's rows, and by another process's only after othersWakeDelayMs", async () => {
+      const bus = new InProcessBus();
+      const topic = uniqueName('es.outbox.origin');
+      await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+      const collector = await collectMessages(bus, [topic]);
+      const elsewhere = (await db.connect()).createQueryRunner();
+      await elsewhere.query(`SET herald.origin = 'another-process'`);
+      const writeElsewhere = (key: string): Promise<unknown> =>
+        elsewhere.query(`INSERT INTO "${db.schema}".outbox (message_id, topic, key, value, headers) VALUES ($1, $2, $3, $4, '{}')`, [
+          uniqueName('msg'),
+          topic,
+          key,
+          JSON.stringify({ key, seq: 1 }),
+        ]);
+      // No poll for a minute: only a wake-up moves a row.
+      const idle = { idleDelayMs: 60_000, safetyPollMs: 60_000 };
+      const patient = new OutboxRelay(db.dataSource, db.schema, bus, quietLog, { ...idle, othersWakeDelayMs: 60_000 });
+      const prompt = new OutboxRelay(db.dataSource, db.schema, bus, quietLog, { ...idle, othersWakeDelayMs: 200 });
+      try {
+        patient.start();
+        await patient.pollOnce();
+        await writeElsewhere('ws:theirs');
+        await store.append({ streamId: uniqueName('run'), expectedPosition: 0, events: [{ type: 'decided', data: {} }], outbox: outbox(topic, 'ws:mine', [1]) });
+        await expectEventually(() => expect(seqsOf(collector, 'ws:mine')).toEqual([1]), { timeoutMs: 20_000 });
+        // Woken by its own row, its round took every row there was: the other's row written before went too.
+        expect(seqsOf(collector, 'ws:theirs')).toEqual([1]);
+        await writeElsewhere('ws:theirs-later');
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(seqsOf(collector, 'ws:theirs-later')).toEqual([]);
+        // Started before the other stops, so the shared LISTEN connection stays up.
+        prompt.start();
+        await patient.stop();
+        await expectEventually(() => expect(seqsOf(collector, 'ws:theirs-later')).toEqual([1]), { timeoutMs: 20_000 });
+        await writeElsewhere('ws:theirs-last');
+        await expectEventually(() => expect(seqsOf(collector, 'ws:theirs-last')).toEqual([1]), { timeoutMs: 20_000 });
+      } finally {
+        await patient.stop();
+        await prompt.stop();
+        await elsewhere.release();
+        await collector.subscription.stop();
+        await bus.close();
+      }
+    });
+  }
 });

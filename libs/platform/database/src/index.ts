@@ -1,5 +1,5 @@
 export { EmbeddedPostgres, EmbeddedPostgresOptions } from './embedded-postgres';
-export { createServiceDataSource, ServiceDataSourceOptions, MigrationClass, POSTGRES_SESSION_OPTIONS } from './service-data-source';
+export { createServiceDataSource, ServiceDataSourceOptions, MigrationClass, POSTGRES_SESSION_OPTIONS, PROCESS_ORIGIN } from './service-data-source';
 export { migrateSchema, checkDatabase, MigrationReport } from './migrate';
 export { openTestDatabase, TestDatabase } from './testing/test-database';
 export { returningRows } from './returning-rows';

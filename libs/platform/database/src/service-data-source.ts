@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource, MixedList, EntitySchema } from 'typeorm';
 
 export type MigrationClass = new () => import('typeorm').MigrationInterface;
@@ -14,12 +15,19 @@ export interface ServiceDataSourceOptions {
 }
 
 /**
+ * This process among the database's clients: every session of its data sources carries it
+ * as `herald.origin`, and the outbox's wake-up names it, so a relay can tell its own
+ * process's rows from another replica's (see OutboxRelay).
+ */
+export const PROCESS_ORIGIN = randomBytes(6).toString('hex');
+
+/**
  * Sent in every connection's startup packet. JIT off: Herald's statements are short and
  * set-based, and Postgres compiles a statement whenever its estimated cost is large,
  * which a table without fresh statistics makes it: 0.3 s of compilation on a 50 ms
- * read (bench/RESULTS.md "Engine").
+ * read (bench/RESULTS.md "Engine"). `herald.origin`: PROCESS_ORIGIN.
  */
-export const POSTGRES_SESSION_OPTIONS = '-c jit=off';
+export const POSTGRES_SESSION_OPTIONS = `-c jit=off -c herald.origin=${PROCESS_ORIGIN}`;
 
 /**
  * A TypeORM DataSource confined to one schema. Tables are only ever created by the

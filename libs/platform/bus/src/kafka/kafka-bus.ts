@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   Admin,
   Consumer,
@@ -6,6 +7,7 @@ import {
   Kafka,
   KafkaMessage,
   ICustomPartitioner,
+  PartitionAssigners,
   Partitioners,
   Producer,
   logLevel as KafkaLogLevel,
@@ -30,6 +32,7 @@ import {
 import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
+import { colocatingAssigner } from './colocating-assigner';
 import { ConsumerLag } from './consumer-lag';
 import { applyDeferredCommits } from './deferred-commit';
 import { HEARTBEAT_INTERVAL_MS, applyIdleFetch } from './idle-fetch';
@@ -38,6 +41,9 @@ import { applyRequestQueueFix } from './request-queue-fix';
 export interface KafkaBusLogger {
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
 }
+
+/** This process's consumers' token in every group they join (colocating-assigner.ts). */
+const PROCESS_TOKEN = randomUUID();
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
@@ -239,6 +245,8 @@ export class KafkaBus implements MessageBus {
       // Members learn of a rebalance from a heartbeat's answer, so a joining replica waits
       // up to one interval for each of them: 1 s, not 3 s (bench/RESULTS.md "Startup").
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      // One key's partitions of every group on one process (colocating-assigner.ts).
+      partitionAssigners: [colocatingAssigner(PROCESS_TOKEN), PartitionAssigners.roundRobin],
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? DEFAULT_FETCH_WAIT_MS,
       retry: { initialRetryTime: 300, retries: 10 },
     });
