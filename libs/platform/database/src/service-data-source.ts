@@ -15,9 +15,10 @@ export interface ServiceDataSourceOptions {
 }
 
 /**
- * This process among the database's clients: every session of its data sources carries it
- * as `herald.origin`, and the outbox's wake-up names it, so a relay can tell its own
- * process's rows from another replica's (see OutboxRelay).
+ * This process among the database's clients and the bus's consumers: every session of
+ * its data sources carries it as `herald.origin`, and the outbox's wake-up names it, so
+ * a relay can tell its own process's rows from another replica's (see OutboxRelay); its
+ * Kafka consumers carry it in every group they join (the bus's colocating assignor).
  */
 export const PROCESS_ORIGIN = randomBytes(6).toString('hex');
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   Admin,
   Consumer,
@@ -29,6 +28,7 @@ import {
   TopicSpec,
   retryDelayMs,
 } from '../message-bus.port';
+import { PROCESS_ORIGIN } from '@herald/database';
 import { RECORD_BATCH_OVERHEAD, assertPublishable, recordBytes } from '../message-size';
 import { partitionFor } from '../partitioner';
 import { sleep } from '../sleep';
@@ -41,9 +41,6 @@ import { applyRequestQueueFix } from './request-queue-fix';
 export interface KafkaBusLogger {
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
 }
-
-/** This process's consumers' token in every group they join (colocating-assigner.ts). */
-const PROCESS_TOKEN = randomUUID();
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];
@@ -246,7 +243,7 @@ export class KafkaBus implements MessageBus {
       // up to one interval for each of them: 1 s, not 3 s (bench/RESULTS.md "Startup").
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       // One key's partitions of every group on one process (colocating-assigner.ts).
-      partitionAssigners: [colocatingAssigner(PROCESS_TOKEN), PartitionAssigners.roundRobin],
+      partitionAssigners: [colocatingAssigner(PROCESS_ORIGIN), PartitionAssigners.roundRobin],
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? DEFAULT_FETCH_WAIT_MS,
       retry: { initialRetryTime: 300, retries: 10 },
     });
