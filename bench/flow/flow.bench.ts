@@ -19,6 +19,9 @@
 // per delivery is the utime + stime (from /proc/<pid>/stat) the engine and dispatcher
 // processes used from the first publish until the pipeline drained (no outbox row, no
 // consumer lag: the outcomes that follow each row are the round's work too), divided by N.
+// The peer (peer-pipe.ts, --no-peer to skip) follows each round with as many replicas:
+// a plain kafkajs + pg pipeline of two stages, so the 2-vs-1 ratio of CPU per item that
+// this machine and the Kafka client impose on any such pipeline is measured in the same run.
 //
 // Latency: one replica of each, warmed up like a round, then triggers paced at each --rate through `POST /trigger/`
 // for --latency-seconds, open loop; each trigger's latency runs from its due time to its
@@ -52,6 +55,7 @@ import {
   unreachableBrokers,
 } from '../shared/bench-kit';
 import { createInboxWorkflow } from '../shared/inbox-workflow';
+import { PeerRound, peerPipeRound } from './peer-pipe';
 import { MemoryCgroup, createMemoryCgroup, peakRssMiB, wrapCommand } from '../shared/memory-cgroup';
 
 const progress = progressWriter('flow');
@@ -70,6 +74,9 @@ interface Options {
   readonly json: boolean;
   readonly cpuProfileDir?: string;
   readonly tableStats: boolean;
+  /** After each throughput round, the peer pipeline (peer-pipe.ts) with as many replicas. */
+  readonly peer: boolean;
+  readonly peerItems: number;
   /** HERALD_KAFKA_PARTITIONS of every service (the run's topics are new, so they get it); undefined: Herald's default. */
   readonly partitions?: number;
   /** Each engine and dispatcher in its own memory cgroup of this size (MiB), as a container's limit. */
@@ -93,6 +100,9 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --max-seconds N         hard limit for the whole run (default 1800)
   --cpu-prof DIR          write a V8 CPU profile of every engine and dispatcher process to DIR
   --table-stats           per round, the tables' scans and row changes per delivery (pg_stat_user_tables)
+  --no-peer               skip the peer: after each round, a plain kafkajs + pg pipeline (peer-pipe.ts) of two
+                          stages with as many replicas, its CPU per item
+  --peer-items N          items per peer round (default 200000: about as long a round as Herald's on 2 cores)
   --partitions N          partitions of every topic of the run (HERALD_KAFKA_PARTITIONS; default Herald's, 12)
   --memory-limit MiB      run each engine and dispatcher in a memory cgroup of this size, as a container's
                           limits.memory (the kernel OOM-kills at it), started as the image starts them
@@ -108,11 +118,11 @@ function parseOptions(argv: readonly string[]): Options | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help') return undefined;
-    if (arg === '--json' || arg === '--table-stats' || arg === '--v8-heap') flags.add(arg);
+    if (arg === '--json' || arg === '--table-stats' || arg === '--v8-heap' || arg === '--no-peer') flags.add(arg);
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
-  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions', '--memory-limit'];
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions', '--memory-limit', '--peer-items'];
   for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
   const number = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -142,6 +152,8 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     json: flags.has('--json'),
     cpuProfileDir: values.get('--cpu-prof'),
     tableStats: flags.has('--table-stats'),
+    peer: !flags.has('--no-peer'),
+    peerItems: number('--peer-items', 200_000, 1),
     partitions: values.has('--partitions') ? number('--partitions', 12, 1) : undefined,
     memoryLimitMiB: values.has('--memory-limit') ? number('--memory-limit', 512, 64) : undefined,
     v8Heap: flags.has('--v8-heap'),
@@ -931,7 +943,7 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-function report(rounds: readonly Round[], latencies: readonly Latency[], options: Options): void {
+function report(rounds: readonly Round[], peerRounds: readonly PeerRound[], latencies: readonly Latency[], options: Options): void {
   const lines: string[] = [];
   let ratios: { rateRatio: number; cpuRatio: number; netRatio: number } | undefined;
   if (rounds.length > 0) {
@@ -959,6 +971,21 @@ function report(rounds: readonly Round[], latencies: readonly Latency[], options
       `2 vs 1 replicas (medians): deliveries/s ${ratios.rateRatio.toFixed(2)}x, engine + dispatchers CPU-s per delivery ${ratios.cpuRatio.toFixed(2)}x (less their idle cost: ${ratios.netRatio.toFixed(2)}x)`,
     );
   }
+  let peerCpuRatio: number | undefined;
+  if (peerRounds.length > 0) {
+    lines.push(
+      '',
+      `Peer, after each round: a plain kafkajs + pg pipeline of two stages (relay, sink; bench/flow/peer-pipe-stage.ts), ${options.peerItems} items per round, as many replicas of each stage as the round had`,
+      '',
+      '| round | replicas | items/s | messages per batch, relay / sink | stages CPU ms/item | Postgres | Kafka | load average |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    );
+    peerRounds.forEach((p, i) => lines.push(`| ${i + 1} | ${p.replicas} | ${p.itemsPerS.toFixed(0)} | ${p.messagesPerBatch.relay.toFixed(1)} / ${p.messagesPerBatch.sink.toFixed(1)} | ${p.cpuMsPerItem.stages.toFixed(3)} | ${p.cpuMsPerItem.postgres.toFixed(3)} | ${p.cpuMsPerItem.kafka.toFixed(3)} | ${p.load} |`));
+    const of = (replicas: number): PeerRound[] => peerRounds.filter((p) => p.replicas === replicas);
+    peerCpuRatio = median(of(2).map((p) => p.cpuMsPerItem.stages)) / median(of(1).map((p) => p.cpuMsPerItem.stages));
+    const rateRatio = median(of(2).map((p) => p.itemsPerS)) / median(of(1).map((p) => p.itemsPerS));
+    lines.push('', `Peer, 2 vs 1 replicas (medians): items/s ${rateRatio.toFixed(2)}x, stages CPU-s per item ${peerCpuRatio.toFixed(2)}x`);
+  }
   if (latencies.length > 0) {
     const ms = (p: Percentiles): string => `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
     lines.push('', `Latency: POST /trigger/ paced (open loop) for ${options.latencySeconds} s, 1 replica each; ms from each trigger's due time, p50 / p99`, '');
@@ -974,7 +1001,7 @@ function report(rounds: readonly Round[], latencies: readonly Latency[], options
     }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, ...ratios, latencies })}\n`);
+  if (options.json) process.stdout.write(`${JSON.stringify({ rounds, ...ratios, peerRounds, peerCpuRatio, latencies })}\n`);
 }
 
 // ---------------------------------------------------------------------------------
@@ -1024,11 +1051,25 @@ async function main(): Promise<number> {
     const drain = (label: string): Promise<void> => waitForDrain(db, admin, namespace, options.roundTimeoutS * 1000, label);
     const run: Run = { deployment, db, bus, drain, agent, ingest, options };
     const rounds: Round[] = [];
+    const peerRounds: PeerRound[] = [];
+    const peerSetup = {
+      brokers: options.brokers,
+      databaseUrl: database.url,
+      namespace,
+      partitions: options.partitions ?? 12,
+      items: options.peerItems,
+      warmup: options.warmupTriggers,
+      settleSeconds: options.settleSeconds,
+      timeoutMs: options.roundTimeoutS * 1000,
+      progress,
+    };
     for (let round = 1; round <= options.rounds * 2; round++) {
-      rounds.push(await Promise.race([interrupted, throughputRound(run, round, round % 2 === 1 ? 1 : 2)]));
+      const replicas = round % 2 === 1 ? 1 : 2;
+      rounds.push(await Promise.race([interrupted, throughputRound(run, round, replicas)]));
+      if (options.peer) peerRounds.push(await Promise.race([interrupted, peerPipeRound(peerSetup, round, replicas)]));
     }
     const latencies = options.skipLatency ? [] : await Promise.race([interrupted, latencyPhase(run)]);
-    report(rounds, latencies, options);
+    report(rounds, peerRounds, latencies, options);
     return 0;
   } finally {
     agent.destroy();
