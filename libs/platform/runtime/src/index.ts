@@ -9,6 +9,7 @@ export * from './nest/platform-context';
 export * from './nest/platform.module';
 export * from './nest/consumer-registry';
 export * from './nest/service-database.module';
+export * from './nest/schema-outbox-relay';
 export * from './nest/http-app';
 export * from './http/api-exception.filter';
 export * from './http/database-refusal';

@@ -1,41 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { MessageBus } from '@herald/bus';
-import { OutboxRelay } from '@herald/event-store';
-import { Registry } from 'prom-client';
-import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics, outboxShareMetrics } from '@herald/runtime';
+import { SchemaOutboxRelay } from '@herald/runtime';
 
 /** Publishes what management-api wrote to its outbox (credentials and definition changes). */
-@Injectable()
-export class ManagementOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  private relay?: OutboxRelay;
-
-  constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
-    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-    @Inject(METRICS_REGISTRY) private readonly metrics: Registry,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const log = this.logger.child({ component: 'management-outbox' });
-    const relayMetrics = outboxRelayMetrics(this.metrics, 'management');
-    const shareMetrics = outboxShareMetrics(this.metrics, 'management');
-    const relay = new OutboxRelay(this.db, 'management', this.bus, (level, message, fields) => log.write(level, message, fields), {
-      maxPublishAttempts: this.config.messageMaxAttempts,
-      onParked: relayMetrics.onParked,
-      onPublished: shareMetrics.onPublished,
-      onRound: shareMetrics.onRound,
-    });
-    relayMetrics.watchParked(() => relay.countParked());
-    shareMetrics.watch(relay);
-    this.relay = relay;
-    this.relay.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.relay?.stop();
-  }
-}
+export class ManagementOutboxRelay extends SchemaOutboxRelay('management') {}

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { EventStore, OutboxRelay, StreamCompactor, TimerPoller } from '@herald/event-store';
 import { Registry } from 'prom-client';
-import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, outboxRelayMetrics, outboxShareMetrics, timerPollerMetrics } from '@herald/runtime';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, startOutboxRelay, timerPollerMetrics } from '@herald/runtime';
 
 /**
  * The engine's background loops over its schema: the outbox relay (delivery commands,
@@ -29,27 +29,15 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    const relayLog = this.logger.child({ component: 'engine-outbox' });
     const timerLog = this.logger.child({ component: 'engine-timers' });
     const compactionLog = this.logger.child({ component: 'engine-compaction' });
-    const relayMetrics = outboxRelayMetrics(this.metrics, 'engine');
-    const shareMetrics = outboxShareMetrics(this.metrics, 'engine');
-    const relay = new OutboxRelay(this.db, 'engine', this.bus, (level, message, fields) => relayLog.write(level, message, fields), {
-      maxPublishAttempts: this.config.messageMaxAttempts,
-      onParked: relayMetrics.onParked,
-      onPublished: shareMetrics.onPublished,
-      onRound: shareMetrics.onRound,
-    });
-    relayMetrics.watchParked(() => relay.countParked());
-    shareMetrics.watch(relay);
-    this.relay = relay;
     const timerMetrics = timerPollerMetrics(this.metrics, 'engine');
     this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields), {
       onFired: timerMetrics.onFired,
     });
     timerMetrics.watch(this.poller);
     this.compactor = new StreamCompactor(new EventStore(this.db, 'engine'), (level, message, fields) => compactionLog.write(level, message, fields));
-    this.relay.start();
+    this.relay = startOutboxRelay({ db: this.db, schema: 'engine', bus: this.bus, logger: this.logger, config: this.config, metrics: this.metrics });
     this.poller.start();
     this.compactor.start();
   }
