@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, DeliveryRequested, TOPICS, deliveryTopic, envelopeOf, parseEnvelope } from '@herald/contracts';
+import { DeliveryRequested, TOPICS, deliveryTopic, parseEnvelope } from '@herald/contracts';
 import { KafkaBus, MessageBus, NamespacedBus, Subscription } from '@herald/bus';
 import { SecretBox, ensureHeraldTopics } from '@herald/runtime';
 import {
@@ -17,7 +17,7 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { describeSpread, killSeed, percentile, seededRandom, sleep } from './kill-helpers';
+import { ACCOUNT_CATEGORIES, approvedVariant, definitionAnnouncer, describeSpread, killSeed, percentile, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
@@ -63,24 +63,13 @@ interface VendorCall {
   readonly to: string;
 }
 
-const categories = {
-  root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
-};
-const variant = (channel: string, content: Record<string, unknown>) => ({
-  id: channel,
-  channel,
-  tenant_id: null,
-  locale: 'en',
-  seq_no: 1,
-  conditions: [],
-  content,
-  needs_vendor_approval: false,
-  approval_status: 'auto_approved',
-});
 const template = {
   slug: 'dk-note',
   enabled_channels: ['inbox', 'email'],
-  variants: [variant('inbox', { title: 'Hello {{name}}', body: 'Note {{n}}' }), variant('email', { subject: 'Note {{n}}', text: 'Hi {{name}}, note {{n}}' })],
+  variants: [
+    approvedVariant('inbox', 'inbox', { title: 'Hello {{name}}', body: 'Note {{n}}' }),
+    approvedVariant('email', 'email', { subject: 'Note {{n}}', text: 'Hi {{name}}, note {{n}}' }),
+  ],
 };
 
 /**
@@ -118,7 +107,6 @@ distributed('channel-dispatchers and workflow-engine killed under a steady strea
   let databaseUrl: string;
   let dropDatabase: (() => Promise<void>) | undefined;
   let vendorServer: Server | undefined;
-  let version = 0;
 
   const log = (line: string): void => {
     process.stdout.write(`dispatch kill test: ${line}\n`);
@@ -179,13 +167,7 @@ distributed('channel-dispatchers and workflow-engine killed under a steady strea
     return restarts;
   };
 
-  const announce = async (kind: DefinitionChanged['kind'], id: string, document: unknown, change: DefinitionChanged['change'] = 'committed'): Promise<void> => {
-    version += 1;
-    const changed: DefinitionChanged = { kind, change, workspace_id: workspace, workspace_slug: 'staging', id, version, document };
-    await bus.publish(TOPICS.definitionChanged.name, [
-      { key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), changed)) },
-    ]);
-  };
+  const announce = definitionAnnouncer(() => bus, workspace);
 
   const publishTriggers = async (count: number): Promise<void> => {
     const distinctIds = Array.from({ length: count }, () => `dk-${triggers.length + count}-${randomUUID().slice(0, 8)}`);
@@ -226,7 +208,7 @@ distributed('channel-dispatchers and workflow-engine killed under a steady strea
 
     bus = new NamespacedBus(new KafkaBus({ brokers: infra.kafkaBrokers as readonly string[], clientId: namespace }), namespace);
     await ensureHeraldTopics(bus, PARTITIONS);
-    await announce('category', 'categories', categories);
+    await announce('category', 'categories', ACCOUNT_CATEGORIES);
     await announce('template', template.slug, template);
     await announce('workflow', 'dk-flow', {
       slug: 'dk-flow',

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, DeliveryRequested, TOPICS, deliveryTopic, envelopeOf, parseEnvelope } from '@herald/contracts';
+import { DeliveryRequested, TOPICS, deliveryTopic, parseEnvelope } from '@herald/contracts';
 import { KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
 import { ensureHeraldTopics } from '@herald/runtime';
 import {
@@ -17,10 +17,11 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { killSeed, seededRandom } from './kill-helpers';
+import { ACCOUNT_CATEGORIES, definitionAnnouncer, killSeed, mailTemplate, seededRandom } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
+const mail = mailTemplate('batch-kill-mail');
 
 /** Published while the engine is down, so that it finds a backlog and takes it in large batches. */
 const RUNS = 2_000;
@@ -32,27 +33,6 @@ const KILLS = 3;
  */
 const CHUNK_RECIPIENTS = 40;
 const PARTITIONS = 6;
-
-const categories = {
-  root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
-};
-const mailTemplate = {
-  slug: 'batch-kill-mail',
-  enabled_channels: ['email'],
-  variants: [
-    {
-      id: 'default',
-      channel: 'email',
-      tenant_id: null,
-      locale: 'en',
-      seq_no: 1,
-      conditions: [],
-      content: { subject: 'Hello {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' },
-      needs_vendor_approval: false,
-      approval_status: 'auto_approved',
-    },
-  ],
-};
 
 /**
  * workflow-engine killed with SIGKILL in the middle of batches: a backlog of triggers
@@ -77,7 +57,6 @@ distributed('workflow-engine killed in the middle of batches', () => {
   let sqlClient: Client;
   let databaseUrl: string;
   let dropDatabase: (() => Promise<void>) | undefined;
-  let version = 0;
 
   const log = (line: string): void => {
     process.stdout.write(`engine batch kill test: ${line}\n`);
@@ -106,11 +85,7 @@ distributed('workflow-engine killed in the middle of batches', () => {
     await running?.stop('SIGKILL');
   };
 
-  const announce = async (kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> => {
-    version += 1;
-    const change: DefinitionChanged = { kind, change: 'committed', workspace_id: workspace, workspace_slug: 'staging', id, version, document };
-    await bus.publish(TOPICS.definitionChanged.name, [{ key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) }]);
-  };
+  const announce = definitionAnnouncer(() => bus, workspace);
 
   /** Streams of the runs that arrive in chunks. */
   const chunkedStreams: string[] = [];
@@ -134,14 +109,14 @@ distributed('workflow-engine killed in the middle of batches', () => {
     port = await freePort();
     bus = new NamespacedBus(new KafkaBus({ brokers: infra.kafkaBrokers as readonly string[], clientId: namespace }), namespace);
     await ensureHeraldTopics(bus, PARTITIONS);
-    await announce('category', 'categories', categories);
-    await announce('template', mailTemplate.slug, mailTemplate);
+    await announce('category', 'categories', ACCOUNT_CATEGORIES);
+    await announce('template', mail.slug, mail);
     await announce('workflow', 'batch-kill-flow', {
       slug: 'batch-kill-flow',
       version_no: 1,
       is_enabled: true,
       hash: 'h',
-      definition: { name: 'Batch kill flow', category: 'account', trigger_type: 'api', tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: mailTemplate.slug }] } },
+      definition: { name: 'Batch kill flow', category: 'account', trigger_type: 'api', tree: { nodes: [{ name: 'Mail', node_type: 'send_email', template: mail.slug }] } },
     });
     await startEngine();
     await expectEventually(

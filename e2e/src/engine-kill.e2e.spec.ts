@@ -3,16 +3,7 @@ import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
-import {
-  DEFINITION_CHANGED_TYPE,
-  DefinitionChanged,
-  DeliveryRequested,
-  TOPICS,
-  deliveryTopic,
-  deterministicUuid,
-  envelopeOf,
-  parseEnvelope,
-} from '@herald/contracts';
+import { DeliveryRequested, TOPICS, deliveryTopic, deterministicUuid, parseEnvelope } from '@herald/contracts';
 import { KafkaBus, MessageBus, NamespacedBus } from '@herald/bus';
 import { ensureHeraldTopics } from '@herald/runtime';
 import {
@@ -27,10 +18,11 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { describeSpread, killSeed, seededRandom, sleep } from './kill-helpers';
+import { ACCOUNT_CATEGORIES, definitionAnnouncer, describeSpread, killSeed, mailTemplate, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
+const mail = mailTemplate('kill-mail');
 
 const KILLS = 12;
 /** Runs triggered before the first kill, and while the kills go on. */
@@ -71,26 +63,6 @@ interface EngineSlot {
   starts: number;
 }
 
-const categories = {
-  root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
-};
-const mailTemplate = {
-  slug: 'kill-mail',
-  enabled_channels: ['email'],
-  variants: [
-    {
-      id: 'default',
-      channel: 'email',
-      tenant_id: null,
-      locale: 'en',
-      seq_no: 1,
-      conditions: [],
-      content: { subject: 'Hello {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' },
-      needs_vendor_approval: false,
-      approval_status: 'auto_approved',
-    },
-  ],
-};
 
 /**
  * workflow-engine killed with SIGKILL again and again, on the real broker and Postgres,
@@ -125,7 +97,6 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
   let dropDatabase: (() => Promise<void>) | undefined;
   let hookServer: Server | undefined;
   let hookUrl: string;
-  let version = 0;
 
   const log = (line: string): void => {
     process.stdout.write(`engine kill test: ${line}\n`);
@@ -161,13 +132,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     if (running) engineLogs.push(...running.logLines());
   };
 
-  const announce = async (kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> => {
-    version += 1;
-    const change: DefinitionChanged = { kind, change: 'committed', workspace_id: workspace, workspace_slug: 'staging', id, version, document };
-    await bus.publish(TOPICS.definitionChanged.name, [
-      { key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) },
-    ]);
-  };
+  const announce = definitionAnnouncer(() => bus, workspace);
 
   /** One trigger.accepted per recipient, as ingest-api publishes them; each run waits its own number of seconds. */
   const publishTriggers = async (count: number): Promise<void> => {
@@ -264,8 +229,8 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
     bus = new NamespacedBus(new KafkaBus({ brokers: infra.kafkaBrokers as readonly string[], clientId: namespace }), namespace);
     await ensureHeraldTopics(bus, PARTITIONS);
     // What management-api would announce: categories, a template and the workflow.
-    await announce('category', 'categories', categories);
-    await announce('template', mailTemplate.slug, mailTemplate);
+    await announce('category', 'categories', ACCOUNT_CATEGORIES);
+    await announce('template', mail.slug, mail);
     await announce('workflow', 'kill-flow', {
       slug: 'kill-flow',
       version_no: 1,
@@ -279,7 +244,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
           nodes: [
             { name: 'Wait', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' },
             { name: 'Tell CRM', node_type: 'httpapi_webhook', http_method: 'POST', url: hookUrl, body: '{ user: data["$recipient"].distinct_id, wait: data.wait }', output_key: 'crm' },
-            { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
+            { name: 'Mail', node_type: 'send_email', template: mail.slug },
           ],
         },
       },
@@ -470,7 +435,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
         channel: 'email',
         workflow: { slug: 'kill-flow', version: 1 },
         destination: { identities: [`${run.distinctId}@example.com`] },
-        template: { slug: mailTemplate.slug, variant_id: 'default' },
+        template: { slug: mail.slug, variant_id: 'default' },
         render_data: { wait: run.waitS, crm: { tier: 'gold' } },
       });
     }
@@ -508,7 +473,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
             // outlast the three kills and restarts below (a restart to ready took up to 18 s on a
             // loaded CI machine), or a trigger consumed after the close rightly opens a second window.
             { name: 'Collect', node_type: 'batch', mode: 'accumulate_all', window_type: 'fixed', fixed_window: '0d0h1m0s', batch_key: '.group', retain_count: 100 },
-            { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
+            { name: 'Mail', node_type: 'send_email', template: mail.slug },
           ],
         },
       },
@@ -569,7 +534,7 @@ distributed('workflow-engine killed while runs sit on timers and webhooks', () =
         tree: {
           nodes: [
             { name: 'Digest', node_type: 'digest', schedule_type: 'static', schedule: { frequency: 'minutely', dtstart }, retain_count: 20 },
-            { name: 'Mail', node_type: 'send_email', template: mailTemplate.slug },
+            { name: 'Mail', node_type: 'send_email', template: mail.slug },
           ],
         },
       },
