@@ -17,7 +17,8 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { ACCOUNT_CATEGORIES, approvedVariant, definitionAnnouncer, describeSpread, killSeed, percentile, seededRandom, sleep } from './kill-helpers';
+import { ACCOUNT_CATEGORIES, approvedVariant, definitionAnnouncer } from './announced-definitions';
+import { describeSpread, killSeed, percentile, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;

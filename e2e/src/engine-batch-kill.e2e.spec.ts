@@ -17,7 +17,8 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { ACCOUNT_CATEGORIES, definitionAnnouncer, killSeed, mailTemplate, seededRandom } from './kill-helpers';
+import { ACCOUNT_CATEGORIES, definitionAnnouncer, mailTemplate } from './announced-definitions';
+import { killSeed, seededRandom } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;

@@ -18,7 +18,8 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
-import { ACCOUNT_CATEGORIES, definitionAnnouncer, describeSpread, killSeed, mailTemplate, seededRandom, sleep } from './kill-helpers';
+import { ACCOUNT_CATEGORIES, definitionAnnouncer, mailTemplate } from './announced-definitions';
+import { describeSpread, killSeed, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
@@ -62,7 +63,6 @@ interface EngineSlot {
   process?: RunningProcess;
   starts: number;
 }
-
 
 /**
  * workflow-engine killed with SIGKILL again and again, on the real broker and Postgres,

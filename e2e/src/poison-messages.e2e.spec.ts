@@ -3,9 +3,7 @@ import { Client } from 'pg';
 import {
   AUDIENCE_CHANGED_TYPE,
   AudienceChanged,
-  DEFINITION_CHANGED_TYPE,
   DeadLetterPayload,
-  DefinitionChanged,
   EVENT_ACCEPTED_TYPE,
   EventAccepted,
   TOPICS,
@@ -28,6 +26,7 @@ import {
   uniqueName,
   waitUntilReady,
 } from '@herald/testing';
+import { ACCOUNT_CATEGORIES, approvedVariant, definitionAnnouncer } from './announced-definitions';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
@@ -36,25 +35,10 @@ const PARTITIONS = 2;
 /** What "keep starting within seconds" means here: a poison message costs its partition one failed attempt, not a retry loop. */
 const WITHIN_SECONDS = { timeoutMs: 20_000, intervalMs: 200 };
 
-const categories = {
-  root_categories: [{ root_category: 'transactional', sections: [{ name: 'Account', categories: [{ category: 'account', name: 'Account', default_preference: 'opt_in' }] }] }],
-};
 const template = {
   slug: 'poison-mail',
   enabled_channels: ['email'],
-  variants: [
-    {
-      id: 'default',
-      channel: 'email',
-      tenant_id: null,
-      locale: 'en',
-      seq_no: 1,
-      conditions: [],
-      content: { subject: 'Hi', html: '<p>Hi</p>', text: 'Hi' },
-      needs_vendor_approval: false,
-      approval_status: 'auto_approved',
-    },
-  ],
+  variants: [approvedVariant('default', 'email', { subject: 'Hi', html: '<p>Hi</p>', text: 'Hi' })],
 };
 
 function workflow(slug: string, trigger: { trigger_type: 'api' } | { trigger_type: 'event'; trigger_events: string[] }): unknown {
@@ -86,17 +70,10 @@ distributed('poison messages in the distributed mode', () => {
   let deadLetterReader: Subscription | undefined;
   let sqlClient: Client;
   let dropDatabase: (() => Promise<void>) | undefined;
-  let version = 0;
 
   const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => (await sqlClient.query(text, params)).rows as T[];
 
-  const announce = async (kind: DefinitionChanged['kind'], id: string, document: unknown): Promise<void> => {
-    version += 1;
-    const change: DefinitionChanged = { kind, change: 'committed', workspace_id: workspace, workspace_slug: 'staging', id, version, document };
-    await bus.publish(TOPICS.definitionChanged.name, [
-      { key: workspace, value: JSON.stringify(envelopeOf(DEFINITION_CHANGED_TYPE, 1, randomUUID(), workspace, new Date(), change)) },
-    ]);
-  };
+  const announce = definitionAnnouncer(() => bus, workspace);
 
   /** Users whose messages land on the same partition of `topic` as `key`. */
   const neighboursOf = (topic: string, key: string, count: number, keyOf: (distinctId: string) => string): string[] => {
@@ -154,7 +131,7 @@ distributed('poison messages in the distributed mode', () => {
     }
     await Promise.all(running.map(({ process, url }) => waitUntilReady(process, url)));
 
-    await announce('category', 'categories', categories);
+    await announce('category', 'categories', ACCOUNT_CATEGORIES);
     await announce('template', template.slug, template);
     await announce('workflow', 'poison-flow', workflow('poison-flow', { trigger_type: 'api' }));
     await announce('workflow', 'poison-event-flow', workflow('poison-event-flow', { trigger_type: 'event', trigger_events: ['Poison Probe'] }));
