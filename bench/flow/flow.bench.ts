@@ -23,7 +23,8 @@
 // a plain kafkajs + pg pipeline of two stages, so the 2-vs-1 ratio of CPU per item that
 // this machine and the Kafka client impose on any such pipeline is measured in the same run.
 //
-// Latency: one replica of each, warmed up like a round, then triggers paced at each --rate through `POST /trigger/`
+// Latency: one replica of each, warmed up like a round, and ingest-api's `POST /trigger/` warmed up too
+// (--http-warmup-seconds at the lowest --rate, not measured), then triggers paced at each --rate through it
 // for --latency-seconds, open loop; each trigger's latency runs from its due time to its
 // inbox row's `created_at` (the same machine's wall clock), and is split by stage: the
 // chunk's and the command's Kafka records, the 202, the engine's decision and append, the
@@ -66,6 +67,7 @@ interface Options {
   readonly recipients: number;
   readonly rates: readonly number[];
   readonly latencySeconds: number;
+  readonly httpWarmupSeconds: number;
   readonly settleSeconds: number;
   readonly warmupTriggers: number;
   readonly roundTimeoutS: number;
@@ -94,6 +96,9 @@ const HELP = `Usage: node -r ./tools/register.js bench/flow/flow.bench.ts [optio
   --recipients N          distinct recipients the triggers cycle through (default 500)
   --rate N[,N...]         latency phase: triggers/s through POST /trigger/, one measurement per rate (default 1000)
   --latency-seconds N     latency phase length (default 10; 0 skips it)
+  --http-warmup-seconds N latency phase: POST /trigger/ paced at the lowest --rate for N s before the measured
+                          rates, not measured: the warm-up above goes through the Kafka ingress, so ingest-api's
+                          HTTP path and the bench's client are still cold (default 5; 0 skips it)
   --settle-seconds N      wait after a round's probe, for consumer groups to settle (default 5)
   --warmup N              triggers each round's (and the latency phase's) new processes handle before the measured ones (default 5000)
   --round-timeout N       seconds a round may take before the bench fails (default 300)
@@ -122,7 +127,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
     else if (arg.startsWith('--') && i + 1 < argv.length) values.set(arg, argv[++i]);
     else throw new BenchError(`unknown option ${arg}\n${HELP}`);
   }
-  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions', '--memory-limit', '--peer-items'];
+  const known = ['--triggers', '--rounds', '--recipients', '--rate', '--latency-seconds', '--http-warmup-seconds', '--settle-seconds', '--warmup', '--round-timeout', '--max-seconds', '--cpu-prof', '--partitions', '--memory-limit', '--peer-items'];
   for (const name of values.keys()) if (!known.includes(name)) throw new BenchError(`unknown option ${name}\n${HELP}`);
   const number = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -144,6 +149,7 @@ function parseOptions(argv: readonly string[]): Options | undefined {
       return rate;
     }),
     latencySeconds,
+    httpWarmupSeconds: number('--http-warmup-seconds', 5, 0),
     settleSeconds: number('--settle-seconds', 5, 0),
     warmupTriggers: number('--warmup', 5000, 0),
     roundTimeoutS: number('--round-timeout', 300, 10),
@@ -748,10 +754,19 @@ async function latencyPhase(run: Run): Promise<Latency[]> {
   try {
     await probe(db, agent, ingestUrl, deployment.credentials.apiKey, 'pl-');
     await warmUp(run, 'lw-', 'latency warm-up');
+    if (options.httpWarmupSeconds > 0) {
+      // Through the HTTP path the measurements take: its first seconds are JIT compiling and
+      // connection setup (the first 5 s of a measurement had 3-5x the p99 of the next ones).
+      const rate = Math.min(...options.rates);
+      await sleep(options.settleSeconds * 1000);
+      await pacedTriggers(db, agent, ingestUrl, deployment.credentials.apiKey, tap, rate, { prefix: `l0-${rate}-`, label: `latency HTTP warm-up ${rate}/s`, seconds: options.httpWarmupSeconds }, options);
+    }
     const results: Latency[] = [];
     for (const [index, rate] of options.rates.entries()) {
       await sleep(options.settleSeconds * 1000);
-      results.push(await pacedTriggers(db, agent, ingestUrl, deployment.credentials.apiKey, tap, rate, index, options));
+      // The measurement's place in --rate as well: a rate measured twice must not find the first one's rows.
+      const measurement = { prefix: `l${index + 1}-${rate}-`, label: `latency ${rate}/s`, seconds: options.latencySeconds };
+      results.push(await pacedTriggers(db, agent, ingestUrl, deployment.credentials.apiKey, tap, rate, measurement, options));
     }
     return results;
   } finally {
@@ -805,10 +820,16 @@ const WINDOW_SECONDS = 5;
  * from its due time to its inbox row, split by stage with the timestamps the services
  * write anyway.
  */
-async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiKey: string, tap: KafkaStageTap, rate: number, index: number, options: Options): Promise<Latency> {
-  const label = `latency ${rate}/s`;
-  // The measurement's place in --rate as well: a rate measured twice must not find the first one's rows.
-  const prefix = `l${index + 1}-${rate}-`;
+async function pacedTriggers(
+  db: Client,
+  agent: http.Agent,
+  ingestUrl: URL,
+  apiKey: string,
+  tap: KafkaStageTap,
+  rate: number,
+  { prefix, label, seconds }: { readonly prefix: string; readonly label: string; readonly seconds: number },
+  options: Options,
+): Promise<Latency> {
   const load = loadAverage();
   // Wall clock (Date.now), the clock Postgres's timestamps are read against: performance's
   // clock is monotonic and may drift from it.
@@ -818,7 +839,7 @@ async function pacedTriggers(db: Client, agent: http.Agent, ingestUrl: URL, apiK
   let refused = 0;
   let sent = 0;
   const inFlight = new Set<Promise<void>>();
-  const total = Math.round(rate * options.latencySeconds);
+  const total = Math.round(rate * seconds);
   const since = await inboxMark(db);
   const started = Date.now();
   let lastLog = started;
@@ -988,7 +1009,8 @@ function report(rounds: readonly Round[], peerRounds: readonly PeerRound[], late
   }
   if (latencies.length > 0) {
     const ms = (p: Percentiles): string => `${p.p50.toFixed(0)} / ${p.p99.toFixed(0)}`;
-    lines.push('', `Latency: POST /trigger/ paced (open loop) for ${options.latencySeconds} s, 1 replica each; ms from each trigger's due time, p50 / p99`, '');
+    const httpWarmup = options.httpWarmupSeconds > 0 ? `, after ${options.httpWarmupSeconds} s of it at ${Math.min(...options.rates)}/s not measured` : ', its HTTP path not warmed up';
+    lines.push('', `Latency: POST /trigger/ paced (open loop) for ${options.latencySeconds} s${httpWarmup}, 1 replica each; ms from each trigger's due time, p50 / p99`, '');
     lines.push(
       '| offered/s | sent/s | pacing p99 late ms | accepted | refused | chunk published | 202 | engine decided | engine append began | command published | dispatcher claimed | inbox row stored (end to end) | max ms | runs per engine append | deliveries per claim | load average |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -1059,6 +1081,7 @@ async function main(): Promise<number> {
       partitions: options.partitions ?? 12,
       items: options.peerItems,
       warmup: options.warmupTriggers,
+      httpWarmupSeconds: options.httpWarmupSeconds,
       settleSeconds: options.settleSeconds,
       timeoutMs: options.roundTimeoutS * 1000,
       progress,
