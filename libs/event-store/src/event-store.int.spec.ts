@@ -36,6 +36,7 @@ describe.each(databaseTargets())('EventStore on $kind', (target) => {
       'TimersClaimOrder1766700000000',
       'StreamEventsWithoutGlobalPosition1766800000000',
       'OutboxWakeNamesItsWriter1766900000000',
+      'LostRacesRefusal1767000000000',
     ]);
     expect(await migrateSchema(db.dataSource, db.schema)).toEqual({ schema: db.schema, applied: [] });
   });

@@ -1,6 +1,8 @@
+import { SqlWriter, StatementBatch } from '@herald/database';
 import { DataSource, EntityManager } from 'typeorm';
 import { EventStoreTables, eventStoreTables } from './event-store-tables';
 import { AppendRequest, AppendResult, BatchAppendResult, BatchProjection, CompactOptions, RecordedEvent, StreamFromSnapshot, TimerSchedule } from './event-store.types';
+import { LOST_RACES_SQLSTATE, lostRacesRefusal } from './migrations/lost-races-refusal.migration';
 import { STREAM_POSITION_CONSTRAINT } from './migrations/stream-events.migration';
 import { writeOutbox } from './outbox-writer';
 import { isUniqueViolation } from './postgres-errors';
@@ -20,11 +22,12 @@ interface StreamRow extends SnapshotOrEventRow {
   readonly stream_id: string;
 }
 
-/** Thrown inside a batch's transaction to roll it back when some of its streams lost a race. */
-class LostRaces extends Error {
-  constructor(readonly streamIds: ReadonlySet<string>) {
-    super(`${streamIds.size} stream(s) moved past their expected position`);
-  }
+/** The streams an append's statement refused as having lost a race (lost-races-refusal.migration.ts), or undefined for another error. */
+function lostRaces(error: unknown): Set<string> | undefined {
+  const candidate = error as { code?: unknown; detail?: unknown; driverError?: { code?: unknown; detail?: unknown } } | null;
+  const refusal = [candidate, candidate?.driverError].find((e) => e?.code === LOST_RACES_SQLSTATE);
+  if (typeof refusal?.detail !== 'string') return undefined;
+  return new Set(JSON.parse(refusal.detail) as string[]);
 }
 
 /** An event row, or (`is_snapshot`) the snapshot row with its state in `data`. */
@@ -146,6 +149,8 @@ export class EventStore {
    * A stream that is not at its expected position (another writer got there first) is
    * left out and reported in `conflicts`, and the others are written without it: the
    * caller decides only those again. Per-request `project` hooks run too, in order.
+   * Every statement goes in one round trip (StatementBatch), so the hooks only write:
+   * their `query` resolves with no rows.
    */
   async appendBatch(requests: readonly AppendRequest[], project?: BatchProjection): Promise<BatchAppendResult> {
     const streamIds = new Set<string>();
@@ -161,15 +166,15 @@ export class EventStore {
     let pending = [...requests];
     let skipTaken = false;
     while (pending.length > 0) {
+      // One transaction in one round trip (StatementBatch): the events statement refuses
+      // the whole of it when a stream lost a race, so nothing after it is written either.
+      const batch = new StatementBatch();
+      await this.insertBatchEvents(batch, pending, skipTaken);
+      await this.writeBatchEffects(batch, pending);
+      for (const request of pending) if (request.project) await request.project(batch);
+      if (project) await project(batch, pending);
       try {
-        await this.dataSource.transaction(async (tx) => {
-          const lost = await this.insertBatchEvents(tx, pending, skipTaken);
-          // Rolled back whole: a lost stream may have had some of its positions written.
-          if (lost.size > 0) throw new LostRaces(lost);
-          await this.writeBatchEffects(tx, pending);
-          for (const request of pending) if (request.project) await request.project(tx);
-          if (project) await project(tx, pending);
-        });
+        await batch.run(this.dataSource);
         break;
       } catch (error) {
         // A writer took a position between the stale check and the insert: again, skipping taken positions.
@@ -177,9 +182,10 @@ export class EventStore {
           skipTaken = true;
           continue;
         }
-        if (!(error instanceof LostRaces)) throw error;
-        for (const id of error.streamIds) conflicts.add(id);
-        pending = pending.filter((r) => !error.streamIds.has(r.streamId));
+        const lost = lostRaces(error);
+        if (lost === undefined) throw error;
+        for (const id of lost) conflicts.add(id);
+        pending = pending.filter((r) => !lost.has(r.streamId));
       }
     }
     const positions = new Map(pending.map((r) => [r.streamId, r.expectedPosition + r.events.length]));
@@ -187,44 +193,47 @@ export class EventStore {
   }
 
   /**
-   * One statement for every stream's events: a stream that does not end at its expected
-   * position gets nothing. Returns the streams not fully written. The events travel as
-   * one JSON document (eventsDocument), in request order.
+   * One statement for every stream's events, which fails (LOST_RACES_SQLSTATE, naming
+   * them) when any stream does not end at its expected position or did not get all its
+   * events. The events travel as one JSON document (eventsDocument), in request order.
    *
    * A writer that appends to one of the streams after the stale check and before the
    * insert makes the plain insert fail on the unique position, rolling the batch back;
    * with `skipTaken` (the retry) its positions are skipped instead (ON CONFLICT, which
-   * waits for that writer's commit). Not by default: a speculative insert costs every
-   * event an extra index probe and WAL record, and the statement took 19-29% longer with
-   * it (504 events, bench/RESULTS.md "Flow", 2026-11-29 11:20), for a race that needs
-   * two writers on one stream (a rebalance).
+   * waits for that writer's commit), and the stream is refused as having lost. Not by
+   * default: a speculative insert costs every event an extra index probe and WAL
+   * record, and the statement took 19-29% longer with it (504 events,
+   * bench/RESULTS.md "Flow", 2026-11-29 11:20), for a race that needs two writers on
+   * one stream (a rebalance).
    */
-  private async insertBatchEvents(tx: EntityManager, requests: readonly AppendRequest[], skipTaken: boolean): Promise<Set<string>> {
-    const inserted = await tx.query<Array<{ stream_id: string; inserted: number }>>(
+  private async insertBatchEvents(tx: SqlWriter, requests: readonly AppendRequest[], skipTaken: boolean): Promise<void> {
+    await tx.query(
       `WITH expected AS (
-         SELECT x.stream_id, x.expected, x.request FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS x(stream_id, expected, request)
+         SELECT x.stream_id, x.expected, x.events, x.request
+           FROM unnest($1::text[], $2::integer[], $3::integer[]) WITH ORDINALITY AS x(stream_id, expected, events, request)
        ), stale AS (
          SELECT x.stream_id FROM expected x
           WHERE (SELECT coalesce(max(position), 0) FROM ${this.tables.streamEvents} WHERE stream_id = x.stream_id) <> x.expected
        ), written AS (
          INSERT INTO ${this.tables.streamEvents} (stream_id, position, type, data, metadata)
          SELECT x.stream_id, x.expected + (e.event->>'n')::integer, e.event->>'type', e.event->'data', e.event->'metadata'
-           FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(event, ord)
+           FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(event, ord)
            JOIN expected x ON x.request = (e.event->>'r')::integer
           WHERE x.stream_id NOT IN (SELECT stream_id FROM stale)
           ORDER BY e.ord
          ${skipTaken ? `ON CONFLICT ON CONSTRAINT ${STREAM_POSITION_CONSTRAINT} DO NOTHING` : ''}
          RETURNING stream_id
+       ), counted AS (
+         SELECT stream_id, count(*) AS n FROM written GROUP BY stream_id
        )
-       SELECT stream_id, count(*)::integer AS inserted FROM written GROUP BY stream_id`,
-      [requests.map((r) => r.streamId), requests.map((r) => r.expectedPosition), eventsDocument(requests)],
+       SELECT ${lostRacesRefusal(this.tables.schema)}(ARRAY(
+         SELECT x.stream_id FROM expected x LEFT JOIN counted c USING (stream_id) WHERE coalesce(c.n, 0) <> x.events ORDER BY x.request))`,
+      [requests.map((r) => r.streamId), requests.map((r) => r.expectedPosition), requests.map((r) => r.events.length), eventsDocument(requests)],
     );
-    const written = new Map(inserted.map((row) => [row.stream_id, row.inserted]));
-    return new Set(requests.filter((r) => written.get(r.streamId) !== r.events.length).map((r) => r.streamId));
   }
 
   /** Timer cancels (before schedules, so an append can move a timer by reusing its id), outbox rows, timers and snapshots of a batch. */
-  private async writeBatchEffects(tx: EntityManager, requests: readonly AppendRequest[]): Promise<void> {
+  private async writeBatchEffects(tx: SqlWriter, requests: readonly AppendRequest[]): Promise<void> {
     const cancels = requests.flatMap((r) => (r.cancelTimerIds ?? []).map((timerId) => ({ streamId: r.streamId, timerId })));
     if (cancels.length > 0) {
       await tx.query(

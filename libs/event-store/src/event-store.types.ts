@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlWriter } from '@herald/database';
 
 /** An event to append; `data` and `metadata` are stored as jsonb. */
 export interface NewEvent {
@@ -50,7 +50,7 @@ export interface AppendRequest {
    * Updates of read models derived from these events (a run index, a message log), run
    * in the append's transaction so they never miss or double an event. Use only `tx`.
    */
-  readonly project?: (tx: EntityManager) => Promise<void>;
+  readonly project?: (tx: SqlWriter) => Promise<void>;
   /**
    * The stream's state after these events, stored as its snapshot at the append's
    * resulting position (JSON). A snapshot only ever moves forward.
@@ -94,4 +94,4 @@ export interface BatchAppendResult {
  * Read-model updates of a whole batch, in its transaction: given the appends that are
  * written (streams that lost a race are left out), set-based statements.
  */
-export type BatchProjection = (tx: EntityManager, appended: readonly AppendRequest[]) => Promise<void>;
+export type BatchProjection = (tx: SqlWriter, appended: readonly AppendRequest[]) => Promise<void>;

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { SqlWriter } from '@herald/database';
 import { OutboxMessage } from './event-store.types';
 
 /**
@@ -7,7 +7,7 @@ import { OutboxMessage } from './event-store.types';
  * the event store's appends and by services that keep plain state tables
  * (management-api) but must publish their changes just as reliably.
  */
-export async function writeOutbox(tx: EntityManager, outboxTable: string, messages: readonly OutboxMessage[]): Promise<void> {
+export async function writeOutbox(tx: SqlWriter, outboxTable: string, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   await tx.query(
     `INSERT INTO ${outboxTable} (message_id, topic, key, value, headers)

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlWriter } from '@herald/database';
 import { Decider } from '@herald/workflow';
 import { EventStore } from './event-store';
 import { AppendRequest, NewEvent, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
@@ -10,7 +10,7 @@ export interface StepEffects {
   readonly timers?: readonly TimerSchedule[];
   readonly cancelTimerIds?: readonly string[];
   /** Read-model updates, in the append's transaction (see AppendRequest.project). */
-  readonly project?: (tx: EntityManager) => Promise<void>;
+  readonly project?: (tx: SqlWriter) => Promise<void>;
 }
 
 export interface StreamCodec<Event> {
@@ -51,7 +51,7 @@ export interface SnapshotPolicy<State> {
  */
 export interface BatchProjectionPolicy<Event, State, Rows> {
   rowsOf(events: readonly Event[], before: State, after: State, streamId: string, now: Date): Rows | undefined;
-  write(tx: EntityManager, rows: readonly Rows[]): Promise<void>;
+  write(tx: SqlWriter, rows: readonly Rows[]): Promise<void>;
 }
 
 export interface StreamProcessorOptions<State, Event = unknown, Rows = unknown> {

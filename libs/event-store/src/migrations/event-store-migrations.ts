@@ -1,5 +1,6 @@
 import { MigrationClass } from '@herald/database';
 import { eventStoreTables } from '../event-store-tables';
+import { lostRacesRefusalMigration } from './lost-races-refusal.migration';
 import { outboxMigration } from './outbox.migration';
 import { outboxParkingMigration } from './outbox-parking.migration';
 import { outboxSharingMigration } from './outbox-sharing.migration';
@@ -28,6 +29,7 @@ export function eventStoreMigrations(schema: string): MigrationClass[] {
     timersClaimOrderMigration(tables),
     streamEventsWithoutGlobalPositionMigration(tables),
     outboxWakeOriginMigration(tables),
+    lostRacesRefusalMigration(tables),
   ];
 }
 

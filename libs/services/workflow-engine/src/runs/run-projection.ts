@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { SqlWriter } from '@herald/database';
 import { Channel, DeliveryOutcome, deterministicUuid, withoutCredentials } from '@herald/contracts';
 import { DeliverySkipped, LiveRun, RunEvent, RunState, SEND_NODE_CHANNELS, SendNode, SkipReason, WorkflowNode, nodeAt, pathKey } from '@herald/workflow';
 import { parseRunStreamId, runKey } from './run-stream';
@@ -48,7 +48,7 @@ export interface RunProjectionRows {
   readonly messages: readonly MessageRow[];
   /** Outcomes to record on the message log, in the order of their events. */
   readonly outcomes: readonly DeliveryOutcome[];
-  readonly updates: ReadonlyArray<(tx: EntityManager) => Promise<void>>;
+  readonly updates: ReadonlyArray<(tx: SqlWriter) => Promise<void>>;
   readonly status: { readonly runId: string; readonly status: string; readonly at: string };
 }
 
@@ -71,7 +71,7 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
   let admission: unknown[] | undefined;
   const messages: MessageRow[] = [];
   const outcomes: DeliveryOutcome[] = [];
-  const updates: Array<(tx: EntityManager) => Promise<void>> = [];
+  const updates: Array<(tx: SqlWriter) => Promise<void>> = [];
   for (const event of events) {
     switch (event.type) {
       case 'run.started.v1':
@@ -140,7 +140,7 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
  * status with one statement. The outcomes touch only their deliveries' message rows,
  * which no rare update reads or writes, so they can follow them.
  */
-export async function writeRunProjections(tx: EntityManager, steps: readonly RunProjectionRows[]): Promise<void> {
+export async function writeRunProjections(tx: SqlWriter, steps: readonly RunProjectionRows[]): Promise<void> {
   const runs = steps.flatMap((s) => (s.run ? [s.run] : []));
   if (runs.length > 0) {
     await tx.query(
@@ -310,7 +310,7 @@ function skippedRowOf(workspaceId: string, runId: string, run: LiveRun, skip: De
  * node (its first static channel and its template); a workflow with no such node would
  * never have sent anything and gets no row. Its id derives from the run: replay-safe.
  */
-async function insertFailedBeforeSending(tx: EntityManager, workspaceId: string, runId: string, run: LiveRun, reason: string, at: string): Promise<void> {
+async function insertFailedBeforeSending(tx: SqlWriter, workspaceId: string, runId: string, run: LiveRun, reason: string, at: string): Promise<void> {
   const { started } = run;
   const target = firstSendChannel(started.definition.tree.nodes);
   if (target === undefined) return;
@@ -362,7 +362,7 @@ function firstSendChannel(nodes: readonly WorkflowNode[]): { node: SendNode; cha
   return undefined;
 }
 
-async function setOutcomeReason(tx: EntityManager, runId: string, reason: string): Promise<void> {
+async function setOutcomeReason(tx: SqlWriter, runId: string, reason: string): Promise<void> {
   await tx.query(`UPDATE engine.runs SET outcome_reason = $2 WHERE run_id = $1`, [runId, reason]);
 }
 
@@ -384,7 +384,7 @@ const KEEPS_FAILURE_REASON: ReadonlyArray<DeliveryOutcome['status']> = ['seen', 
  * of one delivery are applied in order, as rounds: the n-th outcome of every delivery in
  * round n (one UPDATE sets a row once).
  */
-async function recordOutcomes(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+async function recordOutcomes(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   const rounds: DeliveryOutcome[][] = [];
   const counted = new Map<string, number>();
   for (const outcome of outcomes) {
@@ -405,7 +405,7 @@ async function recordOutcomes(tx: EntityManager, outcomes: readonly DeliveryOutc
  * why the last one failed. Only while nothing final is recorded: a late report never hides
  * the outcome.
  */
-async function recordRetrying(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+async function recordRetrying(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   await tx.query(
     `UPDATE engine.messages m SET updated_at = o.at, attempts = greatest(coalesce(m.attempts, 0), o.attempts), next_attempt_at = o.next_attempt_at, failure_reason = o.error
        FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::timestamptz[], $5::text[]) AS o(delivery_id, at, attempts, next_attempt_at, error)
@@ -428,7 +428,7 @@ const SETTLED_TIMESTAMPS = TIMESTAMP_COLUMNS.map((column) => {
 }).join('');
 
 /** A final outcome or an engagement: its status, vendor and failure, and the timestamps it sets (once). */
-async function recordSettled(tx: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+async function recordSettled(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   await tx.query(
     `UPDATE engine.messages m
         SET status = o.status, updated_at = o.at, vendor = coalesce(o.vendor, m.vendor),

@@ -1,0 +1,59 @@
+import { databaseTargets, describeTarget, uniqueName } from '@herald/testing';
+import { DataSource } from 'typeorm';
+import { StatementBatch } from './one-round-trip';
+import { createServiceDataSource } from './service-data-source';
+import { openTestDatabase, TestDatabase } from './testing/test-database';
+
+describe.each(databaseTargets())('a transaction in one round trip on $kind', (target) => {
+  let db: TestDatabase;
+  let source: DataSource;
+  const schema = uniqueName('batch');
+
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    source = createServiceDataSource({ url: db.url, schema, migrations: [], applicationName: 'herald-test', poolSize: 2 });
+    await source.initialize();
+    await source.query(`CREATE SCHEMA "${schema}"`);
+    await source.query(`CREATE TABLE "${schema}".notes (id integer PRIMARY KEY, body text, tags text[], doc jsonb, at timestamptz, raw bytea)`);
+  });
+  afterAll(async () => {
+    await source?.destroy();
+    await db.dispose([schema]);
+  });
+
+  it(`writes every value as a bound parameter would, on ${describeTarget(target)}`, async () => {
+    const at = new Date('2026-11-29T17:55:00.123Z');
+    const values = [1, "quote ' and backslash \\ and $1 and é ☃", ['a', 'b"c', 'd\\e', "f'g", ''], { nested: { q: "'", b: '\\' }, n: [1, null] }, at, Buffer.from([0, 1, 254, 255])];
+    const insert = `INSERT INTO "${schema}".notes (id, body, tags, doc, at, raw) VALUES ($1, $2, $3::text[], $4::jsonb, $5, $6)`;
+    const batch = new StatementBatch();
+    await batch.query(insert, values);
+    await batch.run(source);
+    await source.query(insert, [2, ...values.slice(1)]);
+    const rows: Array<Record<string, unknown>> = await source.query(`SELECT id, body, tags, doc, at, raw FROM "${schema}".notes WHERE id IN (1, 2) ORDER BY id`);
+    expect(rows).toHaveLength(2);
+    const { id: _one, ...inlined } = rows[0];
+    const { id: _two, ...bound } = rows[1];
+    expect(inlined).toEqual(bound);
+    expect(inlined).toEqual({ body: values[1], tags: values[2], doc: values[3], at, raw: values[5] });
+  });
+
+  it('writes all of its statements or none, each seeing what the ones before it wrote', async () => {
+    const batch = new StatementBatch();
+    await batch.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [10, 'first']);
+    await batch.query(`UPDATE "${schema}".notes SET body = body || $2 WHERE id = $1`, [10, ', then updated']);
+    expect(batch.length).toBe(2);
+    await batch.run(source);
+    expect(await source.query(`SELECT body FROM "${schema}".notes WHERE id = 10`)).toEqual([{ body: 'first, then updated' }]);
+
+    const failing = new StatementBatch();
+    await failing.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [11, 'rolled back']);
+    await failing.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [10, 'a duplicate id']);
+    await expect(failing.run(source)).rejects.toMatchObject({ code: '23505' });
+    expect(await source.query(`SELECT id FROM "${schema}".notes WHERE id = 11`)).toEqual([]);
+    // The connection went back to the pool usable: the next transaction commits.
+    const next = new StatementBatch();
+    await next.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [12, 'after']);
+    await next.run(source);
+    expect(await source.query(`SELECT body FROM "${schema}".notes WHERE id = 12`)).toEqual([{ body: 'after' }]);
+  });
+});

@@ -1,0 +1,128 @@
+import { DataSource } from 'typeorm';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+
+/**
+ * What writes SQL inside a transaction and never reads what it wrote back: a TypeORM
+ * `EntityManager`, or a `StatementBatch` that sends it later.
+ */
+export interface SqlWriter {
+  query(sql: string, parameters?: readonly unknown[]): Promise<unknown>;
+}
+
+/**
+ * The statements of one transaction, sent to Postgres in one round trip.
+ *
+ * Why: on the 2-vCPU VMs Herald is measured on, a round trip to Postgres costs more than
+ * the work of a small statement. Five multi-row inserts as a transaction of seven
+ * round trips (BEGIN, five statements, COMMIT) took 3.1-3.5 ms, 1.0-1.2 ms of the
+ * client's CPU and 1.7-1.8 ms of the backend's; the same inserts in one round trip took
+ * 1.7 ms, 0.45-0.51 ms and 1.0-1.1 ms (bench/RESULTS.md "Flow", 2026-11-29 17:55). Each
+ * round trip is a write that wakes the backend and a read that wakes the client again.
+ *
+ * How: the statements travel as one simple-protocol query, which Postgres runs as one
+ * implicit transaction: all of them or none (the first failure rolls back the others
+ * and is what `run` rejects with). Each statement sees what the ones before it wrote,
+ * as in any transaction. The simple protocol takes no parameters, so each `$n` becomes
+ * the literal of the text node-postgres would have bound for it (`pg`'s own
+ * `prepareValue`, then quoted). node-postgres binds every parameter as text of unknown
+ * type, and Postgres infers an unknown literal's type from its context the same way,
+ * so each statement means what it meant with parameters.
+ *
+ * Writers only: `query` records the statement and resolves with no rows.
+ */
+export class StatementBatch implements SqlWriter {
+  private readonly statements: string[] = [];
+
+  query(sql: string, parameters: readonly unknown[] = []): Promise<unknown[]> {
+    this.statements.push(inlineParameters(sql, parameters));
+    return Promise.resolve([]);
+  }
+
+  get length(): number {
+    return this.statements.length;
+  }
+
+  /** Runs the statements as one transaction, in one round trip; rejects with Postgres's error, having written nothing. */
+  async run(dataSource: DataSource): Promise<void> {
+    if (this.statements.length === 0) return;
+    const runner = dataSource.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as { query(text: string): Promise<unknown> };
+      await client.query(this.statements.join(';\n'));
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+/**
+ * `sql` with each parameter placeholder (`$1`, `$2`, ...) replaced by its value as a
+ * literal. Placeholders inside quoted strings, quoted identifiers, comments and
+ * dollar-quoted bodies are left alone, as Postgres's parser leaves them.
+ */
+export function inlineParameters(sql: string, parameters: readonly unknown[]): string {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    let end: number;
+    if (c === "'" || c === '"') end = closingQuote(sql, i, c);
+    else if (c === '-' && next === '-') end = lineEnd(sql, i);
+    else if (c === '/' && next === '*') end = blockCommentEnd(sql, i);
+    else if (c === '$' && next !== undefined && next >= '0' && next <= '9') {
+      let j = i + 1;
+      while (j < sql.length && sql[j] >= '0' && sql[j] <= '9') j++;
+      const n = Number(sql.slice(i + 1, j));
+      if (n < 1 || n > parameters.length) throw new Error(`statement refers to $${n} but has ${parameters.length} parameter(s)`);
+      out += literal(parameters[n - 1]);
+      i = j;
+      continue;
+    } else if (c === '$') end = dollarQuoteEnd(sql, i);
+    else end = i + 1;
+    out += sql.slice(i, end);
+    i = end;
+  }
+  return out;
+}
+
+/** A value as a Postgres literal: the text node-postgres binds for it, quoted (E'' when it holds a backslash), or NULL. */
+export function literal(value: unknown): string {
+  const text = prepareValue(value);
+  if (text === null || text === undefined) return 'NULL';
+  if (Buffer.isBuffer(text)) return `E'\\\\x${text.toString('hex')}'`;
+  const s = String(text);
+  return s.includes('\\') ? `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'` : `'${s.replace(/'/g, "''")}'`;
+}
+
+/** Past the quote that closes the one at `start` (a doubled quote is part of the text). */
+function closingQuote(sql: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    if (sql[i] === quote) {
+      if (sql[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return sql.length;
+}
+
+function lineEnd(sql: string, start: number): number {
+  const end = sql.indexOf('\n', start);
+  return end === -1 ? sql.length : end;
+}
+
+function blockCommentEnd(sql: string, start: number): number {
+  const end = sql.indexOf('*/', start + 2);
+  return end === -1 ? sql.length : end + 2;
+}
+
+/** Past a dollar-quoted body (`$$...$$`, `$tag$...$tag$`) starting at `start`, or just past a lone `$`. */
+function dollarQuoteEnd(sql: string, start: number): number {
+  const tag = /^\$[A-Za-z_]?[A-Za-z0-9_]*\$/.exec(sql.slice(start));
+  if (tag === null) return start + 1;
+  const close = sql.indexOf(tag[0], start + tag[0].length);
+  return close === -1 ? sql.length : close + tag[0].length;
+}
