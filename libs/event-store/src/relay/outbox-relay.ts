@@ -1,9 +1,8 @@
 import { MessageBus, classifyFailure } from '@herald/bus';
-import { PROCESS_ORIGIN } from '@herald/database';
+import { PROCESS_ORIGIN, inlineParameters, literal } from '@herald/database';
 import { DataSource, QueryRunner } from 'typeorm';
 import { EventStoreLogger } from '../event-store-logger';
 import { EventStoreTables, eventStoreTables } from '../event-store-tables';
-import { inTransaction } from '../polling/in-transaction';
 import { PollingLoop } from '../polling/polling-loop';
 import { RoundPacer } from '../polling/round-pacer';
 import { PollingOptions, ResolvedPollingOptions, errorMessage, resolvePollingOptions } from '../polling/polling-options';
@@ -45,6 +44,9 @@ export interface OutboxRelayOptions extends PollingOptions {
 
 const DEFAULT_OTHERS_WAKE_DELAY_MS = 1_000;
 
+/** The transaction-local setting a round's slots travel in, from the statement that locks them to the one that reads their rows. */
+const RELAY_SLOTS_SETTING = 'herald.relay_slots';
+
 export interface ParkedRow {
   readonly outboxId: string;
   readonly messageId: string;
@@ -68,6 +70,22 @@ interface OutboxRow {
   readonly value: string;
   readonly headers: Record<string, string>;
   readonly publish_failures: number;
+}
+
+interface ClaimedRow extends OutboxRow {
+  /** Slots the round locked. */
+  readonly slots: number;
+}
+
+/** The round's connection, which takes several statements in one simple-protocol query. */
+interface SimpleQueryConnection {
+  query(text: string): Promise<{ rows: unknown[] } | Array<{ rows: unknown[] }>>;
+}
+
+/** The rows of a simple-protocol query's last statement. */
+function lastResult<T>(result: { rows: unknown[] } | Array<{ rows: unknown[] }>): T[] {
+  const last = Array.isArray(result) ? result[result.length - 1] : result;
+  return (last?.rows ?? []) as T[];
 }
 
 interface RoundResult {
@@ -252,47 +270,81 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * One round in two round trips to Postgres: the transaction opens with the claim (the
+   * slots locked and their rows read in one statement) and closes with the delete. A
+   * round was five (BEGIN, slots, rows, DELETE, COMMIT), and on the VMs Herald is
+   * measured on a round trip costs more than these statements' work (StatementBatch).
+   * What a failed publish needs (counting a failure, parking a row) goes on the round's
+   * connection as statements of their own: a rare path.
+   */
   private async relayRound(): Promise<RoundResult> {
     const runner = this.dataSource.createQueryRunner();
+    const connection = (await runner.connect()) as SimpleQueryConnection;
+    let open = false;
     try {
-      return await inTransaction(runner, async () => {
-        // The slots with rows, oldest row first, that no other round holds; locked until commit.
-        const slots: Array<{ slot: number }> = await runner.query(
-          `SELECT s.slot
-             FROM ${this.tables.outboxSlots} s
-            WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
-            ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
-            LIMIT $1
-              FOR UPDATE OF s SKIP LOCKED`,
-          [this.slotsPerRound],
-        );
-        if (slots.length === 0) return { handled: 0, parked: [] };
-        const rows: OutboxRow[] = await runner.query(
-          `SELECT id, message_id, topic, key, value, headers, publish_failures
-             FROM ${this.tables.outbox}
-            WHERE slot = ANY($1::smallint[])
-            ORDER BY id
-            LIMIT $2`,
-          [slots.map((s) => s.slot), this.options.batchSize],
-        );
-        const moreWaiting = rows.length >= this.options.batchSize || slots.length >= this.slotsPerRound;
-        if (rows.length === 0) return { handled: 0, parked: [], moreWaiting };
-        const failedTopics = await publishEachTopic(this.bus, rows.map(toClaimedMessage));
-        // An outage: roll back, retry the whole round after a backoff.
-        const outage = [...failedTopics.values()].find((error) => classifyFailure(error).kind === 'transient');
-        if (outage !== undefined) throw outage;
-        const published = rows.filter((r) => !failedTopics.has(r.topic));
+      // First the slots with rows, oldest row first, that no other round holds (locked
+      // until commit), kept in a transaction-local setting; then the oldest rows of those
+      // slots. Two statements, sent together: under READ COMMITTED a statement sees what
+      // was committed before it began, so the rows must be read by a statement that
+      // begins after the slots are locked. Read by the statement that locks them, a slot
+      // whose holder committed meanwhile would show rows that holder already published
+      // and deleted.
+      open = true;
+      const rows = lastResult<ClaimedRow>(
+        await connection.query(
+          `BEGIN;
+           ${inlineParameters(
+             `SELECT set_config('${RELAY_SLOTS_SETTING}', coalesce(string_agg(locked.slot::text, ','), ''), true)
+                FROM (SELECT s.slot
+                        FROM ${this.tables.outboxSlots} s
+                       WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+                       ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+                       LIMIT $1
+                         FOR UPDATE OF s SKIP LOCKED) locked`,
+             [this.slotsPerRound],
+           )};
+           ${inlineParameters(
+             `SELECT cardinality(string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')) AS slots,
+                     o.id, o.message_id, o.topic, o.key, o.value, o.headers, o.publish_failures
+                FROM ${this.tables.outbox} o
+               WHERE o.slot = ANY (string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')::smallint[])
+               ORDER BY o.id
+               LIMIT $1`,
+             [this.options.batchSize],
+           )}`,
+        ),
+      );
+      const moreWaiting = rows.length >= this.options.batchSize || (rows[0]?.slots ?? 0) >= this.slotsPerRound;
+      if (rows.length === 0) {
+        await connection.query('COMMIT');
+        open = false;
+        return { handled: 0, parked: [], moreWaiting };
+      }
+      const failedTopics = await publishEachTopic(this.bus, rows.map(toClaimedMessage));
+      // An outage: roll back, retry the whole round after a backoff.
+      const outage = [...failedTopics.values()].find((error) => classifyFailure(error).kind === 'transient');
+      if (outage !== undefined) throw outage;
+      const published = rows.filter((r) => !failedTopics.has(r.topic));
+      let result: RoundResult = { handled: rows.length, parked: [], moreWaiting };
+      if (failedTopics.size > 0) {
         await this.deleteRows(runner, published.map((r) => r.id));
-        if (failedTopics.size === 0) return { handled: rows.length, parked: [], moreWaiting };
         // The other topics' rows went out; the failed topics' rows are tried one by one.
         const alone = await this.publishOneByOne(
           runner,
           rows.filter((r) => failedTopics.has(r.topic)),
           published.length > 0,
         );
-        return { ...alone, handled: published.length + alone.handled, moreWaiting };
-      });
+        result = { ...alone, handled: published.length + alone.handled, moreWaiting };
+        await connection.query('COMMIT');
+      } else {
+        await connection.query(`DELETE FROM ${this.tables.outbox} WHERE id = ANY (${literal(published.map((r) => r.id))}::bigint[]); COMMIT`);
+      }
+      open = false;
+      return result;
     } finally {
+      // A failure left the transaction open, or aborted: nothing of the round is kept.
+      if (open) await connection.query('ROLLBACK').catch(() => undefined);
       await runner.release();
     }
   }
