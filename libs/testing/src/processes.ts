@@ -1,11 +1,47 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
-/** A port nobody listens on right now. */
+/**
+ * A port nobody listens on right now, below the kernel's ephemeral range. A port the
+ * kernel hands out (listening on port 0) can be handed out again as the local port of
+ * any outgoing connection before the process under test listens on it: a CI run lost a
+ * test to EADDRINUSE that way. Below the ephemeral range only another listener can take
+ * it, and each candidate is checked by listening on it first.
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralFrom] = ephemeralPortRange();
+  const from = Math.max(1024, Math.min(ephemeralFrom, 32_768) - 12_000);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const candidate = from + Math.floor(Math.random() * 12_000);
+    if (await canListen(candidate)) return candidate;
+  }
+  return listenOnAnyPort();
+}
+
+/** The kernel's range for the local ports of outgoing connections (Linux's default where it cannot be read). */
+function ephemeralPortRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low, high];
+  } catch {
+    // Not Linux: the default below.
+  }
+  return [32_768, 60_999];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function listenOnAnyPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
