@@ -14,12 +14,12 @@ export interface SqlWriter {
 /**
  * The statements of one transaction, sent to Postgres in one round trip.
  *
- * Why: on the 2-vCPU VMs Herald is measured on, a round trip to Postgres costs more than
- * the work of a small statement. Five multi-row inserts as a transaction of seven
- * round trips (BEGIN, five statements, COMMIT) took 3.1-3.5 ms, 1.0-1.2 ms of the
- * client's CPU and 1.7-1.8 ms of the backend's; the same inserts in one round trip took
- * 1.7 ms, 0.45-0.51 ms and 1.0-1.1 ms (bench/RESULTS.md "Flow", 2026-11-29 17:55). Each
- * round trip is a write that wakes the backend and a read that wakes the client again.
+ * Why: on the 2-vCPU VMs Herald is measured on, a round trip to Postgres costs about as
+ * much as a small statement's work: each is a write that wakes the backend and a read
+ * that wakes the client again. Five statements of 12 rows of about 1 KB took 5.2-5.4 ms,
+ * 2.3-2.4 ms of the client's CPU and 2.6-2.8 ms of the backend's as a TypeORM
+ * transaction (seven round trips), and 4.0-4.1 ms, 1.3-1.4 ms and 2.5 ms in one round
+ * trip (`bench/database/round-trips.bench.ts`; bench/RESULTS.md, "Flow", 2026-11-29).
  *
  * How: the statements travel as one simple-protocol query, which Postgres runs as one
  * implicit transaction: all of them or none (the first failure rolls back the others
