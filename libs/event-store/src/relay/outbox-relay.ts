@@ -1,5 +1,5 @@
 import { MessageBus, classifyFailure } from '@herald/bus';
-import { PROCESS_ORIGIN, inlineParameters, literal } from '@herald/database';
+import { PROCESS_ORIGIN, inlineParameters, simpleQuery } from '@herald/database';
 import { DataSource, QueryRunner } from 'typeorm';
 import { EventStoreLogger } from '../event-store-logger';
 import { EventStoreTables, eventStoreTables } from '../event-store-tables';
@@ -75,17 +75,6 @@ interface OutboxRow {
 interface ClaimedRow extends OutboxRow {
   /** Slots the round locked. */
   readonly slots: number;
-}
-
-/** The round's connection, which takes several statements in one simple-protocol query. */
-interface SimpleQueryConnection {
-  query(text: string): Promise<{ rows: unknown[] } | Array<{ rows: unknown[] }>>;
-}
-
-/** The rows of a simple-protocol query's last statement. */
-function lastResult<T>(result: { rows: unknown[] } | Array<{ rows: unknown[] }>): T[] {
-  const last = Array.isArray(result) ? result[result.length - 1] : result;
-  return (last?.rows ?? []) as T[];
 }
 
 interface RoundResult {
@@ -272,15 +261,15 @@ export class OutboxRelay {
 
   /**
    * One round in two round trips to Postgres: the transaction opens with the claim (the
-   * slots locked and their rows read in one statement) and closes with the delete. A
-   * round was five (BEGIN, slots, rows, DELETE, COMMIT), and on the VMs Herald is
-   * measured on a round trip costs more than these statements' work (StatementBatch).
+   * slots locked, then their rows read, two statements sent together) and closes with
+   * the delete. A round was five (BEGIN, slots, rows, DELETE, COMMIT), and on the VMs
+   * Herald is measured on a round trip costs more than these statements' work
+   * (StatementBatch).
    * What a failed publish needs (counting a failure, parking a row) goes on the round's
    * connection as statements of their own: a rare path.
    */
   private async relayRound(): Promise<RoundResult> {
     const runner = this.dataSource.createQueryRunner();
-    const connection = (await runner.connect()) as SimpleQueryConnection;
     let open = false;
     try {
       // First the slots with rows, oldest row first, that no other round holds (locked
@@ -291,33 +280,32 @@ export class OutboxRelay {
       // whose holder committed meanwhile would show rows that holder already published
       // and deleted.
       open = true;
-      const rows = lastResult<ClaimedRow>(
-        await connection.query(
-          `BEGIN;
-           ${inlineParameters(
-             `SELECT set_config('${RELAY_SLOTS_SETTING}', coalesce(string_agg(locked.slot::text, ','), ''), true)
-                FROM (SELECT s.slot
-                        FROM ${this.tables.outboxSlots} s
-                       WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
-                       ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
-                       LIMIT $1
-                         FOR UPDATE OF s SKIP LOCKED) locked`,
-             [this.slotsPerRound],
-           )};
-           ${inlineParameters(
-             `SELECT cardinality(string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')) AS slots,
-                     o.id, o.message_id, o.topic, o.key, o.value, o.headers, o.publish_failures
-                FROM ${this.tables.outbox} o
-               WHERE o.slot = ANY (string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')::smallint[])
-               ORDER BY o.id
-               LIMIT $1`,
-             [this.options.batchSize],
-           )}`,
-        ),
+      const rows = await simpleQuery<ClaimedRow>(
+        runner,
+        `BEGIN;
+         ${inlineParameters(
+           `SELECT set_config('${RELAY_SLOTS_SETTING}', coalesce(string_agg(locked.slot::text, ','), ''), true)
+              FROM (SELECT s.slot
+                      FROM ${this.tables.outboxSlots} s
+                     WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+                     ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+                     LIMIT $1
+                       FOR UPDATE OF s SKIP LOCKED) locked`,
+           [this.slotsPerRound],
+         )};
+         ${inlineParameters(
+           `SELECT cardinality(string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')) AS slots,
+                   o.id, o.message_id, o.topic, o.key, o.value, o.headers, o.publish_failures
+              FROM ${this.tables.outbox} o
+             WHERE o.slot = ANY (string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')::smallint[])
+             ORDER BY o.id
+             LIMIT $1`,
+           [this.options.batchSize],
+         )}`,
       );
       const moreWaiting = rows.length >= this.options.batchSize || (rows[0]?.slots ?? 0) >= this.slotsPerRound;
       if (rows.length === 0) {
-        await connection.query('COMMIT');
+        await simpleQuery(runner, 'COMMIT');
         open = false;
         return { handled: 0, parked: [], moreWaiting };
       }
@@ -336,15 +324,15 @@ export class OutboxRelay {
           published.length > 0,
         );
         result = { ...alone, handled: published.length + alone.handled, moreWaiting };
-        await connection.query('COMMIT');
+        await simpleQuery(runner, 'COMMIT');
       } else {
-        await connection.query(`DELETE FROM ${this.tables.outbox} WHERE id = ANY (${literal(published.map((r) => r.id))}::bigint[]); COMMIT`);
+        await simpleQuery(runner, `${inlineParameters(this.deleteStatement, [published.map((r) => r.id)])}; COMMIT`);
       }
       open = false;
       return result;
     } finally {
       // A failure left the transaction open, or aborted: nothing of the round is kept.
-      if (open) await connection.query('ROLLBACK').catch(() => undefined);
+      if (open) await simpleQuery(runner, 'ROLLBACK').catch(() => undefined);
       await runner.release();
     }
   }
@@ -398,7 +386,12 @@ export class OutboxRelay {
 
   private async deleteRows(runner: QueryRunner, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await runner.query(`DELETE FROM ${this.tables.outbox} WHERE id = ANY($1::bigint[])`, [ids]);
+    await runner.query(this.deleteStatement, [ids]);
+  }
+
+  /** Deletes the published rows (`$1`: their ids), alone or sent with the round's COMMIT. */
+  private get deleteStatement(): string {
+    return `DELETE FROM ${this.tables.outbox} WHERE id = ANY($1::bigint[])`;
   }
 
   /** Whether the broker answers now: if it does, a row that keeps failing is the row's fault. */

@@ -37,6 +37,15 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
     expect(inlined).toEqual({ body: values[1], tags: values[2], doc: values[3], at, raw: values[5] });
   });
 
+  it('refuses text holding a NUL with the error Postgres gives it as a bound parameter, and writes nothing', async () => {
+    const insert = `INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`;
+    await expect(source.query(insert, [20, 'a\u0000b'])).rejects.toMatchObject({ code: '22021' });
+    const batch = new StatementBatch();
+    await batch.query(insert, [21, 'fine']);
+    await expect(batch.query(insert, [22, 'a\u0000b'])).rejects.toMatchObject({ code: '22021' });
+    expect(await source.query(`SELECT id FROM "${schema}".notes WHERE id IN (20, 21, 22)`)).toEqual([]);
+  });
+
   it('writes all of its statements or none, each seeing what the ones before it wrote', async () => {
     const batch = new StatementBatch();
     await batch.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [10, 'first']);

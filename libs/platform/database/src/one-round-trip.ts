@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
@@ -35,9 +35,9 @@ export interface SqlWriter {
 export class StatementBatch implements SqlWriter {
   private readonly statements: string[] = [];
 
-  query(sql: string, parameters: readonly unknown[] = []): Promise<unknown[]> {
+  async query(sql: string, parameters: readonly unknown[] = []): Promise<unknown[]> {
     this.statements.push(inlineParameters(sql, parameters));
-    return Promise.resolve([]);
+    return [];
   }
 
   get length(): number {
@@ -49,12 +49,25 @@ export class StatementBatch implements SqlWriter {
     if (this.statements.length === 0) return;
     const runner = dataSource.createQueryRunner();
     try {
-      const client = (await runner.connect()) as { query(text: string): Promise<unknown> };
-      await client.query(this.statements.join(';\n'));
+      await simpleQuery(runner, this.statements.join(';\n'));
     } finally {
       await runner.release();
     }
   }
+}
+
+/** What node-postgres answers a simple-protocol query with: one result, or one per statement. */
+type SimpleQueryResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
+
+/**
+ * Sends `text` (one or more statements, no parameters: see `inlineParameters`) on the
+ * runner's connection in one simple-protocol query; resolves with its last statement's rows.
+ */
+export async function simpleQuery<T>(runner: QueryRunner, text: string): Promise<T[]> {
+  const connection = (await runner.connect()) as { query(text: string): Promise<SimpleQueryResult> };
+  const result = await connection.query(text);
+  const last = Array.isArray(result) ? result[result.length - 1] : result;
+  return (last?.rows ?? []) as T[];
 }
 
 /**
@@ -88,12 +101,19 @@ export function inlineParameters(sql: string, parameters: readonly unknown[]): s
   return out;
 }
 
-/** A value as a Postgres literal: the text node-postgres binds for it, quoted (E'' when it holds a backslash), or NULL. */
+/**
+ * A value as a Postgres literal: the text node-postgres binds for it, quoted (E'' when it
+ * holds a backslash), or NULL. Text with a NUL is refused as Postgres refuses it as a
+ * bound parameter (SQLSTATE 22021, a data error): in a query's text it would end the
+ * protocol message early, which Postgres answers as a protocol violation (08P01, a
+ * connection-class error a caller would retry for ever).
+ */
 export function literal(value: unknown): string {
   const text = prepareValue(value);
   if (text === null || text === undefined) return 'NULL';
   if (Buffer.isBuffer(text)) return `E'\\\\x${text.toString('hex')}'`;
   const s = String(text);
+  if (s.includes('\0')) throw new NulInText();
   return s.includes('\\') ? `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'` : `'${s.replace(/'/g, "''")}'`;
 }
 
@@ -125,4 +145,13 @@ function dollarQuoteEnd(sql: string, start: number): number {
   if (tag === null) return start + 1;
   const close = sql.indexOf(tag[0], start + tag[0].length);
   return close === -1 ? sql.length : close + tag[0].length;
+}
+
+/** What Postgres answers a bound parameter whose text holds a NUL with, with its SQLSTATE. */
+export class NulInText extends Error {
+  override readonly name = 'NulInText';
+  readonly code = '22021';
+  constructor() {
+    super('invalid byte sequence for encoding "UTF8": 0x00');
+  }
 }

@@ -1,4 +1,4 @@
-import { inlineParameters, literal } from './one-round-trip';
+import { NulInText, inlineParameters, literal } from './one-round-trip';
 
 describe('inlining parameters for one round trip', () => {
   it('quotes values as Postgres literals: quotes doubled, backslashes in an E string, null as NULL', () => {
@@ -10,6 +10,16 @@ describe('inlining parameters for one round trip', () => {
     expect(literal({ a: "o'k" })).toBe(`'{"a":"o''k"}'`);
     expect(literal(['x', 'y"z'])).toBe(`E'{"x","y\\\\"z"}'`);
     expect(literal(Buffer.from([1, 255]))).toBe("E'\\\\x01ff'");
+  });
+
+  it('refuses text holding a NUL with the data error Postgres gives such a bound parameter, not a broken query', () => {
+    for (const value of ['a\u0000b', ['ok', 'n\u0000ul']]) {
+      expect(() => literal(value)).toThrow(NulInText);
+      expect(new NulInText().code).toBe('22021');
+    }
+    expect(() => inlineParameters('SELECT $1', ['\u0000'])).toThrow(NulInText);
+    // JSON carries a NUL escaped, as node-postgres sends it too.
+    expect(literal({ text: '\u0000' })).toBe(`E'{"text":"\\\\u0000"}'`);
   });
 
   it('replaces each placeholder, as often as it appears, and nothing inside strings, identifiers, comments or dollar quotes', () => {
