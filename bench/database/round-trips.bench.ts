@@ -14,17 +14,13 @@
 import { randomUUID } from 'node:crypto';
 import { SqlWriter, StatementBatch, createServiceDataSource } from '@herald/database';
 import { createTemporaryDatabase } from '@herald/testing';
-import { CLOCK_TICKS, processTicks, runBenchMain } from '../shared/bench-kit';
+import { CLOCK_TICKS, numberOption, processTicks, runBenchMain } from '../shared/bench-kit';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
 
-const runsPerStatement = option('--runs', 12);
-const statements = option('--statements', 5);
-const transactions = option('--transactions', 400);
-const rounds = option('--rounds', 2);
+const runsPerStatement = numberOption('--runs', 12);
+const statements = numberOption('--statements', 5);
+const transactions = numberOption('--transactions', 400);
+const rounds = numberOption('--rounds', 2);
 const serverUrl = process.env['HERALD_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCHEMA = 'bench_round_trips';
 

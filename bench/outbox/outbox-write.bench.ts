@@ -16,16 +16,12 @@ import { createServiceDataSource, migrateSchema } from '@herald/database';
 import { OutboxMessage, eventStoreMigrations, eventStoreTables, writeOutbox } from '@herald/event-store';
 import { createTemporaryDatabase } from '@herald/testing';
 import { EntityManager } from 'typeorm';
-import { CLOCK_TICKS, processTicks, runBenchMain } from '../shared/bench-kit';
+import { CLOCK_TICKS, numberOption, processTicks, runBenchMain } from '../shared/bench-kit';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
 
-const rowsPerBatch = option('--rows', 300);
-const batches = option('--batches', 60);
-const rounds = option('--rounds', 2);
+const rowsPerBatch = numberOption('--rows', 300);
+const batches = numberOption('--batches', 60);
+const rounds = numberOption('--rounds', 2);
 const serverUrl = process.env['HERALD_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCHEMA = 'engine';
 const OUTBOX = eventStoreTables(SCHEMA).outbox;

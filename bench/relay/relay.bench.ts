@@ -19,15 +19,12 @@ import { createServiceDataSource, migrateSchema } from '@herald/database';
 import { OutboxRelay, eventStoreMigrations, writeOutbox } from '@herald/event-store';
 import { createTemporaryDatabase, uniqueName } from '@herald/testing';
 import { DataSource } from 'typeorm';
+import { numberOption } from '../shared/bench-kit';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
 
-const rows = option('--rows', 50_000);
-const keys = option('--keys', 5_000);
-const rounds = option('--rounds', 2);
+const rows = numberOption('--rows', 50_000);
+const keys = numberOption('--keys', 5_000);
+const rounds = numberOption('--rounds', 2);
 const brokers = (process.env['HERALD_BENCH_KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',');
 const serverUrl = process.env['HERALD_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SCHEMA = 'engine';

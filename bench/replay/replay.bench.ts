@@ -12,14 +12,11 @@ import { performance } from 'node:perf_hooks';
 import { replayRun, summarizeReplay, whatIf } from '@herald/workflow';
 import { decider } from '../../libs/workflow/src/run/testing/run-builders';
 import { corpusWorkflow, fetchPlan, hourDelay, recordedCorpus, routeOnPlan } from '../../libs/workflow/src/run/testing/replay-corpus';
+import { numberOption } from '../shared/bench-kit';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
 
-const runs = option('--runs', 1_000);
-const rounds = option('--rounds', 5);
+const runs = numberOption('--runs', 1_000);
+const rounds = numberOption('--rounds', 5);
 const deadline = Date.now() + 120_000;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -10,6 +10,12 @@ import { performance } from 'node:perf_hooks';
 
 const benchStart = performance.now();
 
+/** A numeric command-line option, `--name N`, or `fallback` when it is not given. */
+export function numberOption(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
 /** A progress writer for stderr: `[bench:<name> +  12.3s] line`. */
 export function progressWriter(name: string): (line: string) => void {
   return (line) => {
