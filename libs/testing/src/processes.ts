@@ -13,24 +13,24 @@ export const REPO_ROOT = join(__dirname, '..', '..', '..');
  * it, and each candidate is checked by listening on it first.
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralFrom] = ephemeralPortRange();
-  const from = Math.max(1024, Math.min(ephemeralFrom, 32_768) - 12_000);
+  const below = Math.min(firstEphemeralPort(), 32_768);
+  const from = Math.max(1024, below - 12_000);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const candidate = from + Math.floor(Math.random() * 12_000);
+    const candidate = from + Math.floor(Math.random() * (below - from));
     if (await canListen(candidate)) return candidate;
   }
   return listenOnAnyPort();
 }
 
-/** The kernel's range for the local ports of outgoing connections (Linux's default where it cannot be read). */
-function ephemeralPortRange(): [number, number] {
+/** The first local port the kernel gives outgoing connections (Linux's default where it cannot be read). */
+function firstEphemeralPort(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return [low, high];
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 1024) return low;
   } catch {
     // Not Linux: the default below.
   }
-  return [32_768, 60_999];
+  return 32_768;
 }
 
 function canListen(port: number): Promise<boolean> {
