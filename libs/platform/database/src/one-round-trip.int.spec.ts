@@ -23,7 +23,8 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
 
   it(`writes every value as a bound parameter would, on ${describeTarget(target)}`, async () => {
     const at = new Date('2026-11-29T17:55:00.123Z');
-    const values = [1, "quote ' and backslash \\ and $1 and é ☃", ['a', 'b"c', 'd\\e', "f'g", ''], { nested: { q: "'", b: '\\' }, n: [1, null] }, at, Buffer.from([0, 1, 254, 255])];
+    // Text with a quote goes in dollar quotes, whose tag it must not hold nor complete.
+    const values = [1, "quote ' and backslash \\ and $1 and é ☃ and $v$, $v1$ and $$, ending $v", ['a', 'b"c', 'd\\e', "f'g", '', "$v$'"], { nested: { q: "'", b: '\\', tag: "$v$'$v" }, n: [1, null] }, at, Buffer.from([0, 1, 254, 255])];
     const insert = `INSERT INTO "${schema}".notes (id, body, tags, doc, at, raw) VALUES ($1, $2, $3::text[], $4::jsonb, $5, $6)`;
     const batch = new StatementBatch();
     await batch.query(insert, values);

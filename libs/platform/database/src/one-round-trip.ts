@@ -33,23 +33,33 @@ export interface SqlWriter {
  * Writers only: `query` records the statement and resolves with no rows.
  */
 export class StatementBatch implements SqlWriter {
-  private readonly statements: string[] = [];
+  /** The statements' text in pieces, joined once when sent (a transaction's text can be hundreds of kB). */
+  private readonly pieces: string[] = [];
+  private statements = 0;
 
   async query(sql: string, parameters: readonly unknown[] = []): Promise<unknown[]> {
-    this.statements.push(inlineParameters(sql, parameters));
+    const before = this.pieces.length;
+    if (this.statements > 0) this.pieces.push(';\n');
+    try {
+      inlineParametersInto(this.pieces, sql, parameters);
+    } catch (error) {
+      this.pieces.length = before;
+      throw error;
+    }
+    this.statements++;
     return [];
   }
 
   get length(): number {
-    return this.statements.length;
+    return this.statements;
   }
 
   /** Runs the statements as one transaction, in one round trip; rejects with Postgres's error, having written nothing. */
   async run(dataSource: DataSource): Promise<void> {
-    if (this.statements.length === 0) return;
+    if (this.statements === 0) return;
     const runner = dataSource.createQueryRunner();
     try {
-      await simpleQuery(runner, this.statements.join(';\n'));
+      await simpleQuery(runner, this.pieces.join(''));
     } finally {
       await runner.release();
     }
@@ -76,45 +86,98 @@ export async function simpleQuery<T>(runner: QueryRunner, text: string): Promise
  * dollar-quoted bodies are left alone, as Postgres's parser leaves them.
  */
 export function inlineParameters(sql: string, parameters: readonly unknown[]): string {
-  let out = '';
+  const pieces: string[] = [];
+  inlineParametersInto(pieces, sql, parameters);
+  return pieces.join('');
+}
+
+/**
+ * `inlineParameters`, appending the text's pieces to `pieces` (the caller joins them
+ * once: appending character by character made the text out of as many intermediate
+ * strings as it has characters).
+ */
+function inlineParametersInto(pieces: string[], sql: string, parameters: readonly unknown[]): void {
+  let copied = 0;
   let i = 0;
   while (i < sql.length) {
+    SPECIAL.lastIndex = i;
+    if (!SPECIAL.test(sql)) break;
+    i = SPECIAL.lastIndex - 1;
     const c = sql[i];
     const next = sql[i + 1];
     let end: number;
     if (c === "'" || c === '"') end = closingQuote(sql, i, c);
-    else if (c === '-' && next === '-') end = lineEnd(sql, i);
-    else if (c === '/' && next === '*') end = blockCommentEnd(sql, i);
-    else if (c === '$' && next !== undefined && next >= '0' && next <= '9') {
+    else if (c === '-') end = next === '-' ? lineEnd(sql, i) : i + 1;
+    else if (c === '/') end = next === '*' ? blockCommentEnd(sql, i) : i + 1;
+    else if (next !== undefined && next >= '0' && next <= '9') {
       let j = i + 1;
       while (j < sql.length && sql[j] >= '0' && sql[j] <= '9') j++;
       const n = Number(sql.slice(i + 1, j));
       if (n < 1 || n > parameters.length) throw new Error(`statement refers to $${n} but has ${parameters.length} parameter(s)`);
-      out += literal(parameters[n - 1]);
-      i = j;
+      pieces.push(sql.slice(copied, i), literal(parameters[n - 1]));
+      copied = i = j;
       continue;
-    } else if (c === '$') end = dollarQuoteEnd(sql, i);
-    else end = i + 1;
-    out += sql.slice(i, end);
+    } else end = dollarQuoteEnd(sql, i);
     i = end;
   }
-  return out;
+  pieces.push(copied === 0 ? sql : sql.slice(copied));
 }
 
+/** Where a placeholder, a quoted string or identifier, a comment or a dollar quote may begin. */
+const SPECIAL = /['"$\-/]/g;
+
 /**
- * A value as a Postgres literal: the text node-postgres binds for it, quoted (E'' when it
- * holds a backslash), or NULL. Text with a NUL is refused as Postgres refuses it as a
- * bound parameter (SQLSTATE 22021, a data error): in a query's text it would end the
- * protocol message early, which Postgres answers as a protocol violation (08P01, a
- * connection-class error a caller would retry for ever).
+ * A value as a Postgres literal: the text node-postgres binds for it, quoted, or NULL.
+ * Text without a quote or a backslash goes in single quotes as it is; other text in
+ * dollar quotes (`$v$...$v$`, a tag the text does not hold), which take it as it is
+ * too: the large values (a batch's events as one JSON document, columns of hundreds of
+ * values) are not copied to double their quotes and backslashes, which was most of
+ * what building an engine transaction's text allocated. Either is a string constant of
+ * unknown type, as a bound parameter is. Text with a NUL is refused as Postgres refuses
+ * it as a bound parameter (SQLSTATE 22021, a data error): in a query's text it would
+ * end the protocol message early, which Postgres answers as a protocol violation
+ * (08P01, a connection-class error a caller would retry for ever).
  */
 export function literal(value: unknown): string {
-  const text = prepareValue(value);
+  const text = Array.isArray(value) ? arrayText(value) : prepareValue(value);
   if (text === null || text === undefined) return 'NULL';
   if (Buffer.isBuffer(text)) return `E'\\\\x${text.toString('hex')}'`;
   const s = String(text);
+  if (!NEEDS_ESCAPE.test(s)) return `'${s}'`;
   if (s.includes('\0')) throw new NulInText();
-  return s.includes('\\') ? `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'` : `'${s.replace(/'/g, "''")}'`;
+  return dollarQuoted(s);
+}
+
+/** `s` between dollar quotes whose tag neither occurs in it nor completes with its end (`...$v` + `$v$`). */
+function dollarQuoted(s: string): string {
+  for (let n = 0; ; n++) {
+    const name = n === 0 ? 'v' : `v${n}`;
+    const tag = `$${name}$`;
+    if (!s.includes(tag) && !s.endsWith(`$${name}`)) return `${tag}${s}${tag}`;
+  }
+}
+
+const NEEDS_ESCAPE = /['\\\0]/;
+const NEEDS_ELEMENT_ESCAPE = /["\\]/;
+
+/**
+ * An array as node-postgres's `prepareValue` writes it (`{"a","b",NULL}`), element for
+ * element the same text, built from pieces joined once and escaping only the elements
+ * that need it: the engine's appends pass columns of hundreds of values, and pg's own
+ * version was most of what building a transaction's text allocated.
+ */
+function arrayText(values: readonly unknown[]): string {
+  const pieces: string[] = [];
+  for (const item of values) pieces.push(arrayElement(item));
+  return `{${pieces.join(',')}}`;
+}
+
+function arrayElement(item: unknown): string {
+  if (item === null || item === undefined) return 'NULL';
+  if (Array.isArray(item)) return arrayText(item);
+  if (ArrayBuffer.isView(item)) return `\\\\x${Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex')}`;
+  const text = String(typeof item === 'string' ? item : prepareValue(item));
+  return NEEDS_ELEMENT_ESCAPE.test(text) ? `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : `"${text}"`;
 }
 
 /** Past the quote that closes the one at `start` (a doubled quote is part of the text). */
