@@ -206,6 +206,34 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     expect(streams.get('nothing-here')?.events).toEqual([]);
   });
 
+  it('decides streams presumed new without reading them, and reads and decides again one that existed after all, writing its input once', async () => {
+    const store = new EventStore(db.dataSource, db.schema);
+    const starting = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, () => ({}));
+    await starting.process('n1', { id: 'first', amount: 1 }, new Date());
+    const reads = jest.spyOn(store, 'readStreams');
+
+    const fresh = await starting.processBatch([{ streamId: 'n2', input: { id: 'a', amount: 2 } }], new Date(), { presumedNew: true });
+    expect(fresh.get('n2')).toMatchObject({ state: { total: 2 }, position: 1, conflicts: 0 });
+    expect(reads).not.toHaveBeenCalled();
+
+    // n1 exists (a redelivered start): its presumed append loses the race, then it is read and decided again.
+    const steps = await starting.processBatch(
+      [
+        { streamId: 'n1', input: { id: 'first', amount: 1 } },
+        { streamId: 'n1', input: { id: 'second', amount: 3 } },
+        { streamId: 'n3', input: { id: 'a', amount: 5 } },
+      ],
+      new Date(),
+      { presumedNew: true },
+    );
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(reads).toHaveBeenCalledWith(['n1'], { fromSnapshot: false });
+    expect(steps.get('n1')).toMatchObject({ state: { total: 4, seen: ['first', 'second'] }, position: 2, conflicts: 1 });
+    expect(steps.get('n3')).toMatchObject({ state: { total: 5 }, position: 1, conflicts: 0 });
+    expect((await store.readStream('n1')).map((e) => (e.data as { id: string }).id)).toEqual(['first', 'second']);
+    expect(await store.readStream('n3')).toHaveLength(1);
+  });
+
   it('decides the next input of a stream it recently read or appended to without reading it, and reads again one another writer moved on', async () => {
     const store = new EventStore(db.dataSource, db.schema);
     const remembering = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, () => ({}), { recentStreams: 2 });

@@ -90,6 +90,14 @@ export interface ProcessBatchOptions<Input, State> {
   readonly followUps?: (asks: readonly FollowUpAsk<State>[]) => Promise<ReadonlyMap<string, Input>>;
   /** Streams the caller already loaded (`load`): they are not read again, unless they lose a race. */
   readonly loaded?: ReadonlyMap<string, LoadedStream<State>>;
+  /**
+   * The streams are presumed new (each a run a trigger starts): those this processor
+   * does not remember are decided on the initial state at position 0, not read. One that
+   * exists after all (a redelivered trigger) loses its race at the append and is read and
+   * decided again, as any stream that lost one: a round trip saved on every batch, paid
+   * back on a redelivery only.
+   */
+  readonly presumedNew?: boolean;
 }
 
 export interface LoadedStream<State> {
@@ -190,7 +198,7 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
     let pending = [...inputsOf.keys()];
     let loaded = options.loaded ?? new Map<string, LoadedStream<State>>();
     const missing = pending.filter((id) => !loaded.has(id));
-    if (missing.length > 0) loaded = new Map([...loaded, ...(await this.loadMany(missing))]);
+    if (missing.length > 0) loaded = new Map([...loaded, ...(options.presumedNew ? this.rememberedOrNew(missing) : await this.loadMany(missing))]);
     for (let attempt = 1; ; attempt += 1) {
       const decided: Array<DecidedStep<Event, State> & { streamId: string }> = [];
       const streams = pending.map((streamId) => ({ streamId, stream: loaded.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 } }));
@@ -232,6 +240,11 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
       pending = [...conflicts];
       loaded = await this.loadMany(pending); // forgotten above: read again
     }
+  }
+
+  /** The streams this processor remembers as they were left; the others as new streams. */
+  private rememberedOrNew(streamIds: readonly string[]): Map<string, LoadedStream<State>> {
+    return new Map(streamIds.map((streamId) => [streamId, this.recent?.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 }]));
   }
 
   /** Many streams' states in one statement (those of `recentStreams` without one). */

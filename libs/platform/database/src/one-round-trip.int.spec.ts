@@ -1,6 +1,6 @@
 import { databaseTargets, describeTarget, uniqueName } from '@herald/testing';
 import { DataSource } from 'typeorm';
-import { StatementBatch } from './one-round-trip';
+import { StatementBatch, readThenWrite } from './one-round-trip';
 import { createServiceDataSource } from './service-data-source';
 import { openTestDatabase, TestDatabase } from './testing/test-database';
 
@@ -65,5 +65,34 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
     await next.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [12, 'after']);
     await next.run(source);
     expect(await source.query(`SELECT body FROM "${schema}".notes WHERE id = 12`)).toEqual([{ body: 'after' }]);
+  });
+
+  it('reads then writes what depends on the read in one transaction: both committed, or neither when a write or the caller fails', async () => {
+    const insert = `INSERT INTO "${schema}".notes (id, body) SELECT i, 'stored ' || i FROM unnest($1::int[]) AS i RETURNING id, body`;
+    const stored = await readThenWrite<{ id: number; body: string }, number>(source, { sql: insert, parameters: [[30, 31]] }, async (rows, writes) => {
+      for (const row of rows) await writes.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [row.id + 100, `${row.body}, then announced`]);
+      return rows.length;
+    });
+    expect(stored).toBe(2);
+    const bodies = async (ids: number[]): Promise<string[]> =>
+      ((await source.query(`SELECT body FROM "${schema}".notes WHERE id = ANY($1::int[]) ORDER BY id`, [ids])) as Array<{ body: string }>).map((r) => r.body);
+    expect(await bodies([30, 31, 130, 131])).toEqual(['stored 30', 'stored 31', 'stored 30, then announced', 'stored 31, then announced']);
+
+    // A write that fails (a duplicate id) takes the read's insert with it.
+    await expect(
+      readThenWrite(source, { sql: insert, parameters: [[32]] }, async (_rows, writes) => {
+        await writes.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [130, 'a duplicate id']);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    // So does a caller that fails between the two round trips.
+    await expect(
+      readThenWrite(source, { sql: insert, parameters: [[33]] }, async () => {
+        throw new Error('the caller gave up');
+      }),
+    ).rejects.toThrow('the caller gave up');
+    // And a first statement that fails leaves nothing open.
+    await expect(readThenWrite(source, { sql: insert, parameters: [[30]] }, async () => undefined)).rejects.toMatchObject({ code: '23505' });
+    expect(await bodies([32, 33])).toEqual([]);
+    expect(await readThenWrite(source, { sql: insert, parameters: [[34]] }, async (rows) => rows)).toEqual([{ id: 34, body: 'stored 34' }]);
   });
 });

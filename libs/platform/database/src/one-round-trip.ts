@@ -54,15 +54,51 @@ export class StatementBatch implements SqlWriter {
     return this.statements;
   }
 
+  /** The statements as one text, each with its parameters inlined. */
+  text(): string {
+    return this.pieces.join('');
+  }
+
   /** Runs the statements as one transaction, in one round trip; rejects with Postgres's error, having written nothing. */
   async run(dataSource: DataSource): Promise<void> {
     if (this.statements === 0) return;
     const runner = dataSource.createQueryRunner();
     try {
-      await simpleQuery(runner, this.pieces.join(''));
+      await simpleQuery(runner, this.text());
     } finally {
       await runner.release();
     }
+  }
+}
+
+/**
+ * A transaction whose writes depend on what its first statement returns (the rows an
+ * insert stored, with the ids and sequence numbers Postgres gave them), in two round
+ * trips instead of one per statement plus BEGIN and COMMIT: BEGIN goes with the first
+ * statement, and COMMIT with the writes `then` records on its `StatementBatch`. A
+ * failure anywhere (`then` included) rolls the whole transaction back and rejects with
+ * it. Resolves with what `then` resolved with.
+ */
+export async function readThenWrite<Row, T>(
+  dataSource: DataSource,
+  first: { readonly sql: string; readonly parameters?: readonly unknown[] },
+  then: (rows: Row[], writes: StatementBatch) => Promise<T>,
+): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  let open = false;
+  try {
+    const firstText = inlineParameters(first.sql, first.parameters ?? []);
+    open = true;
+    const rows = await simpleQuery<Row>(runner, `BEGIN;\n${firstText}`);
+    const writes = new StatementBatch();
+    const result = await then(rows, writes);
+    // After a failed statement Postgres skips the rest of the text: COMMIT runs only if every write did.
+    await simpleQuery(runner, writes.length > 0 ? `${writes.text()};\nCOMMIT` : 'COMMIT');
+    open = false;
+    return result;
+  } finally {
+    if (open) await simpleQuery(runner, 'ROLLBACK').catch(() => undefined);
+    await runner.release();
   }
 }
 

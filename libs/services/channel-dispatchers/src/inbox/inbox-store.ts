@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { readThenWrite } from '@herald/database';
 import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryRequested, INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, InboxItemState, InboxUpdated, TOPICS, envelopeOf, userKey } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
@@ -128,17 +129,22 @@ export class InboxStore {
     }
   }
 
-  /** Many messages in one transaction: one multi-row insert (a message stored before is skipped, by its id) and the announcements of the new ones. */
+  /**
+   * Many messages in one transaction: one multi-row insert (a message stored before is
+   * skipped, by its id) and the announcements of the new ones, in two round trips (the
+   * announcements carry the sequence numbers the insert gave the rows).
+   */
   private async storeAll(messages: readonly NewInboxMessage[]): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const rows = (await tx.query(
-        `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id)
-         SELECT m.id, m.workspace_id, m.distinct_id, m.delivery_id, m.title, m.body, m.avatar, m.action_url, m.tenant_id
-           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY
-                AS m(id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, ord)
-          ORDER BY m.ord
-         ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}, workspace_id, distinct_id, tenant_id`,
-        [
+    await readThenWrite<StoredRow, void>(
+      this.db,
+      {
+        sql: `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id)
+              SELECT m.id, m.workspace_id, m.distinct_id, m.delivery_id, m.title, m.body, m.avatar, m.action_url, m.tenant_id
+                FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY
+                     AS m(id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, ord)
+               ORDER BY m.ord
+              ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}, workspace_id, distinct_id, tenant_id`,
+        parameters: [
           messages.map((m) => m.id),
           messages.map((m) => m.workspaceId),
           messages.map((m) => m.distinctId),
@@ -149,14 +155,16 @@ export class InboxStore {
           messages.map((m) => m.content.actionUrl ?? null),
           messages.map((m) => m.tenantId ?? null),
         ],
-      )) as StoredRow[];
-      // In the order stored (seq), so each recipient's announcements keep the order of their messages.
-      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
-      const announcements = rows.map((row) =>
-        inboxUpdatedMessage({ workspace_id: row.workspace_id, distinct_id: row.distinct_id, tenant_id: row.tenant_id ?? undefined, change: 'added', item: itemOf(row) }),
-      );
-      await writeOutbox(tx, DISPATCH_OUTBOX, announcements);
-    });
+      },
+      async (rows, writes) => {
+        // In the order stored (seq), so each recipient's announcements keep the order of their messages.
+        rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+        const announcements = rows.map((row) =>
+          inboxUpdatedMessage({ workspace_id: row.workspace_id, distinct_id: row.distinct_id, tenant_id: row.tenant_id ?? undefined, change: 'added', item: itemOf(row) }),
+        );
+        await writeOutbox(writes, DISPATCH_OUTBOX, announcements);
+      },
+    );
   }
 
   async counts(owner: InboxOwner): Promise<InboxCounts> {

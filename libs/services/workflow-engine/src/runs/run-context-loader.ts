@@ -60,8 +60,9 @@ export class RunContextLoader {
 
   /**
    * The contexts of a batch of inputs: the definitions in one statement (cached by
-   * version, see DefinitionsReadModel.currentDocuments), the recipients' data in one
-   * statement; only a rate-limited workflow adds one for its input's admissions.
+   * version, see DefinitionsReadModel.currentDocuments) and the recipients' data in
+   * another, sent together (each round trip is a hop's latency); only a rate-limited
+   * workflow adds one for its input's admissions.
    */
   async loadMany(requests: readonly ContextRequest[]): Promise<RunContext[]> {
     const slugsOf = requests.map((r) => [...templateSlugs(r.workflow.definition.tree.nodes)]);
@@ -69,9 +70,11 @@ export class RunContextLoader {
       ...slugsOf[i].map((slug): DefinitionKey => ({ workspaceId: r.workspaceId, kind: 'template', id: slug })),
       { workspaceId: r.workspaceId, kind: 'category', id: 'categories' },
     ]);
-    const documents = await this.definitions.currentDocuments(keys);
+    const [documents, recipients] = await Promise.all([
+      this.definitions.currentDocuments(keys),
+      this.audience.recipientDataMany(requests.map((r) => ({ workspaceId: r.workspaceId, subject: recipientSubject(r.recipient), tenantId: r.tenantId }))),
+    ]);
     const documentOf = new Map(keys.map((k, i) => [`${k.workspaceId}:${k.kind}:${k.id}`, documents[i]]));
-    const recipients = await this.audience.recipientDataMany(requests.map((r) => ({ workspaceId: r.workspaceId, subject: recipientSubject(r.recipient), tenantId: r.tenantId })));
     const contexts: RunContext[] = [];
     for (const [i, { workspaceId, workflow, recipientKey }] of requests.entries()) {
       const templates: Record<string, TemplateEntry> = {};

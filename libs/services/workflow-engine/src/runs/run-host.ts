@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, TriggerChunkAccepted, deterministicUuid, expandTriggerChunk, userKey } from '@herald/contracts';
 import { DEFAULT_MAX_BATCH_MESSAGES, MessageBus } from '@herald/bus';
-import { BatchInput, EventStore, FollowUpAsk, StreamProcessor } from '@herald/event-store';
+import { BatchInput, EventStore, FollowUpAsk, ProcessBatchOptions, StreamProcessor } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
   AccumulationPlace,
@@ -141,6 +141,7 @@ export class RunHost {
         streamId: runStreamId(envelope.workspace_id, envelope.message_id),
         input: startFromTrigger(envelope.payload, { run_id: envelope.message_id, workflow: pinned, context: contexts[i] }),
       })),
+      { presumedNew: true },
     );
   }
 
@@ -173,6 +174,7 @@ export class RunHost {
         streamId: runStreamId(s.envelope.workspace_id, s.runId),
         input: startFromEvent(s.envelope.payload, { run_id: s.runId, workflow: s.pinned, context: contexts[i] }),
       })),
+      { presumedNew: true },
     );
   }
 
@@ -209,7 +211,7 @@ export class RunHost {
       const context = contexts.get(streamId);
       if (context) items.push({ streamId, input: { type: 'timer_fired', timer_id: timerId, context } });
     }
-    await this.stepBatch(items, loaded);
+    await this.stepBatch(items, { loaded });
   }
 
   async httpResponded(streamId: string, requestId: string, response: HttpResponse): Promise<void> {
@@ -235,7 +237,7 @@ export class RunHost {
       const context = contexts.get(streamIds[i]);
       if (context) items.push({ streamId: streamIds[i], input: { type: 'delivery_outcome', outcome, context } });
     });
-    await this.stepBatch(items, loaded);
+    await this.stepBatch(items, { loaded });
   }
 
   /** A run cancelled at a batch or digest node also leaves its accumulator: see step() and leaveAccumulator(). */
@@ -272,11 +274,11 @@ export class RunHost {
    * runs' accumulator answers are asked for the whole batch at once (see
    * accumulatorAnswers), with each stream's latest input's context.
    */
-  private async stepBatch(items: ReadonlyArray<BatchInput<RunInput>>, loaded?: Awaited<ReturnType<RunHost['processor']['loadMany']>>): Promise<void> {
+  private async stepBatch(items: ReadonlyArray<BatchInput<RunInput>>, options: Pick<ProcessBatchOptions<RunInput, RunState>, 'loaded' | 'presumedNew'> = {}): Promise<void> {
     if (items.length === 0) return;
     const contextOf = new Map(items.map((item) => [item.streamId, item.input.context]));
     const steps = await this.processor.processBatch(items, this.clock.now(), {
-      ...(loaded ? { loaded } : {}),
+      ...options,
       followUps: (asks) => this.accumulatorAnswers(asks, (streamId) => contextOf.get(streamId)),
     });
     for (const [streamId, step] of steps) await this.afterStep(streamId, step);
