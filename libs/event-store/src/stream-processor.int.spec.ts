@@ -1,7 +1,7 @@
 import { Decider } from '@herald/workflow';
 import { databaseTargets } from '@herald/testing';
 import { EventStore } from './event-store';
-import { StreamProcessor } from './stream-processor';
+import { StreamCodec, StreamProcessor } from './stream-processor';
 import { EventStoreTestDatabase } from './testing/event-store-test-database';
 
 /** A toy stream: add amounts, once per input id; at 10 or more it schedules a timer and sends a message. */
@@ -24,6 +24,8 @@ const counter: Decider<Input, Event, State> = {
   },
 };
 
+const codec: StreamCodec<Event> = { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event };
+
 describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
   let db: EventStoreTestDatabase;
   let processor: StreamProcessor<Input, Event, State>;
@@ -35,7 +37,7 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
       new StreamProcessor(
         store,
         counter,
-        { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event },
+        codec,
         (events, _before, after, streamId) =>
           events.some((e) => e.type === 'reached_ten')
             ? {
@@ -99,7 +101,7 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
     await db.clearOutboxAndTimers();
     await db.dataSource.query(`CREATE TABLE "${db.schema}".projected (stream_id text PRIMARY KEY, total integer NOT NULL)`);
     const store = new EventStore(db.dataSource, db.schema);
-    const projected = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, (events, _b, after, streamId) =>
+    const projected = new StreamProcessor(store, counter, codec, (events, _b, after, streamId) =>
       events.some((e) => e.type === 'reached_ten') ? { outbox: [{ messageId: `${streamId}:ten`, topic: 't', key: streamId, value: JSON.stringify({ total: after.total }) }] } : {},
     { projection: {
       rowsOf: (_events, _before, after, streamId) => ({ streamId, total: after.total }),
@@ -208,7 +210,7 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
 
   it('decides streams presumed new without reading them, and reads and decides again one that existed after all, writing its input once', async () => {
     const store = new EventStore(db.dataSource, db.schema);
-    const starting = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, () => ({}));
+    const starting = new StreamProcessor(store, counter, codec, () => ({}));
     await starting.process('n1', { id: 'first', amount: 1 }, new Date());
     const reads = jest.spyOn(store, 'readStreams');
 
@@ -236,7 +238,7 @@ describe.each(databaseTargets())('StreamProcessor ($kind)', (target) => {
 
   it('decides the next input of a stream it recently read or appended to without reading it, and reads again one another writer moved on', async () => {
     const store = new EventStore(db.dataSource, db.schema);
-    const remembering = new StreamProcessor(store, counter, { toStored: (e) => ({ type: e.type, data: e }), fromStored: (r) => r.data as Event }, () => ({}), { recentStreams: 2 });
+    const remembering = new StreamProcessor(store, counter, codec, () => ({}), { recentStreams: 2 });
     const reads = jest.spyOn(store, 'readStreams');
     await remembering.processBatch([{ streamId: 'm1', input: { id: 'a', amount: 1 } }], new Date());
     expect(reads).toHaveBeenCalledTimes(1); // a new stream is read once: it may exist already

@@ -198,7 +198,8 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
     let pending = [...inputsOf.keys()];
     let loaded = options.loaded ?? new Map<string, LoadedStream<State>>();
     const missing = pending.filter((id) => !loaded.has(id));
-    if (missing.length > 0) loaded = new Map([...loaded, ...(options.presumedNew ? this.rememberedOrNew(missing) : await this.loadMany(missing))]);
+    // A stream presumed new that is not remembered is decided on the initial state below.
+    if (missing.length > 0) loaded = new Map([...loaded, ...(options.presumedNew ? this.remembered(missing) : await this.loadMany(missing))]);
     for (let attempt = 1; ; attempt += 1) {
       const decided: Array<DecidedStep<Event, State> & { streamId: string }> = [];
       const streams = pending.map((streamId) => ({ streamId, stream: loaded.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 } }));
@@ -242,21 +243,21 @@ export class StreamProcessor<Input, Event, State, Rows = unknown> {
     }
   }
 
-  /** The streams this processor remembers as they were left; the others as new streams. */
-  private rememberedOrNew(streamIds: readonly string[]): Map<string, LoadedStream<State>> {
-    return new Map(streamIds.map((streamId) => [streamId, this.recent?.get(streamId) ?? { state: this.decider.initialState(), position: 0, snapshotPosition: 0 }]));
+  /** Those of the streams this processor remembers (`recentStreams`), as it left them. */
+  private remembered(streamIds: readonly string[]): Map<string, LoadedStream<State>> {
+    const found = new Map<string, LoadedStream<State>>();
+    for (const streamId of streamIds) {
+      const known = this.recent?.get(streamId);
+      if (known !== undefined) found.set(streamId, known);
+    }
+    return found;
   }
 
   /** Many streams' states in one statement (those of `recentStreams` without one). */
   async loadMany(streamIds: readonly string[]): Promise<Map<string, LoadedStream<State>>> {
     const policy = this.options.snapshot;
-    const loaded = new Map<string, LoadedStream<State>>();
-    const unknown: string[] = [];
-    for (const streamId of streamIds) {
-      const known = this.recent?.get(streamId);
-      if (known === undefined) unknown.push(streamId);
-      else loaded.set(streamId, known);
-    }
+    const loaded = this.remembered(streamIds);
+    const unknown = streamIds.filter((streamId) => !loaded.has(streamId));
     if (unknown.length === 0) return loaded;
     const streams = await this.store.readStreams(unknown, { fromSnapshot: policy !== undefined });
     for (const [streamId, { snapshot, events }] of streams) {
