@@ -7,6 +7,14 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
+/**
+ * Every fresh embedded database of the run (a few hundred) starts from one initialized
+ * PGlite data folder instead of running initdb (see EmbeddedPostgres); test workers and the
+ * processes tests spawn inherit the variable. Keyed by PGlite's version.
+ */
+const pgliteVersion = JSON.parse(readFileSync(join(__dirname, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')).version;
+process.env.HERALD_PGLITE_TEMPLATE ??= join(require('node:os').tmpdir(), `herald-pglite-template-${pgliteVersion}`);
+
 const tsconfig = JSON.parse(readFileSync(join(__dirname, 'tsconfig.base.json'), 'utf8'));
 const moduleNameMapper = Object.fromEntries(
   Object.entries(tsconfig.compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
@@ -35,6 +43,11 @@ const common = {
 
 module.exports = {
   verbose: true,
+  // Two test files at a time. Most of a file's time is spent waiting on a broker, a database
+  // or a child process, so on a 2-core machine two workers finish the suite in well under the
+  // time of one; more would starve the one Kafka broker and Postgres the files share.
+  // `npm run jest -- --maxWorkers=N` overrides it.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/tools/jest/summary-reporter.js'],
   // Integration tests wait on rebalances of a real broker; unit tests finish in ms anyway.
   testTimeout: 120_000,

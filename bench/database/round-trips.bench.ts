@@ -1,7 +1,9 @@
 /**
- * One transaction's writes sent the two ways Herald can send them, alternated on the same
- * connection: as an ordinary TypeORM transaction (BEGIN, each statement, COMMIT: a round
- * trip each) and as a `StatementBatch` (the same statements in one round trip). Each
+ * One transaction's writes sent three ways, alternated on the same connection: as an
+ * ordinary TypeORM transaction (BEGIN, each statement, COMMIT: a round trip each), as a
+ * `StatementBatch` (the same statements pipelined with bound parameters: one round trip),
+ * and as the StatementBatch before issue 40 (one simple-protocol query with the parameters
+ * inlined as literals: `inlined-statement-batch.ts`). Each
  * statement inserts `--runs` rows of about 1 KB from one JSON document, as the engine's
  * append does per table. Prints, per transaction, the CPU of the bench process (the
  * driver), the CPU of the Postgres backend that ran it, and the wall time.
@@ -15,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { SqlWriter, StatementBatch, createServiceDataSource } from '@herald/database';
 import { createTemporaryDatabase } from '@herald/testing';
 import { CLOCK_TICKS, numberOption, processTicks, runBenchMain } from '../shared/bench-kit';
+import { InlinedStatementBatch } from './inlined-statement-batch';
 
 
 const runsPerStatement = numberOption('--runs', 12);
@@ -52,9 +55,17 @@ async function main(): Promise<number> {
     const cases: Array<[string, () => Promise<void>]> = [
       [`TypeORM transaction (${statements + 2} round trips)`, () => source.transaction((tx) => writeAll(tx))],
       [
-        'StatementBatch (1 round trip)',
+        'StatementBatch, pipelined and bound (1 round trip)',
         async () => {
           const batch = new StatementBatch();
+          await writeAll(batch);
+          await batch.run(source);
+        },
+      ],
+      [
+        'before issue 40: literals inlined in one query (1 round trip)',
+        async () => {
+          const batch = new InlinedStatementBatch();
           await writeAll(batch);
           await batch.run(source);
         },

@@ -12,7 +12,7 @@ export type SmtpSocketCallback = (error: Error | null, socket?: { connection: So
  * Nagle's algorithm off. nodemailer writes a message's last line (`.`) as a small write
  * of its own; with Nagle on it waits for the ACK of the data before it, which the server
  * delays (40 ms on Linux) until it has something to answer, so each message paid a
- * delayed ACK: about 20 to 50 ms per message and connection (bench/RESULTS.md, Dispatch).
+ * delayed ACK: about 20 to 50 ms per message and connection (bench/results-archive/2026-11-results-diary.md, Dispatch).
  * nodemailer's own connect cannot turn Nagle off.
  *
  * Without Nagle every write is a packet and a system call of its own (on loopback the

@@ -9,7 +9,7 @@
  *
  * Also reports how long stopping all the idle subscriptions took (they stop at once).
  *
- * Figures live in bench/RESULTS.md ("Flow").
+ * Figures live in bench/RESULTS.md ("Relay and idle").
  */
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 

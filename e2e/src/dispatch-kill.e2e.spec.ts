@@ -18,13 +18,13 @@ import {
   waitUntilReady,
 } from '@herald/testing';
 import { ACCOUNT_CATEGORIES, approvedVariant, definitionAnnouncer } from './announced-definitions';
-import { describeSpread, killSeed, percentile, seededRandom, sleep } from './kill-helpers';
+import { describeSpread, killCount, killSeed, percentile, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
 
 /** SIGKILLs of each process (workflow-engine, channel-dispatchers), on two schedules of their own. */
-const KILLS = 10;
+const KILLS = killCount(6);
 /**
  * Each process runs this long (ms, seeded) after it is ready before it is killed again.
  * A restart takes about 11 s (the dead member's Kafka session must time out before the

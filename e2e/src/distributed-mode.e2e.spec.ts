@@ -14,11 +14,11 @@ import {
 } from '@herald/testing';
 
 const SERVICES = [
-  { name: 'ingest-api', schema: 'ingest' },
-  { name: 'workflow-engine', schema: 'engine' },
-  { name: 'preference-service', schema: 'audience' },
-  { name: 'management-api', schema: 'management' },
-  { name: 'channel-dispatchers', schema: 'dispatch' },
+  { name: 'ingest-api', schema: 'ingest', api: 'public' },
+  { name: 'workflow-engine', schema: 'engine', api: 'public' },
+  { name: 'preference-service', schema: 'audience', api: 'public' },
+  { name: 'management-api', schema: 'management', api: 'management' },
+  { name: 'channel-dispatchers', schema: 'dispatch', api: 'public' },
 ] as const;
 
 const infra = testInfrastructure();
@@ -91,14 +91,14 @@ distributed(`distributed mode: five processes on Kafka ${infra.kafkaBrokers?.joi
     await admin(infra.databaseUrl as string, (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
   });
 
-  it.each(SERVICES)('$name is ready, having checked the broker and its own schema', async ({ name, schema }) => {
+  it.each(SERVICES)('$name is ready, having checked the broker, its own schema and its HTTP connection cap', async ({ name, schema, api }) => {
     const { url } = running.get(name) as { url: string };
     const { status, body } = await fetchJson(`${url}health/ready`);
     expect(status).toBe(200);
     expect(body).toEqual({
       ready: true,
       status: 'ok',
-      checks: { bus: { status: 'ok' }, [`database:${schema}`]: { status: 'ok' } },
+      checks: { bus: { status: 'ok' }, [`database:${schema}`]: { status: 'ok' }, [`http_connections_${api}`]: { status: 'ok' } },
     });
     const metrics = await fetchJson(`${url}metrics`);
     expect(String(metrics.body)).toContain(`herald_process="${name}"`);
@@ -165,6 +165,51 @@ distributed(`distributed mode: five processes on Kafka ${infra.kafkaBrokers?.joi
     } finally {
       await gateway.stop('SIGTERM');
     }
+  });
+
+  it("sees a profile saved with the Node SDK in the run of a trigger sent at once (read-your-writes across services), 50 times", async () => {
+    const urlOf = (name: string): string => (running.get(name) as { url: string }).url;
+    for (const [method, path, body] of [
+      ['POST', 'v2/staging/template/ryw-hello/', { name: 'RYW hello', enabled_channels: ['inbox'] }],
+      ['POST', 'v2/staging/template/ryw-hello/channel/inbox/variant/default/', { locale: 'en', content: { body: 'Hi {{$recipient.name}}' } }],
+      ['PATCH', 'v2/staging/template/ryw-hello/commit/?commit_message=t', undefined],
+      [
+        'POST',
+        'v1/staging/workflow/ryw-hello/?commit=true&commit_message=first',
+        { name: 'RYW hello', category: 'transactional', trigger_type: 'api', tree: { nodes: [{ name: 'Inbox', node_type: 'send_inbox', template: 'ryw-hello' }] } },
+      ],
+    ] as const) {
+      // A commit answers once ingest-api and the engine hold it.
+      const response = await fetchJson(`${urlOf('management-api')}${path}`, {
+        method,
+        headers: { authorization: `ServiceToken ${serviceToken}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect({ path, status: response.status < 300 ? 'ok' : response.status }).toEqual({ path, status: 'ok' });
+    }
+    const sdk = new Suprsend(workspaceKey, workspaceSecret, { base_url: urlOf('ingest-api') });
+    const ids = Array.from({ length: 50 }, (_, i) => `ryw-${i}`);
+    for (let start = 0; start < ids.length; start += 10) {
+      await Promise.all(
+        ids.slice(start, start + 10).map(async (id) => {
+          const user = sdk.user.get_instance(id);
+          user.set('name', `name of ${id}`);
+          expect(await user.save()).toMatchObject({ success: true, status_code: 202 });
+          const accepted = await sdk.workflows.trigger(new WorkflowTriggerRequest({ workflow: 'ryw-hello', recipients: [id], data: {} }));
+          expect(accepted).toMatchObject({ success: true, status_code: 202 });
+        }),
+      );
+    }
+    const texts = new Map<string, string>();
+    await expectEventually(async () => {
+      for (const id of ids.filter((id) => !texts.has(id))) {
+        const inbox = await fetchJson(`${urlOf('channel-dispatchers')}v1/user/${id}/inbox/`, { headers: { authorization: `Bearer ${apiKey}` } });
+        const results = (inbox.body as { results?: unknown[] }).results ?? [];
+        if (results.length > 0) texts.set(id, JSON.stringify(results));
+      }
+      expect(texts.size).toBe(ids.length);
+    }, { timeoutMs: 60_000 });
+    expect(ids.filter((id) => !(texts.get(id) ?? '').includes(`Hi name of ${id}`))).toEqual([]);
   });
 
   it('stops every service gracefully on SIGTERM', async () => {

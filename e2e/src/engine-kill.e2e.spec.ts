@@ -19,25 +19,25 @@ import {
   waitUntilReady,
 } from '@herald/testing';
 import { ACCOUNT_CATEGORIES, definitionAnnouncer, mailTemplate } from './announced-definitions';
-import { describeSpread, killSeed, seededRandom, sleep } from './kill-helpers';
+import { describeSpread, killCount, killSeed, seededRandom, sleep } from './kill-helpers';
 
 const infra = testInfrastructure();
 const distributed = infra.kafkaBrokers && infra.databaseUrl ? describe : describe.skip;
 const mail = mailTemplate('kill-mail');
 
-const KILLS = 12;
+const KILLS = killCount(7);
 /** Runs triggered before the first kill, and while the kills go on. */
 const RUNS_BEFORE = 200;
 const RUNS_DURING = 100;
 const RUNS = RUNS_BEFORE + RUNS_DURING;
-/** The runs' delays, in whole seconds: spread so that timers come due all through the kills. */
+/** The runs' delays, in whole seconds: spread so that timers come due all through the kills (about 5 s each). */
 const MIN_WAIT_S = 3;
-const MAX_WAIT_S = 60;
+const MAX_WAIT_S = 5 * KILLS;
 /** The second engine process runs alongside the first from this kill up to (and including) its own kill. */
-const SECOND_ENGINE_FROM_KILL = 5;
-const SECOND_ENGINE_KILLED_AT = 9;
+const SECOND_ENGINE_FROM_KILL = Math.max(2, Math.floor(KILLS / 3));
+const SECOND_ENGINE_KILLED_AT = Math.min(KILLS, Math.floor((2 * KILLS) / 3) + 1);
 /** The kill at which the second batch of triggers is published (with the engine down). */
-const PUBLISH_DURING_KILL = 3;
+const PUBLISH_DURING_KILL = Math.max(1, Math.floor(KILLS / 4));
 const PARTITIONS = 6;
 /** How long the webhook receiver takes to answer. */
 const HOOK_MIN_MS = 100;
@@ -77,8 +77,9 @@ interface EngineSlot {
  * (10 s), and a restarted engine's consumers join their groups in the background once
  * that has passed (it reports ready before); each kill comes 1-3 s after ready, so some
  * land while consumers are at work and some while they are still joining. Runs wait up
- * to a minute, about as long as the 12 kills and restarts take, so timers come due all
- * through the kills; for part of them a second engine runs alongside the first.
+ * to about as long as the kills and restarts take (7 in the suite, 12 in the soak), so
+ * timers come due all through the kills; for part of them a second engine runs alongside
+ * the first.
  */
 distributed('workflow-engine killed while runs sit on timers and webhooks', () => {
   const namespace = uniqueName('engkill');

@@ -17,6 +17,16 @@ export function killSeed(): number {
   return Number(process.env.HERALD_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31));
 }
 
+/**
+ * How many kills a kill test makes: `suite` in `npm test` (enough to cross every window the
+ * test aims at: consumers at work and still joining, a second member, a publish while down),
+ * HERALD_KILL_TEST_KILLS for a soak (`bench/soak/kill-soak.sh` runs the longer schedules).
+ */
+export function killCount(suite: number): number {
+  const asked = Number(process.env.HERALD_KILL_TEST_KILLS);
+  return Number.isInteger(asked) && asked > 0 ? asked : suite;
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function percentile(sorted: readonly number[], p: number): number {

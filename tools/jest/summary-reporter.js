@@ -47,6 +47,13 @@ class SummaryReporter {
       process.stdout.write(`\n${bar}\n${lines.map((line) => `!! ${line}`).join('\n')}\n${bar}\n`);
     }
 
+    // The slowest files, so that CI's time (kept under 45 minutes) is watched where it goes.
+    const slowest = results.testResults
+      .map((file) => ({ file: relative(this.rootDir, file.testFilePath), seconds: (file.perfStats.end - file.perfStats.start) / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, 25);
+    if (slowest.length > 1) process.stdout.write(`\nslowest test files:\n${slowest.map(({ file, seconds }) => `  ${seconds.toFixed(1).padStart(7)} s  ${file}`).join('\n')}\n`);
+
     const failed = numFailedTests + numRuntimeErrorTestSuites + failedRun;
     process.stdout.write(`\n${numPassedTests} passed, ${failed} failed, ${numPendingTests + numTodoTests} skipped\n`);
   }

@@ -49,6 +49,25 @@ describe('module boundaries enforced by lint', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('refuses any Herald library in the decider kernel', async () => {
+    const errors = await boundaryErrors('libs/platform/decider/src/violation.ts', `import { TOPICS } from '@herald/contracts';\nexport const y = TOPICS;\n`);
+    expect(errors).toHaveLength(1);
+  });
+
+  it.each(['libs/workflow/src/fine.ts', 'libs/event-store/src/fine.ts'])('lets %s use the decider kernel', async (filePath) => {
+    const errors = await boundaryErrors(filePath, `import { fold } from '@herald/decider';\nexport const y = fold;\n`);
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses an import cycle between files', async () => {
+    // run-decider.ts imports node-path.ts; node-path.ts importing it back closes a cycle.
+    const [result] = await eslint.lintText(`import { createRunDecider } from './run-decider';\nexport const y = createRunDecider;\n`, {
+      filePath: join(root, 'libs/workflow/src/run/node-path.ts'),
+    });
+    const cycles = result.messages.filter((m) => m.ruleId === 'import-x/no-cycle').map((m) => m.message);
+    expect(cycles).toEqual([expect.stringContaining('Dependency cycle')]);
+  });
+
   it('allows a service to use the platform and the contracts', async () => {
     const errors = await boundaryErrors(
       'libs/services/ingest-api/src/fine.ts',

@@ -1,22 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Browser, Page, chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { Browser, Page } from 'playwright-core';
 import { createTemporaryDatabase, expectEventually, fetchJson, heraldEnv, testInfrastructure } from '@herald/testing';
 import { EmbeddedHerald, startEmbeddedHerald } from './embedded-herald';
+import { UI, artifactsFolder, describeInBrowser, launchChromium, prepareConsoleBrowserTest } from './testing/console-browser';
 
-/** Debian's chromium; `.ci/run` installs it. */
-const CHROMIUM = '/usr/bin/chromium';
-const required = process.env.HERALD_TEST_REQUIRE_INFRA === '1';
-const describeInBrowser = existsSync(CHROMIUM) || required ? describe : describe.skip;
-const ROOT = resolve(__dirname, '..', '..', '..');
-/** Screenshots of each page, kept as test artifacts (git-ignored). */
-const SCREENSHOTS = join(ROOT, 'artifacts', 'console');
-const UI = { timeout: 30_000 };
+const SCREENSHOTS = artifactsFolder('console');
 
 interface RunMessage {
   readonly channel: string;
@@ -79,10 +72,7 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
   });
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (HERALD_TEST_REQUIRE_INFRA=1 allows no skipped test)`);
-    // What npm ci, npm start and npm test do anyway (a no-op when the build is current).
-    execFileSync(process.execPath, [join(ROOT, 'tools', 'console', 'build.js')], { cwd: ROOT, stdio: 'inherit' });
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    prepareConsoleBrowserTest(SCREENSHOTS);
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-console-'));
     const infra = testInfrastructure();
     const database = infra.databaseUrl ? await createTemporaryDatabase(infra.databaseUrl) : undefined;
@@ -131,7 +121,7 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     // The draft: only enterprise customers get the email now.
     ok(await management('POST', 'v1/staging/workflow/order-update/', workflow('enterprise')));
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   }, 300_000);
 
@@ -164,6 +154,10 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await row.first().waitFor(UI);
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toMatch(/order-update v1.*ada.*completed.*email: triggered/);
+    // The run completed, but its email retries (or failed for good): the status says so, and why, naming the vendor once.
+    expect(await row.locator('td').nth(3).textContent()).toMatch(/^completed, (delivering \(1 delivery retrying\)|1 delivery failed)$/);
+    expect(await row.locator('td.reason').textContent()).toMatch(/^email: smtp: /);
+    expect(await row.locator('td.reason').textContent()).not.toContain('smtp: smtp:');
     await screenshot('2-runs');
     // The other filters reach the API too: nobody else was notified.
     await page.fill('input[name=message_id]', '');
@@ -184,6 +178,9 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     expect(timeline).toContain('branch.taken.v1');
     expect(timeline).toContain('branch paying · plan == "pro": "pro" → true');
     expect(timeline).toContain('send email');
+    // Each step in words.
+    expect(await page.locator('ol.timeline .step-label').allTextContents()).toEqual(expect.arrayContaining(['Run started', 'Branch taken', 'Delivery requested', 'Run completed']));
+    expect((await page.locator('ol.timeline .step-label').allTextContents()).filter((label) => /\.v\d+$/.test(label))).toEqual([]);
     // The vendor refuses every attempt, so how many were made by now depends on the retry schedule.
     expect(await page.locator('table.messages').textContent()).toMatch(/Mail.*email.*triggered[1-9]\d*smtp/);
     await screenshot('3-run-timeline');
@@ -195,11 +192,19 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await failed.locator('button.link').click();
     const reason = await page.locator('dd.failure-reason').textContent();
     expect(reason).toContain('smtp');
+    expect(reason).not.toContain('smtp: smtp:');
+    // The vendor the failing message was tried with.
+    expect(await page.locator('dd.message-vendor').textContent()).toBe('email/smtp (tried)');
     // Its content as rendered for ada: the delivery's variant with the run's data.
     await page.locator('.rendered-content pre').waitFor(UI);
     expect(await page.locator('.rendered-content').textContent()).toMatch(/"subject": "Order A-7"[\s\S]*"text": "Your order A-7 has shipped"/);
     await screenshot('4-message-failure');
 
+    // The workflow list: live v1 with a draft pending on top.
+    await page.getByRole('link', { name: 'Workflows' }).click();
+    await page.locator('td.workflow-state').first().waitFor(UI);
+    expect(await page.locator('td.workflow-state').first().textContent()).toBe('live v1, draft pending');
+    await screenshot('4c-workflows');
     // Workflow: the live tree and the draft drawn, its versions, then a replay of the draft.
     await page.getByRole('link', { name: 'order-update' }).first().click();
     await page.locator('.tree').first().waitFor(UI);
@@ -216,12 +221,12 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     expect(await page.locator('.replay-summary').textContent()).toContain('1 of 1 runs change');
     await screenshot('5-workflow-replay');
 
-    // Templates: each variant rendered with the mock data; vendors: the last error.
+    // Templates: the template's variants, each with its channel (the editor and its preview:
+    // console-templates-vendors.e2e.spec.ts); vendors: the last error.
     await page.getByRole('link', { name: 'Templates' }).click();
     await page.getByRole('link', { name: 'order' }).click();
-    await page.locator('article.variant').nth(1).waitFor(UI);
-    // Each variant's preview is a call of its own, rendered when it answers.
-    await expectEventually(async () => expect(await page.locator('.variants').textContent()).toMatch(/email[\s\S]*"subject": "Order A-1001"/), { timeoutMs: 30_000 });
+    await page.locator('table.variant-table tbody tr').nth(1).waitFor(UI);
+    expect(await page.locator('table.variant-table tbody tr td:first-child').allTextContents()).toEqual(expect.arrayContaining(['email']));
     await screenshot('6-templates');
     await page.getByRole('link', { name: 'Vendors' }).click();
     await page.locator('table tbody tr', { hasText: 'smtp' }).waitFor(UI);
@@ -246,23 +251,24 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await expectEventually(async () => expect(await consoleKeys()).toHaveLength(0));
   }, 180_000);
 
-  it("lets any origin's page read runs and messages with an API key (no credentials mode), and nothing else of the notification API", async () => {
+  it("lets any origin's page read runs and messages and trigger (the Test panel) with an API key (no credentials mode), and nothing else of the notification API", async () => {
     const preflight = (path: string) =>
       fetch(`${herald.baseUrl}${path}`, { method: 'OPTIONS', headers: { origin: 'https://ops.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
-    for (const path of ['v1/workflow_run/', `v1/workflow_run/${messageId}/`, 'v1/message/']) {
+    for (const path of ['v1/workflow_run/', `v1/workflow_run/${messageId}/`, 'v1/message/', 'trigger/']) {
       const answer = await preflight(path);
       expect({ path, status: answer.status, origin: answer.headers.get('access-control-allow-origin'), headers: answer.headers.get('access-control-allow-headers') }).toEqual({
         path,
         status: 204,
         origin: '*',
-        headers: 'authorization',
+        headers: 'authorization, content-type',
       });
       expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
     }
     // Without the key: refused, and the page can read why.
     const refused = await fetch(`${herald.baseUrl}v1/message/`, { headers: { origin: 'https://ops.example.com' } });
     expect({ status: refused.status, origin: refused.headers.get('access-control-allow-origin') }).toEqual({ status: 401, origin: '*' });
-    for (const path of ['trigger/', 'v1/bulk/message/', 'v1/user/ada/']) {
+    // (Users, lists and tenants are open to the console too, through preference-service's OperatorCors.)
+    for (const path of ['v1/bulk/message/']) {
       expect({ path, origin: (await preflight(path)).headers.get('access-control-allow-origin') }).toEqual({ path, origin: null });
     }
   });

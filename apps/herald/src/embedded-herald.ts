@@ -5,7 +5,7 @@ import { MessageBus } from '@herald/bus';
 import { EmbeddedPostgres } from '@herald/database';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
-import { ConsoleSettings, managementApi } from '@herald/management-api';
+import { ConsoleSettings, VendorTestClient, managementApi } from '@herald/management-api';
 import { preferenceService } from '@herald/preference-service';
 import {
   HeraldConfig,
@@ -96,6 +96,8 @@ export async function startEmbeddedHerald(env: NodeJS.ProcessEnv = process.env):
     const managementUrl = urlOf(managementApp);
     // The console (on the management port) is told where this process's notification API listens.
     managementApp.get(ConsoleSettings).useEmbeddedBaseUrl(baseUrl);
+    // Vendor tests reach the dispatchers, whose internal route this same notification API serves.
+    managementApp.get(VendorTestClient).useEmbeddedDispatchersUrl(baseUrl);
     context.logger.info('Herald is up (embedded mode)', {
       base_url: baseUrl,
       management_url: managementUrl,

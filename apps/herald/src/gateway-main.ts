@@ -1,3 +1,4 @@
+import { loadHeraldConfig } from '@herald/runtime';
 import { startGateway, upstreamsOf } from './gateway';
 
 // `npm run start:gateway`: {base_url} of a local distributed mode on one port (see gateway.ts).
@@ -8,7 +9,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 try {
   const upstreams = upstreamsOf(process.env.HERALD_GATEWAY_UPSTREAMS);
-  void startGateway(upstreams, port, process.env.HERALD_HOST ?? '127.0.0.1').then(({ url, close }) => {
+  // The HTTP timeouts and connection caps (HERALD_HTTP_*), as every Herald server reads them.
+  const { http } = loadHeraldConfig(process.env);
+  void startGateway(upstreams, port, process.env.HERALD_HOST ?? '127.0.0.1', http).then(({ url, close }) => {
     process.stdout.write(`{base_url} gateway at ${url} -> ${JSON.stringify(upstreams)}\n`);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(() => process.exit(0)));
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunningProcess, expectEventually, fetchJson, freePort, heraldEnv, startProcess, waitUntilReady } from '@herald/testing';
@@ -191,4 +192,38 @@ describe('npm start (embedded mode)', () => {
     await herald.stop('SIGINT');
     expect(herald.logLines().map((l) => l.msg)).toContain('shutdown complete');
   });
+
+  // A supervisor or `kill` signals npm alone, not its process group: Herald must not outlive it.
+  it.each<[NodeJS.Signals, string]>([
+    ['SIGTERM', 'npm passes it on'],
+    ['SIGKILL', 'Herald sees its parent gone'],
+  ])('ends with npm on %s to npm only (%s): the node process exits, the port and the data folder are freed', async (signal) => {
+    const herald = npmStart(`${signal} to npm`);
+    await waitUntilReady(herald, managementUrl);
+    const heraldPid = Number(readFileSync(join(dataDir, 'herald.pid'), 'utf8'));
+    expect(heraldPid).not.toBe(herald.child.pid);
+    process.kill(herald.child.pid as number, signal);
+    await expectEventually(() => expect(isAlive(heraldPid)).toBe(false), { timeoutMs: 30_000 });
+    expect(existsSync(join(dataDir, 'herald.pid'))).toBe(false);
+    expect(await canListen(new URL(baseUrl).port)).toBe(true);
+    expect(herald.logLines().map((l) => l.msg)).toContain('shutdown complete');
+    expect(herald.logLines().filter((l) => l.level === 'error')).toEqual([]);
+  });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function canListen(port: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(Number(port), '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

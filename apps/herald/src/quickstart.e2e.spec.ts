@@ -15,7 +15,16 @@ const root = join(__dirname, '..', '..', '..');
 function quickstartCommands(): string[] {
   const markdown = readFileSync(join(root, 'docs', 'quickstart.md'), 'utf8');
   const fromStep2 = markdown.slice(markdown.indexOf('## 2.'));
-  return [...fromStep2.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
+  return shBlocks(fromStep2);
+}
+
+/** Every `sh` code block of docs/reference.md, in order: they run in the quickstart's terminal, after it. */
+function referenceCommands(): string[] {
+  return shBlocks(readFileSync(join(root, 'docs', 'reference.md'), 'utf8'));
+}
+
+function shBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
 }
 
 /**
@@ -69,13 +78,12 @@ describe('the quickstart', () => {
     for (const dir of [dataDir, workDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends the email to the local SMTP server and the message to the inbox, following the commands as written', async () => {
+  /** The blocks as one bash script, with this test's credentials and ports, run in the reader's working directory. */
+  const runAsWritten = async (blocks: readonly string[]): Promise<string> => {
     const smtpPort = (smtp.server.address() as AddressInfo).port;
-    const commands = quickstartCommands();
-    expect(commands.length).toBeGreaterThanOrEqual(6);
     const script = [
       'set -euo pipefail',
-      ...commands.map((block) =>
+      ...blocks.map((block) =>
         block
           .replace('hst_your_service_token', serviceToken)
           .replace('hak_your_api_key', apiKey)
@@ -85,6 +93,13 @@ describe('the quickstart', () => {
       ),
     ].join('\n');
     const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: workDir, env: { PATH: process.env.PATH, NODE_PATH: join(root, 'node_modules') } });
+    return stdout;
+  };
+
+  it('sends the email to the local SMTP server and the message to the inbox, following the commands as written', async () => {
+    const commands = quickstartCommands();
+    expect(commands.length).toBeGreaterThanOrEqual(6);
+    const stdout = await runAsWritten(commands);
     const messageId = (JSON.parse(readFileSync(join(workDir, 'trigger.json'), 'utf8')) as { message_id: string }).message_id;
     expect(stdout).toContain(messageId);
 
@@ -101,6 +116,22 @@ describe('the quickstart', () => {
         'email/sent_by_vendor',
         'inbox/delivered',
       ]);
+    });
+  });
+
+  it("runs docs/reference.md's commands after it: sending again with a new idempotency key sends the email again", async () => {
+    const mailsBefore = mails.length;
+    expect(mailsBefore).toBe(1);
+    const commands = referenceCommands();
+    expect(commands.length).toBeGreaterThanOrEqual(1);
+    // The quickstart's variables (step 2's first block), then the reference's commands.
+    const stdout = await runAsWritten([quickstartCommands()[0], ...commands]);
+    // The failed messages' list answers (empty here: the quickstart's email went out).
+    expect(stdout).toContain('"results":[]');
+    await expectEventually(() => expect(mails).toEqual([expect.stringMatching(/^Subject: Welcome, Ada!/m), expect.stringMatching(/^Subject: Welcome, Ada!/m)]), { timeoutMs: 30_000 });
+    await expectEventually(async () => {
+      const log = await fetchJson(`${herald.baseUrl}v1/message/?idempotency_key=welcome-ada-again`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect((log.body as { results: Array<{ channel: string; status: string }> }).results.map((m) => `${m.channel}/${m.status}`).sort()).toEqual(['email/sent_by_vendor', 'inbox/delivered']);
     });
   });
 });

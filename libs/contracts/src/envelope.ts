@@ -53,11 +53,18 @@ export function parseEnvelope(raw: Buffer | string, expectedType?: string): Pars
 
 /**
  * Why a message was dead-lettered, as a stable code: not a valid envelope or payload,
- * rejected by its handler as invalid, failed with an error retrying cannot fix (a
- * Postgres data exception, a message too large), or failed the same message past the
- * bounded number of attempts.
+ * of a `schema_version` its consumer does not read (a producer newer than the
+ * consumer), rejected by its handler as invalid, failed with an error retrying cannot
+ * fix (a Postgres data exception, a message too large), or failed the same message
+ * past the bounded number of attempts.
  */
-export type DeadLetterReasonCode = 'invalid_envelope' | 'invalid_payload' | 'rejected' | 'unprocessable' | 'attempts_exhausted';
+export type DeadLetterReasonCode =
+  | 'invalid_envelope'
+  | 'unknown_schema_version'
+  | 'invalid_payload'
+  | 'rejected'
+  | 'unprocessable'
+  | 'attempts_exhausted';
 
 /** What a consumer publishes to the dead-letter topic instead of crashing. */
 export interface DeadLetterPayload {

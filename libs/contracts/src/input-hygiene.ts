@@ -45,7 +45,7 @@ export function inputHygieneProblems(value: unknown, root = '', limits: { maxDep
     const visit = stack.pop() as Visit;
     const current = visit.value;
     if (typeof current === 'string') {
-      const problem = unstorable(current);
+      const problem = unstorableTextProblem(current);
       if (problem) report(visit, problem);
       continue;
     }
@@ -67,7 +67,7 @@ export function inputHygieneProblems(value: unknown, root = '', limits: { maxDep
     }
     const children: Visit[] = [];
     for (const key of keys) {
-      const keyProblem = unstorable(key);
+      const keyProblem = unstorableTextProblem(key);
       if (keyProblem) report(visit, `key ${keyProblem}`, key);
       else children.push({ value: (current as Record<string, unknown>)[key], parent: visit, step: key, depth: visit.depth + 1 });
     }
@@ -182,7 +182,7 @@ export function storableText(text: string): string {
 }
 
 /** Why Postgres (text and jsonb) cannot store this string, or undefined when it can. */
-function unstorable(text: string): string | undefined {
+export function unstorableTextProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return 'contains a NUL character (\\u0000), which cannot be stored';
   if (!(text as WellFormedCheck).isWellFormed()) return 'contains a lone UTF-16 surrogate (invalid Unicode), which cannot be stored';
   return undefined;

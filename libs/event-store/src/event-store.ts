@@ -106,7 +106,7 @@ export class EventStore {
     // from flattening the lateral subquery into one join). As `stream_id = ANY($1)`, a
     // table without fresh statistics (a young deployment, or autovacuum behind a burst)
     // was estimated at most of its rows and read whole: 0.96 s per batch of 500 digest
-    // accumulators at 100,000 open digests (bench/RESULTS.md "Engine").
+    // accumulators at 100,000 open digests (engine bench; docs/architecture.md, Persistence).
     const rows = fromSnapshot
       ? await this.dataSource.query<StreamRow[]>(
           `WITH ids AS (SELECT stream_id FROM unnest($1::text[]) AS ids(stream_id)),
@@ -203,7 +203,8 @@ export class EventStore {
    * waits for that writer's commit), and the stream is refused as having lost. Not by
    * default: a speculative insert costs every event an extra index probe and WAL
    * record, and the statement took 19-29% longer with it (504 events,
-   * bench/RESULTS.md "Flow", 2026-11-29 11:20), for a race that needs two writers on
+   * flow bench of 2026-11-29; docs/architecture.md, The event store), for a race that
+   * needs two writers on
    * one stream (a rebalance).
    */
   private async insertBatchEvents(tx: SqlWriter, requests: readonly AppendRequest[], skipTaken: boolean): Promise<void> {

@@ -1,4 +1,4 @@
-import { Decider } from '@herald/workflow';
+import { Decider } from '@herald/decider';
 import { databaseTargets } from '@herald/testing';
 import { EventStore } from './event-store';
 import { StreamCodec, StreamProcessor } from './stream-processor';

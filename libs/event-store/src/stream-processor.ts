@@ -1,5 +1,5 @@
 import type { SqlWriter } from '@herald/database';
-import { Decider } from '@herald/workflow';
+import { Decider } from '@herald/decider';
 import { EventStore } from './event-store';
 import { AppendRequest, NewEvent, OutboxMessage, RecordedEvent, TimerSchedule } from './event-store.types';
 import { StreamConflictError } from './stream-conflict.error';

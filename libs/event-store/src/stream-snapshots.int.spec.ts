@@ -1,4 +1,4 @@
-import { Decider } from '@herald/workflow';
+import { Decider } from '@herald/decider';
 import { databaseTargets, expectEventually, uniqueName } from '@herald/testing';
 import { StreamCompactor } from './compaction/stream-compactor';
 import { EventStore } from './event-store';

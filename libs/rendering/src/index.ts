@@ -6,3 +6,4 @@ export * from './template-engine';
 export * from './render-content';
 export * from './rendered-content';
 export * from './translations';
+export * from './mjml';

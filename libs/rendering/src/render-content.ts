@@ -2,6 +2,7 @@ import { Channel, JsonRecord } from '@herald/contracts';
 import {
   EmailContent,
   InboxContent,
+  InboxExpiry,
   MsTeamsContent,
   PushContent,
   RenderedContent,
@@ -142,14 +143,119 @@ function renderMsTeams(fields: FieldRenderer): MsTeamsContent {
   return withoutUndefined({ channel: 'ms_teams', text: fields.optional('text') ?? '', card: card as Record<string, unknown> | undefined });
 }
 
+/** SuprSend's inbox editor allows two action buttons. */
+export const MAX_INBOX_BUTTONS = 2;
+const MAX_INBOX_TAGS = 20;
+
+/**
+ * SuprSend's inbox content (`header`, `body`, `avatar: {image_url, url}`, `subtext`,
+ * `buttons`, `tags`, `is_pinned`, `is_expiry_enabled` + `expiry`, `extra_data`, ...) and
+ * Herald's older names (`title`, `avatar` as a URL, `url`).
+ */
 function renderInbox(fields: FieldRenderer): InboxContent {
+  const avatar = fields.value('avatar');
+  const subtext = fields.value('subtext');
   return withoutUndefined({
     channel: 'inbox',
-    title: fields.optional('title') ?? fields.optional('header'),
+    title: fields.optional('header') ?? fields.optional('title'),
     body: fields.optional('body') ?? fields.required('text'),
-    avatar: fields.optional('avatar'),
+    ...inboxAvatarOf(avatar),
     actionUrl: fields.optional('action_url') ?? fields.optional('url'),
+    openInNewTab: fields.flag('open_in_new_tab') || undefined,
+    subtext: subtextOf(subtext),
+    buttons: buttonsOf(fields.value('buttons')),
+    tags: tagsOf(fields.value('tags')),
+    pinned: fields.flag('is_pinned') || undefined,
+    expiry: fields.flag('is_expiry_enabled') || (fields.has('expiry') && !fields.has('is_expiry_enabled')) ? expiryOf(fields.value('expiry')) : undefined,
+    extraData: extraDataOf(fields.value('extra_data')),
+    importance: fields.optional('importance') === 'high' ? 'high' : undefined,
   });
+}
+
+function inboxAvatarOf(avatar: unknown): { avatar?: string; avatarUrl?: string } {
+  if (avatar === undefined || avatar === '') return {};
+  if (typeof avatar === 'string') return { avatar };
+  const record = recordOf(avatar, 'avatar', 'an image URL or {image_url, url}');
+  const image = optionalText(record.image_url ?? record.avatar_url, 'avatar.image_url');
+  if (image === undefined) return {};
+  return withoutUndefined({ avatar: image, avatarUrl: optionalText(record.url ?? record.action_url, 'avatar.url') });
+}
+
+function subtextOf(subtext: unknown): InboxContent['subtext'] {
+  if (subtext === undefined || subtext === '') return undefined;
+  if (typeof subtext === 'string') return { text: subtext };
+  const record = recordOf(subtext, 'subtext', 'text or {text, url}');
+  const text = optionalText(record.text, 'subtext.text');
+  return text === undefined ? undefined : withoutUndefined({ text, url: optionalText(record.url ?? record.action_url, 'subtext.url') });
+}
+
+function buttonsOf(buttons: unknown): InboxContent['buttons'] {
+  if (buttons === undefined) return undefined;
+  if (!Array.isArray(buttons) || buttons.length > MAX_INBOX_BUTTONS) throw new TemplateError('buttons', `must be an array of at most ${MAX_INBOX_BUTTONS} buttons {text, url}`);
+  const read = buttons.map((button: unknown, index) => {
+    const record = recordOf(button, `buttons[${index}]`, '{text, url, open_in_new_tab}');
+    const text = optionalText(record.text ?? record.name, `buttons[${index}].text`);
+    const url = optionalText(record.url, `buttons[${index}].url`);
+    if (text === undefined || url === undefined) throw new TemplateError(`buttons[${index}]`, 'needs a text and a url');
+    return withoutUndefined({ text, url, openInNewTab: isTrue(record.open_in_new_tab) || undefined });
+  });
+  return read.length === 0 ? undefined : read;
+}
+
+function tagsOf(tags: unknown): InboxContent['tags'] {
+  if (tags === undefined) return undefined;
+  const list = typeof tags === 'string' ? [tags] : tags;
+  if (!Array.isArray(list) || list.length > MAX_INBOX_TAGS || list.some((tag) => typeof tag !== 'string')) {
+    throw new TemplateError('tags', `must be an array of at most ${MAX_INBOX_TAGS} strings`);
+  }
+  const kept = [...new Set((list as string[]).map((tag) => tag.trim()).filter((tag) => tag !== ''))];
+  return kept.length === 0 ? undefined : kept;
+}
+
+/** `{format: relative | absolute, value, is_expiry_visible}`; a relative value is `XXdXXhXXmXXs` (spaces allowed) or whole seconds. */
+function expiryOf(expiry: unknown): InboxExpiry | undefined {
+  if (expiry === undefined) return undefined;
+  const record = recordOf(expiry, 'expiry', '{format, value, is_expiry_visible}');
+  const value = optionalText(record.value, 'expiry.value');
+  if (value === undefined) throw new TemplateError('expiry.value', 'is required when the expiry is enabled');
+  const visible = isTrue(record.is_expiry_visible);
+  const seconds = durationSeconds(value);
+  if (record.format !== 'absolute' && seconds !== undefined) return { afterSeconds: seconds, visible };
+  const at = Date.parse(value);
+  if (record.format !== 'relative' && /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(at)) return { at: new Date(at).toISOString(), visible };
+  throw new TemplateError('expiry.value', `must render to a duration (7d, 2d 6h 30m, or seconds) or an ISO 8601 time; got "${value}"`);
+}
+
+/** `2d 6h 30m 0s`, `24h30m`, `3600`: whole seconds, or undefined when it is no duration. */
+export function durationSeconds(value: string): number | undefined {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) : undefined;
+  const match = /^(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/.exec(text);
+  if (!match || text === '') return undefined;
+  const [, d, h, m, s] = match.map((part) => Number(part ?? 0));
+  const seconds = d * 86_400 + h * 3600 + m * 60 + s;
+  return seconds > 0 ? seconds : undefined;
+}
+
+function extraDataOf(extra: unknown): string | undefined {
+  if (extra === undefined || extra === '') return undefined;
+  return typeof extra === 'string' ? extra : JSON.stringify(extra);
+}
+
+function recordOf(value: unknown, field: string, shape: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TemplateError(field, `must be ${shape}`);
+  return value as Record<string, unknown>;
+}
+
+function optionalText(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new TemplateError(field, 'must be a string');
+  return value.trim() === '' ? undefined : value;
+}
+
+/** The editor stores booleans; a template may render one as text. */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 'true';
 }
 
 /** Reads and renders the fields of one variant's content, naming the field in every error. */
@@ -165,6 +271,23 @@ class FieldRenderer {
 
   has(name: string): boolean {
     return this.content[name] !== undefined && this.content[name] !== null;
+  }
+
+  /** A field that is text or structured (JSON whose strings are templates), rendered as it is written. */
+  value(name: string): unknown {
+    const source = this.content[name];
+    if (source === undefined || source === null) return undefined;
+    if (typeof source === 'string') return this.optional(name);
+    const rendered = this.engine.renderJson(name, source, this.data, this.translations);
+    this.noteMissingKeys(name);
+    return rendered;
+  }
+
+  /** A switch of the content: `true`, or a template that renders to `true`. */
+  flag(name: string): boolean {
+    const source = this.content[name];
+    if (typeof source === 'boolean') return source;
+    return typeof source === 'string' && this.optional(name)?.trim() === 'true';
   }
 
   optional(name: string, html = false): string | undefined {

@@ -101,6 +101,58 @@ describe('renderContent', () => {
     });
   });
 
+  it("renders SuprSend's inbox content: avatar and subtext objects, buttons, tags, pin, expiry and extra data", () => {
+    const content = {
+      header: 'Friend request',
+      body: '{{$actor.name}} wants to connect',
+      action_url: 'https://acme.test/r/{{plan}}',
+      open_in_new_tab: true,
+      avatar: { image_url: 'https://cdn.test/{{plan}}.png', url: 'https://acme.test/u' },
+      subtext: { text: '@{{plan}}', url: 'https://acme.test/s' },
+      buttons: [
+        { text: 'Accept', url: 'https://acme.test/accept', open_in_new_tab: true },
+        { text: 'Decline', url: 'https://acme.test/decline' },
+      ],
+      tags: ['mentions', '{{plan}}', ''],
+      importance: 'high',
+      is_pinned: true,
+      is_expiry_enabled: true,
+      expiry: { format: 'relative', expiry_type: 'fixed', value: '2d 6h 30m', is_expiry_visible: true },
+      extra_data: '{"deal":"{{plan}}"}',
+    };
+    expect(renderContent(engine, 'inbox', content, data)).toEqual({
+      ok: true,
+      missingVariables: [],
+      content: {
+        channel: 'inbox',
+        title: 'Friend request',
+        body: 'Bob wants to connect',
+        avatar: 'https://cdn.test/pro.png',
+        avatarUrl: 'https://acme.test/u',
+        actionUrl: 'https://acme.test/r/pro',
+        openInNewTab: true,
+        subtext: { text: '@pro', url: 'https://acme.test/s' },
+        buttons: [
+          { text: 'Accept', url: 'https://acme.test/accept', openInNewTab: true },
+          { text: 'Decline', url: 'https://acme.test/decline' },
+        ],
+        tags: ['mentions', 'pro'],
+        pinned: true,
+        expiry: { afterSeconds: 2 * 86_400 + 6 * 3600 + 30 * 60, visible: true },
+        extraData: '{"deal":"pro"}',
+        importance: 'high',
+      },
+    });
+    const expiring = (expiry: Record<string, unknown>, enabled: unknown = true) => renderContent(engine, 'inbox', { body: 'b', is_expiry_enabled: enabled, expiry }, { ...data, at: '2031-01-02T03:04:05Z' });
+    expect(expiring({ format: 'absolute', value: '{{at}}' })).toMatchObject({ content: { expiry: { at: '2031-01-02T03:04:05.000Z', visible: false } } });
+    expect(expiring({ expiry_type: 'dynamic', value: '3600' })).toMatchObject({ content: { expiry: { afterSeconds: 3600, visible: false } } });
+    expect(expiring({ value: '7d' }, false)).toMatchObject({ content: { body: 'b' } });
+    expect((expiring({ value: '7d' }, false) as { content: Record<string, unknown> }).content.expiry).toBeUndefined();
+    expect(expiring({ format: 'relative', value: 'soon' })).toEqual({ ok: false, reason: expect.stringContaining('expiry.value') });
+    expect(renderContent(engine, 'inbox', { body: 'b', buttons: [{ text: 'a', url: 'u' }, { text: 'b', url: 'u' }, { text: 'c', url: 'u' }] }, data)).toEqual({ ok: false, reason: expect.stringContaining('at most 2 buttons') });
+    expect(renderContent(engine, 'inbox', { body: 'b', buttons: [{ text: 'a' }] }, data)).toEqual({ ok: false, reason: expect.stringContaining('buttons[0]') });
+  });
+
   it('reports the placeholders the data has no value for, by field, and renders them empty', () => {
     const result = renderContent(engine, 'email', { subject: 'Hi {{name}}, {{nickname}}', text: 'Plan {{plan}}: {{$recipient.last_name}} {{#each $batched_events}}{{gone}}{{/each}}' }, data);
     expect(result).toEqual({

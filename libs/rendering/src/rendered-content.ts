@@ -10,6 +10,8 @@ export interface EmailContent {
   readonly replyTo?: string;
   /** The command's attachments, loaded by the dispatcher before the send (not rendered). */
   readonly attachments?: readonly LoadedAttachment[];
+  /** Headers the dispatcher adds (`List-Unsubscribe`, `List-Unsubscribe-Post`); every email vendor sends them as given. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** An e-mail attachment ready to send: fetched (URL form) or decoded (inline form). */
@@ -75,8 +77,34 @@ export interface InboxContent {
   readonly title?: string;
   readonly body: string;
   readonly avatar?: string;
+  /** Where a click on the avatar goes (SuprSend's `avatar.url`). */
+  readonly avatarUrl?: string;
   readonly actionUrl?: string;
+  readonly openInNewTab?: boolean;
+  readonly subtext?: { readonly text: string; readonly url?: string };
+  /** At most MAX_INBOX_BUTTONS. */
+  readonly buttons?: readonly InboxButton[];
+  /** Tags the feed's stores filter on (`tags.or`). */
+  readonly tags?: readonly string[];
+  /** Shown first in the feed until read. */
+  readonly pinned?: boolean;
+  readonly expiry?: InboxExpiry;
+  /** Custom data for the page, passed as written (SuprSend's `extra_data`, a string). */
+  readonly extraData?: string;
+  readonly importance?: 'default' | 'high';
 }
+
+export interface InboxButton {
+  readonly text: string;
+  readonly url: string;
+  readonly openInNewTab?: boolean;
+}
+
+/**
+ * When the message leaves the feed: `afterSeconds` from when it is stored, or `at` (ISO
+ * 8601). Rendering is pure, so a relative expiry is resolved by the store, on its clock.
+ */
+export type InboxExpiry = ({ readonly afterSeconds: number } | { readonly at: string }) & { readonly visible: boolean };
 
 export type RenderedContent =
   | EmailContent

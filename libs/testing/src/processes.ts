@@ -127,7 +127,9 @@ export function heraldEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('HERALD_') && !name.startsWith('JEST_') && name !== 'NODE_OPTIONS') env[name] = value;
   }
-  return { ...env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...extra };
+  // Tests poll with a credential until it reaches every service (a 401 every 50 ms); the limits on
+  // failed authentications are tested where a test sets them low (auth-failure-limits.int.spec.ts).
+  return { ...env, KAFKAJS_NO_PARTITIONER_WARNING: '1', HERALD_AUTH_MAX_FAILURES_PER_ADDRESS: '1000000', HERALD_AUTH_MAX_FAILURES_PER_CREDENTIAL: '1000000', ...extra };
 }
 
 export async function fetchJson(url: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {

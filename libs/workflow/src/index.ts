@@ -1,4 +1,3 @@
-export * from './decider';
 export * from './definition';
 export * from './run';
 export * from './schedule';

@@ -1,29 +1,26 @@
 import { FormEvent, useState } from 'react';
-import { Session, management, notification, ws } from '../api';
+import { NotificationAnswer, NotificationSchema, Session, management, notification, ws } from '../api';
 import { Json, Link, Problem, Status, When, navigate, useLoad } from '../ui';
 
-interface Message {
-  readonly message_id: string;
-  readonly trigger_message_id: string;
-  readonly execution_id: string;
-  readonly status: string;
-  readonly channel: string;
-  readonly failure_reason: string;
-  readonly attempts: number;
-  readonly next_attempt_at: string | null;
-  readonly created_at: string;
-  readonly recipient: { distinct_id?: string; object_type?: string; id?: string };
-  readonly vendor: { nickname: string } | null;
-  readonly workflow: { slug: string; node_ref: string };
-  readonly template: { slug: string };
-}
+/** One message of the log, as GET /v1/message/ answers it. */
+export type Message = NotificationSchema<'Message'>;
 
-const FILTERS = ['message_id', 'recipient_id', 'workflow_slug', 'status', 'channel'] as const;
+const FILTERS = ['message_id', 'recipient_id', 'workflow_slug', 'status', 'channel', 'tenant_id'] as const;
+/** GET /v1/message/'s cursors: `after` pages to older messages, `before` to newer. */
+const CURSORS = ['after', 'before'] as const;
+/** The page size, when the URL asks for one other than the API's default (10). */
+const PAGE_SIZE = 'limit';
+
+type MessagePage = NotificationAnswer<'/v1/message/', 'get'>;
 
 /** The message log (GET /v1/message/): each delivery's status, why it failed or was not sent, and its attempts. */
 export function MessagesPage({ session, query }: { session: Session; query: URLSearchParams }) {
-  const search = FILTERS.filter((name) => query.get(name)).map((name) => `${name}=${encodeURIComponent(query.get(name) ?? '')}`);
-  const messages = useLoad(() => notification<{ results: Message[] }>(session, `v1/message/?${search.join('&')}`), [search.join('&')]);
+  const search = [...FILTERS, PAGE_SIZE].filter((name) => query.get(name)).map((name) => `${name}=${encodeURIComponent(query.get(name) ?? '')}`);
+  // The page is in the URL (the API's opaque cursor), so a page of the log is linkable too.
+  const cursor = CURSORS.filter((name) => query.get(name)).map((name) => `${name}=${encodeURIComponent(query.get(name) ?? '')}`);
+  const messages = useLoad(() => notification<MessagePage>(session, `v1/message/?${[...search, ...cursor].join('&')}`), [[...search, ...cursor].join('&')]);
+  const page = (name: (typeof CURSORS)[number], value: string) => navigate(`messages?${[...search, `${name}=${encodeURIComponent(value)}`].join('&')}`);
+  const meta = messages.data?.meta;
   const [form, setForm] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? ''])));
   const [open, setOpen] = useState<string | null>(null);
   const submit = (event: FormEvent) => {
@@ -71,6 +68,19 @@ export function MessagesPage({ session, query }: { session: Session; query: URLS
         </tbody>
       </table>
       {messages.data?.results.length === 0 && <p className="muted">No messages match.</p>}
+      {meta && (
+        <nav className="pager">
+          <button type="button" disabled={!meta.has_prev || !meta.before} onClick={() => meta.before && page('before', meta.before)}>
+            ← Newer
+          </button>
+          <span className="muted">
+            {messages.data?.results.length ?? 0} of {meta.count}
+          </span>
+          <button type="button" disabled={!meta.has_next || !meta.after} onClick={() => meta.after && page('after', meta.after)}>
+            Older →
+          </button>
+        </nav>
+      )}
     </section>
   );
 }
@@ -90,7 +100,7 @@ interface DeliveryRequestedStep {
  * data it renders with), and the management API's preview renders that live variant
  * with that data, through the dispatchers' renderer.
  */
-function RenderedContent({ session, message }: { session: Session; message: Message }) {
+export function RenderedContent({ session, message }: { session: Session; message: Message }) {
   const rendered = useLoad(async () => {
     const run = await notification<{ steps: DeliveryRequestedStep[] }>(session, `v1/workflow_run/${encodeURIComponent(message.execution_id)}/`);
     const delivery = run.steps.find((step) => step.type === 'delivery.requested.v1' && step.delivery?.delivery_id === message.message_id)?.delivery;
@@ -114,7 +124,10 @@ function MessageRow({ session, message, open, toggle }: { session: Session; mess
         <td>
           <button type="button" className="link" onClick={toggle} aria-expanded={open}>
             {message.message_id}
-          </button>
+          </button>{' '}
+          <Link to={`messages/${encodeURIComponent(message.message_id)}`} className="open-message">
+            open
+          </Link>
         </td>
         <td>{message.recipient.distinct_id ?? `${message.recipient.object_type}/${message.recipient.id}`}</td>
         <td>{message.channel}</td>
@@ -126,39 +139,51 @@ function MessageRow({ session, message, open, toggle }: { session: Session; mess
           <When at={message.created_at} />
         </td>
       </tr>
-      {open && (
-        <tr className="detail">
-          <td colSpan={6}>
-            <dl className="summary">
-              <dt>reason</dt>
-              <dd className="failure-reason">{message.failure_reason || '—'}</dd>
-              <dt>next attempt</dt>
-              <dd>
-                <When at={message.next_attempt_at} />
-              </dd>
-              <dt>vendor</dt>
-              <dd>{message.vendor?.nickname ?? '—'}</dd>
-              <dt>run</dt>
-              <dd>
-                <Link to={`runs/${encodeURIComponent(message.execution_id)}`}>{message.execution_id}</Link> (node {message.workflow.node_ref} of{' '}
-                <Link to={`workflows/${encodeURIComponent(message.workflow.slug)}`}>{message.workflow.slug}</Link>)
-              </dd>
-              <dt>template</dt>
-              <dd>
-                <Link to={`templates/${encodeURIComponent(message.template.slug)}`}>{message.template.slug}</Link>
-              </dd>
-              <dt>content</dt>
-              <dd className="rendered-content">
-                <RenderedContent session={session} message={message} />
-              </dd>
-            </dl>
-            <details>
-              <summary>the message as the API answers it</summary>
-              <Json value={message} />
-            </details>
-          </td>
-        </tr>
-      )}
+      {open && <MessageDetail session={session} message={message} />}
     </>
+  );
+}
+
+function MessageDetail({ session, message }: { session: Session; message: Message }) {
+  return (
+    <tr className="detail">
+      <td colSpan={6}>
+        <dl className="summary">
+          <dt>status</dt>
+          <dd>
+            <Status value={message.status} /> after {message.attempts} {message.attempts === 1 ? 'attempt' : 'attempts'}
+          </dd>
+          <dt>reason</dt>
+          <dd className="failure-reason">{message.failure_reason || '—'}</dd>
+          <dt>next attempt</dt>
+          <dd>
+            <When at={message.next_attempt_at} />
+          </dd>
+          <dt>vendor</dt>
+          {/* On a failure, the vendor tried last (it refused the message). */}
+          <dd className="message-vendor">
+            {message.vendor?.nickname ?? '—'}
+            {message.vendor && message.failure_reason && message.status !== 'sent_by_vendor' && message.status !== 'delivered' ? ' (tried)' : ''}
+          </dd>
+          <dt>run</dt>
+          <dd>
+            <Link to={`runs/${encodeURIComponent(message.execution_id)}`}>{message.execution_id}</Link> (node {message.workflow.node_ref} of{' '}
+            <Link to={`workflows/${encodeURIComponent(message.workflow.slug)}`}>{message.workflow.slug}</Link>)
+          </dd>
+          <dt>template</dt>
+          <dd>
+            <Link to={`templates/${encodeURIComponent(message.template.slug)}`}>{message.template.slug}</Link>
+          </dd>
+          <dt>content</dt>
+          <dd className="rendered-content">
+            <RenderedContent session={session} message={message} />
+          </dd>
+        </dl>
+        <details>
+          <summary>the message as the API answers it</summary>
+          <Json value={message} />
+        </details>
+      </td>
+    </tr>
   );
 }

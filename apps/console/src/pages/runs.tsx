@@ -1,36 +1,89 @@
 import { FormEvent, useState } from 'react';
-import { Session, notification } from '../api';
+import { NotificationAnswer, NotificationSchema, Session, canChange, notification } from '../api';
+import { CancelRun } from './run-actions';
 import { Json, Link, Problem, Status, When, navigate, useLoad } from '../ui';
 
-export interface RunMessage {
-  readonly message_id: string;
-  readonly node: string;
-  readonly channel: string;
-  readonly template: string;
-  readonly status: string;
-  readonly failure_reason: string;
-  readonly attempts: number;
-  readonly next_attempt_at: string | null;
-  readonly vendor: string | null;
+/** A run's message, as GET /v1/workflow_run/ lists it. */
+export type RunMessage = NotificationSchema<'RunMessage'>;
+
+type Run = NotificationAnswer<'/v1/workflow_run/', 'get'>['results'][number];
+type RunWithLog = NotificationAnswer<'/v1/workflow_run/{execution_id}/', 'get'>;
+
+/** A step of a run's log: its position, type and time, and the fields of its kind. */
+export type Step = RunWithLog['steps'][number];
+
+/**
+ * A run's status as its deliveries make it: the engine's run is `completed` once its
+ * last node ran, while an email may still be retrying or may have failed for good.
+ */
+export function deliveryStatus(status: string, messages: readonly RunMessage[]): { label: string; tone: string } {
+  const retrying = messages.filter((message) => message.status === 'triggered' && message.next_attempt_at).length;
+  const failed = messages.filter((message) => message.status === 'delivery_failure').length;
+  if (retrying > 0) return { label: `${status}, delivering (${retrying} ${retrying === 1 ? 'delivery' : 'deliveries'} retrying)`, tone: 'running' };
+  if (failed > 0) return { label: `${status}, ${failed} ${failed === 1 ? 'delivery' : 'deliveries'} failed`, tone: 'failed' };
+  return { label: status, tone: status };
 }
 
-interface Run {
-  readonly execution_id: string;
-  readonly message_id: string;
-  readonly status: string;
-  readonly reason: string | null;
-  readonly workflow: { slug: string; version: number };
-  readonly recipient: { distinct_id?: string; object_type?: string; id?: string };
-  readonly started_at: string;
-  readonly updated_at: string;
-  readonly messages?: readonly RunMessage[];
+export function RunStatus({ run, messages }: { run: Pick<Run, 'status'>; messages: readonly RunMessage[] }) {
+  const { label, tone } = deliveryStatus(run.status, messages);
+  return <span className={`status status-${tone}`}>{label}</span>;
 }
 
-interface Step {
-  readonly position: number;
-  readonly type: string;
-  readonly recorded_at: string;
-  readonly [field: string]: unknown;
+/** Why the run ended as it did, or else why its deliveries did not go out (channel: reason). */
+export function runReason(run: Pick<Run, 'reason'>, messages: readonly RunMessage[]): string {
+  if (run.reason) return run.reason;
+  return messages
+    .filter((message) => message.failure_reason)
+    .map((message) => `${message.channel}: ${message.failure_reason}`)
+    .join('; ');
+}
+
+/** Every step type of a run's log (libs/workflow run-events), in words. */
+const STEP_LABELS: Record<string, string> = {
+  'run.admitted.v1': 'Admitted',
+  'run.started.v1': 'Run started',
+  'run.completed.v1': 'Run completed',
+  'run.failed.v1': 'Run failed',
+  'run.cancelled.v1': 'Run cancelled',
+  'run.discarded.v1': 'Run discarded',
+  'node.entered.v1': 'Node entered',
+  'branch.taken.v1': 'Branch taken',
+  'delay.elapsed.v1': 'Delay elapsed',
+  'timer.scheduled.v1': 'Timer set',
+  'timer.fired.v1': 'Timer fired',
+  'wait.started.v1': 'Waiting started',
+  'wait.ended.v1': 'Waiting ended',
+  'wait.cancelled.v1': 'Waiting cancelled',
+  'delivery.requested.v1': 'Delivery requested',
+  'delivery.skipped.v1': 'Delivery skipped',
+  'delivery.outcome_recorded.v1': 'Delivery outcome',
+  'digest.skipped.v1': 'Digest skipped',
+  'http.requested.v1': 'HTTP request sent',
+  'http.responded.v1': 'HTTP response received',
+  'output.merged.v1': 'Response data merged',
+  'actor.overridden.v1': 'Actor set',
+  'recipients.overridden.v1': 'Recipients set',
+  'tenant.overridden.v1': 'Tenant set',
+  'accumulation.requested.v1': 'Joining a batch',
+  'accumulation.owned.v1': 'Owns the batch',
+  'accumulation.leading.v1': 'Leads the batch',
+  'accumulation.merged.v1': 'Merged into a batch',
+  'accumulation.handed_over.v1': 'Batch handed over',
+  'accumulation.closing.v1': 'Batch closing',
+  'accumulation.released.v1': 'Batch released',
+  'accumulation.left.v1': 'Left the batch',
+  'accumulator.opened.v1': 'Batch opened',
+  'accumulator.joined.v1': 'Batch joined',
+  'accumulator.left.v1': 'Batch left',
+  'accumulator.closed.v1': 'Batch closed',
+};
+
+/** A step type in words; a type this console does not know yet, in words made from its name. */
+export function stepLabel(type: string): string {
+  const known = STEP_LABELS[type];
+  if (known) return known;
+  const words = type.replace(/\.v\d+$/, '').replace(/[._]/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** GET /v1/workflow_run/'s filters: the trigger's message_id, the user (distinct_id), the workflow, the status. */
@@ -40,10 +93,8 @@ const LABELS: Record<(typeof FILTERS)[number], string> = { message_id: 'message 
 /** Runs: found by the trigger's message_id, the user, the workflow or the status (GET /v1/workflow_run/). */
 export function RunsPage({ session, query }: { session: Session; query: URLSearchParams }) {
   const search = FILTERS.filter((name) => query.get(name)).map((name) => `${name}=${encodeURIComponent(query.get(name) ?? '')}`);
-  const runs = useLoad(
-    () => (search.length > 0 ? notification<{ results: Run[] }>(session, `v1/workflow_run/?${search.join('&')}`) : Promise.resolve({ results: [] as Run[] })),
-    [search.join('&')],
-  );
+  // No filter lists the latest runs (the API's default page), as the API itself does.
+  const runs = useLoad(() => notification<{ results: Run[] }>(session, `v1/workflow_run/?${search.join('&')}`), [search.join('&')]);
   const [form, setForm] = useState<Record<string, string>>(() => Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? ''])));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -65,10 +116,12 @@ export function RunsPage({ session, query }: { session: Session; query: URLSearc
           Refresh
         </button>
       </form>
+      <p className="muted">
+        {search.length === 0 ? 'The latest runs. ' : ''}Search by the message_id a trigger answered, a user's distinct_id, a workflow slug or a status (running, completed,
+        failed, discarded, cancelled).
+      </p>
       <Problem error={runs.error} />
-      {search.length === 0 ? (
-        <p className="muted">Search by the message_id a trigger answered, a user's distinct_id, a workflow slug or a status (running, completed, failed, discarded, cancelled).</p>
-      ) : runs.data?.results.length === 0 && !runs.loading ? (
+      {runs.data?.results.length === 0 && !runs.loading ? (
         <p className="muted">No runs match (a trigger's runs appear once the engine has started them: refresh).</p>
       ) : (
         <table className="runs">
@@ -94,9 +147,9 @@ export function RunsPage({ session, query }: { session: Session; query: URLSearc
                 </td>
                 <td>{run.recipient.distinct_id ?? `${run.recipient.object_type}/${run.recipient.id}`}</td>
                 <td>
-                  <Status value={run.status} />
+                  <RunStatus run={run} messages={run.messages ?? []} />
                 </td>
-                <td>{run.reason ?? ''}</td>
+                <td className="reason">{runReason(run, run.messages ?? [])}</td>
                 <td>
                   {run.messages?.map((message) => (
                     <div key={message.message_id}>
@@ -151,7 +204,7 @@ export function describeStep(step: Step): string {
 
 /** One run: its summary, its messages and its timeline (every recorded step, with each decision's reason). */
 export function RunPage({ session, runId }: { session: Session; runId: string }) {
-  const run = useLoad(() => notification<Run & { steps: Step[] }>(session, `v1/workflow_run/${encodeURIComponent(runId)}/`), [runId]);
+  const run = useLoad(() => notification<RunWithLog>(session, `v1/workflow_run/${encodeURIComponent(runId)}/`), [runId]);
   // The run's messages are listed with the runs of its trigger (GET /v1/workflow_run/?message_id=).
   const messageId = run.data?.message_id;
   const siblings = useLoad(
@@ -168,11 +221,11 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
         <>
           <dl className="summary">
             <dt>status</dt>
-            <dd>
-              <Status value={data.status} />
+            <dd className="run-status">
+              <RunStatus run={data} messages={messages} />
             </dd>
             <dt>reason</dt>
-            <dd>{data.reason ?? '—'}</dd>
+            <dd className="run-reason">{runReason(data, messages) || '—'}</dd>
             <dt>workflow</dt>
             <dd>
               <Link to={`workflows/${encodeURIComponent(data.workflow.slug)}`}>{data.workflow.slug}</Link> v{data.workflow.version}
@@ -183,15 +236,20 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
               <Link to={`messages?message_id=${encodeURIComponent(data.message_id)}`}>its messages</Link>
             </dd>
             <dt>recipient</dt>
-            <dd>{data.recipient.distinct_id ?? `${data.recipient.object_type}/${data.recipient.id}`}</dd>
+            <dd>{data.recipient.distinct_id ? <Link to={`users/${encodeURIComponent(data.recipient.distinct_id)}`}>{data.recipient.distinct_id}</Link> : `${data.recipient.object_type}/${data.recipient.id}`}</dd>
           </dl>
+          {data.status === 'running' && canChange(session) && <CancelRun session={session} runId={runId} cancelled={run.reload} />}
           <h2>Timeline</h2>
           <ol className="timeline">
             {data.steps.map((step) => (
               <li key={step.position} className="step">
                 <details>
                   <summary>
-                    <When at={step.recorded_at} /> <code>{step.type}</code> <span className="decision">{describeStep(step)}</span>
+                    <When at={step.recorded_at} />{' '}
+                    <strong className="step-label" title={step.type}>
+                      {stepLabel(step.type)}
+                    </strong>{' '}
+                    <span className="decision">{describeStep(step)}</span>
                   </summary>
                   <Json value={step} />
                 </details>
@@ -199,11 +257,28 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
             ))}
           </ol>
           <h2>Messages</h2>
-          <MessageTable messages={messages} />
+          {messages.length === 0 && siblings.data ? <NoMessages steps={data.steps} /> : <MessageTable messages={messages} />}
         </>
       )}
     </section>
   );
+}
+
+/** Why a run has no messages: merged into a batch another run sends (linked), or what its log says. */
+function NoMessages({ steps }: { steps: readonly Step[] }) {
+  const merged = steps.find((step) => step.type === 'accumulation.merged.v1');
+  const owner = typeof merged?.owner_run_id === 'string' ? merged.owner_run_id : undefined;
+  if (owner) {
+    return (
+      <p className="no-messages">
+        No messages of its own: this run was merged into a digest batch; the run that sends it is{' '}
+        <Link to={`runs/${encodeURIComponent(owner)}`}>{owner}</Link>.
+      </p>
+    );
+  }
+  const ended = [...steps].reverse().find((step) => ['run.completed.v1', 'run.failed.v1', 'run.cancelled.v1', 'run.discarded.v1', 'digest.skipped.v1'].includes(step.type));
+  const why = ended ? [stepLabel(ended.type), describeStep(ended)].filter(Boolean).join(': ') : 'the run has not reached a send node yet';
+  return <p className="no-messages muted">No messages: no send node sent anything ({why}; see the timeline).</p>;
 }
 
 /** A run's messages: sent, retrying, failed or not sent, and why. */
@@ -219,13 +294,14 @@ export function MessageTable({ messages }: { messages: readonly RunMessage[] }) 
           <th>status</th>
           <th>attempts</th>
           <th>reason</th>
+          <th>vendor</th>
         </tr>
       </thead>
       <tbody>
         {messages.map((message) => (
           <tr key={message.message_id}>
             <td>
-              <Link to={`messages?message_id=${encodeURIComponent(message.message_id)}`}>{message.message_id}</Link>
+              <Link to={`messages/${encodeURIComponent(message.message_id)}`}>{message.message_id}</Link>
             </td>
             <td>{message.node}</td>
             <td>{message.channel}</td>
@@ -234,6 +310,7 @@ export function MessageTable({ messages }: { messages: readonly RunMessage[] }) 
             </td>
             <td>{message.attempts}</td>
             <td className="reason">{message.failure_reason}</td>
+            <td>{message.vendor ?? '—'}</td>
           </tr>
         ))}
       </tbody>

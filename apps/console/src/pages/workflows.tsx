@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
-import { Session, management, ws } from '../api';
+import { VersionDiff } from '../version-diff';
+import { ManagementSchema, Session, canChange, management, ws } from '../api';
 import { Link, Problem, Status, When, useLoad } from '../ui';
+import { WorkflowTest } from './workflow-test';
 
 interface WorkflowNode {
   readonly name?: string;
@@ -10,31 +12,40 @@ interface WorkflowNode {
   readonly [field: string]: unknown;
 }
 
-interface Workflow {
-  readonly slug: string;
-  readonly name: string | null;
-  readonly status: string;
-  readonly version_no: number | null;
-  readonly category: string | null;
-  readonly updated_at: string;
-  readonly tree: { nodes: WorkflowNode[] };
-  readonly validation_result: unknown;
-}
+type Workflow = ManagementSchema<'Workflow'>;
 
-interface Version {
-  readonly version_no: number | null;
-  readonly status: string;
-  readonly commit_message: string | null;
-  readonly active_at: string | null;
-  readonly updated_at: string;
-  readonly validation_result: unknown;
+type Version = ManagementSchema<'WorkflowVersion'>;
+
+/**
+ * A workflow's state in the list: the live version (and whether it is enabled), a draft
+ * pending on top of it, or a draft that was never committed. The list answers one
+ * version per workflow (the draft if there is one), so the live versions are read too.
+ */
+export function workflowState(latest: Workflow, live: Workflow | undefined): { label: string; tone: string } {
+  const pending = latest.status === 'draft';
+  if (!live) return { label: pending ? 'draft only (never committed)' : latest.status, tone: 'draft' };
+  const liveLabel = `live v${live.version_no ?? '?'}${live.status === 'inactive' ? ' (disabled)' : ''}`;
+  return { label: pending ? `${liveLabel}, draft pending` : liveLabel, tone: live.status === 'inactive' ? 'inactive' : 'active' };
 }
 
 export function WorkflowsPage({ session }: { session: Session }) {
-  const workflows = useLoad(() => management<{ results: Workflow[] }>(session.serviceToken, ws(session, 'workflow/?limit=100')), [session.workspace]);
+  const workflows = useLoad(async () => {
+    const [latest, live] = await Promise.all([
+      management<{ results: Workflow[] }>(session.serviceToken, ws(session, 'workflow/?limit=100')),
+      management<{ results: Workflow[] }>(session.serviceToken, ws(session, 'workflow/?limit=100&mode=live')),
+    ]);
+    const liveBySlug = new Map(live.results.map((workflow) => [workflow.slug, workflow]));
+    return { results: latest.results.map((workflow) => ({ ...workflow, state: workflowState(workflow, liveBySlug.get(workflow.slug)) })) };
+  }, [session.workspace]);
   return (
     <section>
       <h1>Workflows</h1>
+      {/* Viewers read only: the API would refuse them (403) anyway. */}
+      {canChange(session) && (
+        <p>
+          <Link to="workflows/+new">New workflow</Link>
+        </p>
+      )}
       <Problem error={workflows.error} />
       <table>
         <thead>
@@ -53,8 +64,8 @@ export function WorkflowsPage({ session }: { session: Session }) {
                 <Link to={`workflows/${encodeURIComponent(workflow.slug)}`}>{workflow.slug}</Link>
               </td>
               <td>{workflow.name}</td>
-              <td>
-                <Status value={workflow.status} />
+              <td className="workflow-state">
+                <span className={`status status-${workflow.state.tone}`}>{workflow.state.label}</span>
               </td>
               <td>{workflow.category}</td>
               <td>
@@ -101,6 +112,35 @@ function Validation({ result }: { result: unknown }) {
   );
 }
 
+interface DigestScheduleFields {
+  readonly frequency?: string;
+  readonly interval?: number;
+  readonly weekdays?: readonly string[];
+  readonly monthdays?: ReadonlyArray<{ pos: number; day?: string }>;
+  readonly time?: string;
+  readonly tz_selection?: string;
+  readonly tz_fixed?: string;
+}
+
+const FREQUENCY_UNITS: Record<string, string> = { minutely: 'minute', hourly: 'hour', daily: 'day', weekly: 'week', monthly: 'month' };
+
+/** When a digest sends, in words: its static schedule, the jq that computes it, or the category's schedule. */
+export function digestSchedule(node: WorkflowNode): string {
+  if (node.schedule_type === 'dynamic') return `schedule from ${typeof node.dynamic_schedule_expr === 'string' ? node.dynamic_schedule_expr : 'the data'}`;
+  if (node.schedule_type === 'category_digest_schedule') return "on the category's digest schedule";
+  const schedule = node.schedule as DigestScheduleFields | undefined;
+  if (!schedule?.frequency) return 'no schedule';
+  const unit = FREQUENCY_UNITS[schedule.frequency];
+  const interval = schedule.interval ?? 1;
+  const every = unit ? `every ${interval === 1 ? unit : `${interval} ${unit}s`}` : schedule.frequency;
+  const days = schedule.frequency === 'weekly' && schedule.weekdays?.length ? ` on ${schedule.weekdays.join(', ')}` : '';
+  const monthdays =
+    schedule.frequency === 'monthly' && schedule.monthdays?.length ? ` on day ${schedule.monthdays.map((d) => `${d.pos}${d.day ? ` ${d.day}` : ''}`).join(', ')}` : '';
+  const time = schedule.time ? ` at ${schedule.time}` : '';
+  const zone = schedule.tz_selection === 'recipient' ? " (recipient's time zone)" : schedule.tz_fixed ? ` ${schedule.tz_fixed}` : '';
+  return `${every}${days}${monthdays}${time}${zone}`;
+}
+
 /** The tree as a graph: nodes top to bottom, a branch's paths side by side. */
 export function TreeGraph({ nodes }: { nodes: readonly WorkflowNode[] }) {
   if (nodes.length === 0) return <div className="graph-empty muted">(no nodes)</div>;
@@ -115,6 +155,7 @@ export function TreeGraph({ nodes }: { nodes: readonly WorkflowNode[] }) {
               {node.template ? ` · ${node.template}` : ''}
               {typeof node.duration === 'string' ? ` · ${node.duration}` : ''}
             </span>
+            {node.node_type === 'digest' && <span className="graph-schedule">{digestSchedule(node)}</span>}
           </div>
           {node.branches && (
             <div className="graph-branches">
@@ -136,23 +177,46 @@ export function TreeGraph({ nodes }: { nodes: readonly WorkflowNode[] }) {
   );
 }
 
-/** One workflow: its live version and draft drawn, every version with its validation result, and what-if replay. */
+/** One workflow: its live version and draft drawn, every version with its validation result, diffs and rollback, and what-if replay. */
 export function WorkflowPage({ session, slug }: { session: Session; slug: string }) {
   const path = `workflow/${encodeURIComponent(slug)}/`;
   const live = useLoad(() => management<Workflow>(session.serviceToken, ws(session, `${path}?mode=live`)).catch(() => null), [slug]);
   const draft = useLoad(() => management<Workflow>(session.serviceToken, ws(session, `${path}?mode=draft`)).catch(() => null), [slug]);
   const versions = useLoad(() => management<{ results: Version[] }>(session.serviceToken, ws(session, `${path}versions/`)), [slug]);
+  const [problem, setProblem] = useState<string>();
+  const [compared, setCompared] = useState<[number, number]>();
+  const reload = () => {
+    live.reload();
+    draft.reload();
+    versions.reload();
+  };
+  const act = (method: string, route: string, body?: unknown) => {
+    setProblem(undefined);
+    management(session.serviceToken, ws(session, `${path}${route}`), method, body).then(reload, (e: unknown) => setProblem(e instanceof Error ? e.message : String(e)));
+  };
+  const enabled = live.data?.is_enabled;
   return (
     <section>
       <h1>Workflow {slug}</h1>
       <p>
-        <Link to={`runs?workflow_slug=${encodeURIComponent(slug)}`}>its runs</Link> · <Link to={`messages?workflow_slug=${encodeURIComponent(slug)}`}>its messages</Link>
+        <Link to={`workflows/${encodeURIComponent(slug)}/edit`}>Edit</Link> · <Link to={`runs?workflow_slug=${encodeURIComponent(slug)}`}>its runs</Link> ·{' '}
+        <Link to={`messages?workflow_slug=${encodeURIComponent(slug)}`}>its messages</Link>
+        {live.data && (
+          <>
+            {' '}
+            ·{' '}
+            <button type="button" className="toggle-enabled" onClick={() => act('PATCH', 'enable/', { is_enabled: !enabled })}>
+              {enabled ? 'Disable' : 'Enable'}
+            </button>
+          </>
+        )}
       </p>
-      <Problem error={versions.error} />
+      <Problem error={versions.error ?? problem} />
       <div className="trees">
         {[
           ['Live', live.data],
-          ['Draft', draft.data],
+          // Draft mode answers the live version when there is no draft: that is no draft to draw.
+          ['Draft', draft.data?.status === 'draft' ? draft.data : null],
         ].map(([label, workflow]) =>
           workflow && typeof workflow === 'object' ? (
             <div key={label as string} className="tree">
@@ -164,6 +228,7 @@ export function WorkflowPage({ session, slug }: { session: Session; slug: string
           ) : null,
         )}
       </div>
+      {live.data && draft.data && draft.data.status !== 'draft' && <p className="muted no-draft">No pending draft: the live version is what runs.</p>}
       <h2>Versions</h2>
       <table className="versions">
         <thead>
@@ -173,11 +238,12 @@ export function WorkflowPage({ session, slug }: { session: Session; slug: string
             <th>commit message</th>
             <th>active since</th>
             <th>validation</th>
+            <th></th>
           </tr>
         </thead>
         <tbody>
           {versions.data?.results.map((version, i) => (
-            <tr key={i}>
+            <tr key={i} data-version={version.version_no ?? ''}>
               <td>{version.version_no ?? 'draft'}</td>
               <td>
                 <Status value={version.status} />
@@ -189,10 +255,32 @@ export function WorkflowPage({ session, slug }: { session: Session; slug: string
               <td>
                 <Validation result={version.validation_result} />
               </td>
+              <td className="version-actions">
+                {version.version_no && version.version_no > 1 && (
+                  <button type="button" onClick={() => setCompared([(version.version_no as number) - 1, version.version_no as number])}>
+                    Diff with v{version.version_no - 1}
+                  </button>
+                )}{' '}
+                {version.status === 'archived' && version.version_no && (
+                  <button type="button" onClick={() => act('POST', `versions/${version.version_no}/rollback/`)}>
+                    Roll back to v{version.version_no}
+                  </button>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {compared && (
+        <VersionDiff
+          subject={slug}
+          versions={compared}
+          heading="h2"
+          read={async (version) => (await management<{ definition: unknown }>(session.serviceToken, ws(session, `workflow/${encodeURIComponent(slug)}/versions/${version}/`))).definition}
+        />
+      )}
+      {/* Viewers only read, and a test really sends. */}
+      {canChange(session) && live.data && <WorkflowTest session={session} slug={slug} />}
       <Replay session={session} slug={slug} hasDraft={Boolean(draft.data && draft.data.status === 'draft')} />
     </section>
   );
@@ -204,23 +292,9 @@ interface ReplayBranch {
   readonly branch_name?: string;
 }
 
-interface ReplayChange {
-  readonly kind: string;
-  readonly node?: string;
-  readonly from?: unknown;
-  readonly to?: unknown;
-  readonly by_ms?: number;
-  readonly send?: { channel: string; template: string; node: string };
-}
+type ReplayChange = ManagementSchema<'ReplayChange'>;
 
-interface ReplayJob {
-  readonly id: string;
-  readonly status: string;
-  readonly progress: { done: number; total: number | null };
-  readonly summary: { runs: number; runs_changed: number; changes: Record<string, number>; sends_by_channel: Record<string, { before: number; after: number }> } | null;
-  readonly error?: string | null;
-  readonly results?: ReadonlyArray<{ run_id: string; recipient: { distinct_id?: string }; changes: ReplayChange[] }>;
-}
+type ReplayJob = ManagementSchema<'ReplayJob'>;
 
 const branchLabel = (branch: unknown): string => {
   if (!branch) return '(not reached)';
@@ -248,7 +322,7 @@ function describeChange(change: ReplayChange): string {
 }
 
 /** What-if replay of recorded runs against the draft (nothing is sent), polled until done, with its diff. */
-function Replay({ session, slug, hasDraft }: { session: Session; slug: string; hasDraft: boolean }) {
+export function Replay({ session, slug, hasDraft }: { session: Session; slug: string; hasDraft: boolean }) {
   const [count, setCount] = useState(20);
   const [job, setJob] = useState<ReplayJob>();
   const [error, setError] = useState<string>();
@@ -327,7 +401,7 @@ function Replay({ session, slug, hasDraft }: { session: Session; slug: string; h
             <ol className="replay-diff">
               {job.results.map((result) => (
                 <li key={result.run_id}>
-                  <Link to={`runs/${encodeURIComponent(result.run_id)}`}>{result.run_id}</Link> ({result.recipient.distinct_id ?? ''})
+                  <Link to={`runs/${encodeURIComponent(result.run_id)}`}>{result.run_id}</Link> ({result.recipient?.distinct_id ?? ''})
                   {result.changes.length === 0 ? (
                     <span className="muted"> unchanged</span>
                   ) : (

@@ -78,6 +78,12 @@ export interface ProfileChanged {
   readonly tenant_id?: string;
   /** Channels by name without `$` (`email`, `slack`, ...), values as stored. */
   readonly profile?: { readonly properties: JsonRecord; readonly channels: JsonRecord };
+  /**
+   * The accepted requests (`source_message_id` of `user_operations` or `inline_profile`)
+   * this profile now reflects: the engine acknowledges them on `notify.audience.applied.v1`
+   * once it holds this profile, and the request that accepted them answers then.
+   */
+  readonly source_message_ids?: readonly string[];
 }
 
 /** The locale and zone a stored profile's properties name (`$locale`, else `$preferred_language`; `$timezone`), for whoever reads a profile. */
@@ -164,6 +170,7 @@ export function parseAudienceChanged(payload: unknown): ParseResult<AudienceChan
       checks.object('subject');
       checks.string('tenant_id', { optional: true });
       checks.object('profile', { optional: (payload as { change?: unknown }).change === 'deleted' });
+      checks.stringArray('source_message_ids', { optional: true });
       break;
     case 'preferences':
       checks.object('subject');

@@ -1,7 +1,6 @@
-import { Channel } from '../channels';
+import { Type } from '@sinclair/typebox';
 import { ParseResult } from '../envelope';
-import { PayloadChecks } from './message-fields';
-import { JsonRecord } from './trigger-payload';
+import { ChannelSchema, Contract, JsonRecordSchema, NonEmptyString, OptionalString, messageSchemas } from './message-schemas';
 
 /**
  * `notify.broadcast.accepted.v1`, keyed `workspace:list_id`: a broadcast to a subscriber
@@ -13,27 +12,26 @@ import { JsonRecord } from './trigger-payload';
 export const BROADCAST_ACCEPTED_TYPE = 'broadcast.accepted';
 export const BROADCAST_ACCEPTED_VERSION = 1;
 
-export interface BroadcastAccepted {
-  readonly message_id: string;
-  readonly workspace_slug: string;
-  readonly list_id: string;
-  readonly template: string;
-  readonly notification_category: string;
-  readonly channels?: readonly Channel[];
-  readonly data: JsonRecord;
+export const BroadcastAcceptedMessage = Type.Object({
+  message_id: NonEmptyString(),
+  workspace_slug: NonEmptyString(),
+  list_id: NonEmptyString(),
+  template: NonEmptyString(),
+  notification_category: NonEmptyString(),
+  channels: Type.Optional(Type.Array(ChannelSchema)),
+  data: JsonRecordSchema,
   /** A fixed duration (`XXdXXhXXmXXs`) before sending. */
-  readonly delay?: string;
+  delay: OptionalString(),
   /** ISO 8601: send then. */
-  readonly trigger_at?: string;
-  readonly tenant_id?: string;
-  readonly idempotency_key?: string;
-  readonly accepted_at: string;
-}
+  trigger_at: OptionalString(),
+  tenant_id: OptionalString(),
+  idempotency_key: OptionalString(),
+  accepted_at: NonEmptyString(),
+});
+export type BroadcastAccepted = Contract<typeof BroadcastAcceptedMessage>;
+
+const broadcastAcceptedParser = messageSchemas.parser(BroadcastAcceptedMessage, 'payload');
 
 export function parseBroadcastAccepted(payload: unknown): ParseResult<BroadcastAccepted> {
-  const checks = PayloadChecks.of(payload);
-  ['message_id', 'workspace_slug', 'list_id', 'template', 'notification_category', 'accepted_at'].forEach((f) => checks.string(f));
-  ['delay', 'trigger_at', 'tenant_id', 'idempotency_key'].forEach((f) => checks.string(f, { optional: true }));
-  checks.object('data');
-  return checks.errors.length > 0 ? { ok: false, errors: checks.errors } : { ok: true, value: payload as BroadcastAccepted };
+  return broadcastAcceptedParser.parse(payload);
 }

@@ -21,6 +21,8 @@ export type CredentialsChanged =
       readonly workspace_slug: string;
       /** Hex SHA-256 of the key. */
       readonly key_hash: string;
+      /** The key may only read (GET, HEAD): a console viewer's key, or one minted for a dashboard. Absent: false. */
+      readonly read_only?: boolean;
     }
   | {
       readonly kind: 'workspace_key';
@@ -74,6 +76,7 @@ export function parseCredentialsChanged(payload: unknown): ParseResult<Credentia
   }
   if (value.kind === 'api_key') {
     ['api_key_id', 'workspace_id', 'workspace_slug', 'key_hash'].forEach(text);
+    if (value.read_only !== undefined && typeof value.read_only !== 'boolean') errors.push({ path: 'payload.read_only', message: 'must be a boolean' });
   } else if (value.kind === 'workspace_key') {
     ['workspace_key_id', 'workspace_id', 'workspace_slug', 'key'].forEach(text);
     if (value.change !== 'deleted') text('secret_sealed');

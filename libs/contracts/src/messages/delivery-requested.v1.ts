@@ -54,6 +54,11 @@ export interface DeliveryRequested {
   readonly render_data: JsonRecord;
   readonly tenant_id?: string;
   readonly category?: string;
+  /**
+   * The recipient may opt out of `category` on this channel (its effective default is not
+   * `cant_unsubscribe`, the channel not mandatory): an email then carries List-Unsubscribe.
+   */
+  readonly unsubscribable?: boolean;
   readonly attachments: readonly Attachment[];
   readonly requested_at: string;
 }

@@ -1,7 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import { ParseResult } from '../envelope';
-import { PayloadChecks } from './message-fields';
-import { AcceptedVia } from './trigger-accepted.v1';
-import { Attachment, JsonRecord } from './trigger-payload';
+import { AcceptedViaSchema, Contract, JsonRecordSchema, NonEmptyString, OptionalString, messageSchemas } from './message-schemas';
+import { AttachmentMessage } from './trigger-payload';
 
 /**
  * `notify.event.accepted.v1`: a validated event of one user, keyed
@@ -11,25 +11,22 @@ import { Attachment, JsonRecord } from './trigger-payload';
 export const EVENT_ACCEPTED_TYPE = 'event.accepted';
 export const EVENT_ACCEPTED_VERSION = 1;
 
-export interface EventAccepted {
-  readonly message_id: string;
-  readonly workspace_slug: string;
-  readonly distinct_id: string;
-  readonly event: string;
-  readonly properties: JsonRecord;
-  readonly attachments: readonly Attachment[];
-  readonly tenant_id?: string;
-  readonly idempotency_key?: string;
-  readonly accepted_via: AcceptedVia;
-  readonly accepted_at: string;
-}
+export const EventAcceptedMessage = Type.Object({
+  message_id: NonEmptyString(),
+  workspace_slug: NonEmptyString(),
+  distinct_id: NonEmptyString(),
+  event: NonEmptyString(),
+  properties: JsonRecordSchema,
+  attachments: Type.Array(AttachmentMessage),
+  tenant_id: OptionalString(),
+  idempotency_key: OptionalString(),
+  accepted_via: AcceptedViaSchema,
+  accepted_at: NonEmptyString(),
+});
+export type EventAccepted = Contract<typeof EventAcceptedMessage>;
+
+const eventAcceptedParser = messageSchemas.parser(EventAcceptedMessage, 'payload');
 
 export function parseEventAccepted(payload: unknown): ParseResult<EventAccepted> {
-  const checks = PayloadChecks.of(payload);
-  ['message_id', 'workspace_slug', 'distinct_id', 'event', 'accepted_at'].forEach((f) => checks.string(f));
-  checks.string('tenant_id', { optional: true });
-  checks.string('idempotency_key', { optional: true });
-  checks.object('properties');
-  checks.oneOf('accepted_via', ['api', 'kafka']);
-  return checks.errors.length > 0 ? { ok: false, errors: checks.errors } : { ok: true, value: payload as EventAccepted };
+  return eventAcceptedParser.parse(payload);
 }

@@ -23,6 +23,16 @@ export class PayloadChecks {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) this.errors.push({ path: `payload.${field}`, message: 'must be an object' });
   }
 
+  /** An array of strings, of at most `max` elements when given. */
+  stringArray(field: string, options: { optional?: boolean; max?: number } = {}): void {
+    const v = this.value[field];
+    if (v === undefined && options.optional) return;
+    const max = options.max ?? Infinity;
+    if (!Array.isArray(v) || v.length > max || v.some((item) => typeof item !== 'string')) {
+      this.errors.push({ path: `payload.${field}`, message: max === Infinity ? 'must be an array of strings' : `must be an array of at most ${max} strings` });
+    }
+  }
+
   oneOf(field: string, allowed: readonly string[]): void {
     if (!allowed.includes(this.value[field] as string)) this.errors.push({ path: `payload.${field}`, message: `must be one of ${allowed.join(', ')}` });
   }

@@ -1,6 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import { ParseResult } from '../envelope';
-import { PayloadChecks } from './message-fields';
-import { Attachment, JsonRecord, Recipient, UserRecipient } from './trigger-payload';
+import { AcceptedViaSchema, Contract, JsonRecordSchema, NonEmptyString, OptionalString, messageSchemas } from './message-schemas';
+import { AttachmentMessage, InlineWorkflowMessage, RecipientMessage, UserRecipientMessage } from './trigger-payload';
 
 /**
  * `notify.trigger.accepted.v1`: one validated trigger for ONE recipient, published by
@@ -13,53 +14,39 @@ import { Attachment, JsonRecord, Recipient, UserRecipient } from './trigger-payl
 export const TRIGGER_ACCEPTED_TYPE = 'trigger.accepted';
 export const TRIGGER_ACCEPTED_VERSION = 1;
 
-export type AcceptedVia = 'api' | 'kafka';
+export type AcceptedVia = Contract<typeof AcceptedViaSchema>;
 
-export interface TriggerAccepted {
+export const TriggerAcceptedMessage = Type.Object({
   /** The trigger's id, as returned to the client (`message_id`). */
-  readonly message_id: string;
-  readonly recipient_index: number;
-  readonly recipient_count: number;
-  readonly workspace_slug: string;
-  readonly workflow: string;
-  readonly recipient: Recipient;
-  readonly actor?: UserRecipient;
-  readonly data: JsonRecord;
-  readonly attachments: readonly Attachment[];
-  readonly tenant_id?: string;
-  readonly idempotency_key?: string;
-  readonly accepted_via: AcceptedVia;
-  readonly accepted_at: string;
+  message_id: NonEmptyString(),
+  recipient_index: Type.Integer({ minimum: 0, 'x-message': 'must be an integer of at least 0' }),
+  recipient_count: Type.Integer({ minimum: 1, 'x-message': 'must be an integer of at least 1' }),
+  workspace_slug: NonEmptyString(),
+  workflow: NonEmptyString(),
+  recipient: RecipientMessage,
+  actor: Type.Optional(UserRecipientMessage),
+  data: JsonRecordSchema,
+  attachments: Type.Array(AttachmentMessage),
+  tenant_id: OptionalString(),
+  idempotency_key: OptionalString(),
+  accepted_via: AcceptedViaSchema,
+  accepted_at: NonEmptyString(),
   /**
    * Set by the engine for a run it starts on behalf of another: one recipient of an
    * object's subscribers, or of a `override_recipients_*` expression. Such a run does not
    * apply the workflow's overrides again (and does not fan out again).
    */
-  readonly parent_run_id?: string;
+  parent_run_id: OptionalString(),
   /**
    * Set by preference-service for a broadcast to a list: the run follows this definition
    * instead of a live workflow (a broadcast names a template, not a workflow).
    */
-  readonly inline_workflow?: { readonly slug: string; readonly version: number; readonly definition: JsonRecord };
-}
+  inline_workflow: Type.Optional(InlineWorkflowMessage),
+});
+export type TriggerAccepted = Contract<typeof TriggerAcceptedMessage>;
+
+const triggerAcceptedParser = messageSchemas.parser(TriggerAcceptedMessage, 'payload');
 
 export function parseTriggerAccepted(payload: unknown): ParseResult<TriggerAccepted> {
-  const checks = PayloadChecks.of(payload);
-  ['message_id', 'workspace_slug', 'workflow', 'accepted_at'].forEach((f) => checks.string(f));
-  checks.string('tenant_id', { optional: true });
-  checks.string('idempotency_key', { optional: true });
-  checks.string('parent_run_id', { optional: true });
-  checks.object('inline_workflow', { optional: true });
-  checks.integer('recipient_index', 0);
-  checks.integer('recipient_count', 1);
-  checks.object('recipient');
-  checks.object('actor', { optional: true });
-  checks.object('data');
-  checks.oneOf('accepted_via', ['api', 'kafka']);
-  const value = payload as TriggerAccepted;
-  if (checks.errors.length === 0 && !['user', 'object'].includes(value.recipient.kind)) {
-    checks.errors.push({ path: 'payload.recipient.kind', message: 'must be user or object' });
-  }
-  if (checks.errors.length === 0 && !Array.isArray(value.attachments)) checks.errors.push({ path: 'payload.attachments', message: 'must be an array' });
-  return checks.errors.length > 0 ? { ok: false, errors: checks.errors } : { ok: true, value };
+  return triggerAcceptedParser.parse(payload);
 }

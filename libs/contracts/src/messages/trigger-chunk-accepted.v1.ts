@@ -1,8 +1,9 @@
-import { Envelope, ParseResult } from '../envelope';
+import { Type } from '@sinclair/typebox';
+import { Envelope, FieldError, ParseResult } from '../envelope';
 import { deterministicUuid } from '../ids';
-import { PayloadChecks } from './message-fields';
-import { AcceptedVia, TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, TriggerAccepted } from './trigger-accepted.v1';
-import { Attachment, JsonRecord, Recipient, UserRecipient } from './trigger-payload';
+import { AcceptedViaSchema, Contract, JsonRecordSchema, NonEmptyString, OptionalString, messageSchemas } from './message-schemas';
+import { TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, TriggerAccepted } from './trigger-accepted.v1';
+import { AttachmentMessage, InlineWorkflowMessage, RecipientMessage, UserRecipientMessage } from './trigger-payload';
 
 /**
  * `notify.trigger.chunk_accepted.v1`: one validated trigger for SEVERAL of its recipients,
@@ -25,30 +26,32 @@ export const TRIGGER_CHUNK_ACCEPTED_VERSION = 1;
 /** Recipients in one chunk at most: a trigger holds at most 100, so a chunk never splits for count alone. */
 export const MAX_CHUNK_RECIPIENTS = 100;
 
-export interface ChunkRecipient {
+export const ChunkRecipientMessage = Type.Object({
   /** The recipient's position in the trigger: its run id derives from the trigger's id and this. */
-  readonly index: number;
-  readonly recipient: Recipient;
-}
+  index: Type.Integer({ minimum: 0 }),
+  recipient: RecipientMessage,
+});
+export type ChunkRecipient = Contract<typeof ChunkRecipientMessage>;
 
-export interface TriggerChunkAccepted {
+export const TriggerChunkAcceptedMessage = Type.Object({
   /** The trigger's id, as returned to the client (`message_id`). */
-  readonly message_id: string;
+  message_id: NonEmptyString(),
   /** Recipients of the whole trigger (the chunk holds some of them). */
-  readonly recipient_count: number;
-  readonly workspace_slug: string;
-  readonly workflow: string;
-  readonly recipients: readonly ChunkRecipient[];
-  readonly actor?: UserRecipient;
-  readonly data: JsonRecord;
-  readonly attachments: readonly Attachment[];
-  readonly tenant_id?: string;
-  readonly idempotency_key?: string;
-  readonly accepted_via: AcceptedVia;
-  readonly accepted_at: string;
+  recipient_count: Type.Integer({ minimum: 1, 'x-message': 'must be an integer of at least 1' }),
+  workspace_slug: NonEmptyString(),
+  workflow: NonEmptyString(),
+  recipients: Type.Array(ChunkRecipientMessage, { minItems: 1, maxItems: MAX_CHUNK_RECIPIENTS, 'x-message': `must be an array of 1 to ${MAX_CHUNK_RECIPIENTS} recipients` }),
+  actor: Type.Optional(UserRecipientMessage),
+  data: JsonRecordSchema,
+  attachments: Type.Array(AttachmentMessage),
+  tenant_id: OptionalString(),
+  idempotency_key: OptionalString(),
+  accepted_via: AcceptedViaSchema,
+  accepted_at: NonEmptyString(),
   /** A legacy dynamic-workflow trigger's own definition (see TriggerAccepted). */
-  readonly inline_workflow?: { readonly slug: string; readonly version: number; readonly definition: JsonRecord };
-}
+  inline_workflow: Type.Optional(InlineWorkflowMessage),
+});
+export type TriggerChunkAccepted = Contract<typeof TriggerChunkAcceptedMessage>;
 
 /**
  * The run id (and per-recipient message id) of a trigger's recipient: the same whether
@@ -63,42 +66,21 @@ export function triggerChunkId(triggerMessageId: string, firstRecipientIndex: nu
   return deterministicUuid(triggerMessageId, 'chunk', String(firstRecipientIndex));
 }
 
+const chunkParser = messageSchemas.parser(TriggerChunkAcceptedMessage, 'payload');
+
+/** The schema, and what it cannot say: each index within the trigger's recipients, and none twice. */
 export function parseTriggerChunkAccepted(payload: unknown): ParseResult<TriggerChunkAccepted> {
-  const checks = PayloadChecks.of(payload);
-  ['message_id', 'workspace_slug', 'workflow', 'accepted_at'].forEach((f) => checks.string(f));
-  checks.string('tenant_id', { optional: true });
-  checks.string('idempotency_key', { optional: true });
-  checks.object('inline_workflow', { optional: true });
-  checks.integer('recipient_count', 1);
-  checks.object('actor', { optional: true });
-  checks.object('data');
-  checks.oneOf('accepted_via', ['api', 'kafka']);
-  if (checks.errors.length > 0) return { ok: false, errors: checks.errors };
-  const value = payload as TriggerChunkAccepted;
-  if (!Array.isArray(value.attachments)) checks.errors.push({ path: 'payload.attachments', message: 'must be an array' });
-  if (!Array.isArray(value.recipients) || value.recipients.length === 0 || value.recipients.length > MAX_CHUNK_RECIPIENTS) {
-    checks.errors.push({ path: 'payload.recipients', message: `must be an array of 1 to ${MAX_CHUNK_RECIPIENTS} recipients` });
-    return { ok: false, errors: checks.errors };
-  }
+  const parsed = chunkParser.parse(payload);
+  if (!parsed.ok) return parsed;
+  const errors: FieldError[] = [];
   const seen = new Set<number>();
-  value.recipients.forEach((entry: unknown, i) => {
-    const path = `payload.recipients[${i}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      checks.errors.push({ path, message: 'must be an object' });
-      return;
-    }
-    const { index, recipient } = entry as Partial<ChunkRecipient>;
-    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= value.recipient_count) {
-      checks.errors.push({ path: `${path}.index`, message: `must be an integer from 0 to ${value.recipient_count - 1}` });
-    } else if (seen.has(index as number)) {
-      checks.errors.push({ path: `${path}.index`, message: 'must not repeat another recipient of the chunk' });
-    } else seen.add(index as number);
-    if (typeof recipient !== 'object' || recipient === null || Array.isArray(recipient)) checks.errors.push({ path: `${path}.recipient`, message: 'must be an object' });
-    else if (!['user', 'object'].includes((recipient as { kind?: unknown }).kind as string)) {
-      checks.errors.push({ path: `${path}.recipient.kind`, message: 'must be user or object' });
-    }
+  parsed.value.recipients.forEach(({ index }, i) => {
+    const path = `payload.recipients[${i}].index`;
+    if (index >= parsed.value.recipient_count) errors.push({ path, message: `must be an integer from 0 to ${parsed.value.recipient_count - 1}` });
+    else if (seen.has(index)) errors.push({ path, message: 'must not repeat another recipient of the chunk' });
+    else seen.add(index);
   });
-  return checks.errors.length > 0 ? { ok: false, errors: checks.errors } : { ok: true, value };
+  return errors.length > 0 ? { ok: false, errors } : parsed;
 }
 
 /**

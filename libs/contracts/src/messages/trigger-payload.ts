@@ -1,93 +1,136 @@
-import { Channel } from '../channels';
+import { Static, TObject, Type } from '@sinclair/typebox';
+import { Contract, ChannelSchema, JsonRecordSchema, messageSchemas } from './message-schemas';
+
+/**
+ * The normalised trigger parts the bus carries (ingest-api's validators produce them,
+ * the engine reads them), defined once as schemas: the types below are derived from
+ * them, and the message parsers check them.
+ */
 
 /** A JSON object as parsed from a request body; values are left as the client sent them. */
 export type JsonRecord = { readonly [key: string]: unknown };
 
-/** A push token; SDKs send either the bare token or `{token, provider, device_id, bundle_id}`. */
-export interface PushToken {
-  readonly token: string;
-  readonly provider?: string;
-  readonly device_id?: string;
-  readonly bundle_id?: string;
+const Str = () => Type.String();
+
+/**
+ * A union told apart by one tag field (`kind`, `form`): each variant is checked only
+ * when the tag names it, so a wrong field is reported once, at its path, and a missing
+ * or unknown tag at the tag (where `anyOf` would report every variant's differences).
+ */
+function Tagged<T extends TObject>(tag: string, variants: Record<string, T>) {
+  const chain = Object.entries(variants).reduceRight<Record<string, unknown>>(
+    (otherwise, [value, schema]) => ({ if: { required: [tag], properties: { [tag]: { const: value } } }, then: schema, ...(Object.keys(otherwise).length > 0 ? { else: otherwise } : {}) }),
+    {},
+  );
+  return Type.Unsafe<Static<T>>({
+    type: 'object',
+    required: [tag],
+    properties: { [tag]: { enum: Object.keys(variants), 'x-message': `must be ${Object.keys(variants).join(' or ')}` } },
+    ...chain,
+  });
 }
+const Opt = () => Type.Optional(Type.String());
+
+/** A push token; SDKs send either the bare token or `{token, provider, device_id, bundle_id}`. */
+export const PushTokenMessage = Type.Object({ token: Str(), provider: Opt(), device_id: Opt(), bundle_id: Opt() });
+export type PushToken = Contract<typeof PushTokenMessage>;
 
 /** A browser push subscription as `PushSubscription.toJSON()` gives it. */
-export interface WebPushSubscription {
-  readonly endpoint: string;
-  readonly keys: { readonly p256dh: string; readonly auth: string };
-}
+export const WebPushSubscriptionMessage = Type.Object({ endpoint: Str(), keys: Type.Object({ p256dh: Str(), auth: Str() }) });
+export type WebPushSubscription = Contract<typeof WebPushSubscriptionMessage>;
 
-export interface IncomingWebhook {
-  readonly url: string;
-}
+const IncomingWebhookMessage = Type.Object({ url: Str() });
+export type IncomingWebhook = Contract<typeof IncomingWebhookMessage>;
 
 /** Exactly one of the four Slack forms of interface 2.1.1, tagged by `form`. */
-export type SlackIdentity =
-  | { readonly form: 'email'; readonly email: string; readonly access_token?: string }
-  | { readonly form: 'user_id'; readonly user_id: string; readonly access_token?: string }
-  | { readonly form: 'channel'; readonly channel: string; readonly access_token?: string }
-  | { readonly form: 'incoming_webhook'; readonly incoming_webhook: IncomingWebhook };
+export const SlackIdentityMessage = Tagged('form', {
+  email: Type.Object({ form: Type.Literal('email'), email: Str(), access_token: Opt() }),
+  user_id: Type.Object({ form: Type.Literal('user_id'), user_id: Str(), access_token: Opt() }),
+  channel: Type.Object({ form: Type.Literal('channel'), channel: Str(), access_token: Opt() }),
+  incoming_webhook: Type.Object({ form: Type.Literal('incoming_webhook'), incoming_webhook: IncomingWebhookMessage }),
+});
+export type SlackIdentity = Contract<typeof SlackIdentityMessage>;
 
 /** Exactly one of the three MS Teams forms of interface 2.1.1, tagged by `form`. */
-export type MsTeamsIdentity =
-  | { readonly form: 'conversation'; readonly tenant_id: string; readonly service_url: string; readonly conversation_id: string }
-  | { readonly form: 'user'; readonly tenant_id: string; readonly service_url: string; readonly user_id: string }
-  | { readonly form: 'incoming_webhook'; readonly incoming_webhook: IncomingWebhook };
+export const MsTeamsIdentityMessage = Tagged('form', {
+  conversation: Type.Object({ form: Type.Literal('conversation'), tenant_id: Str(), service_url: Str(), conversation_id: Str() }),
+  user: Type.Object({ form: Type.Literal('user'), tenant_id: Str(), service_url: Str(), user_id: Str() }),
+  incoming_webhook: Type.Object({ form: Type.Literal('incoming_webhook'), incoming_webhook: IncomingWebhookMessage }),
+});
+export type MsTeamsIdentity = Contract<typeof MsTeamsIdentityMessage>;
 
 /** Channel identities passed inline (`$email`, `$sms`, ...); a key is set only when the client sent it. */
-export interface InlineChannels {
-  readonly email?: readonly string[];
-  readonly sms?: readonly string[];
-  readonly whatsapp?: readonly string[];
-  readonly inbox?: readonly string[];
-  readonly androidpush?: readonly PushToken[];
-  readonly iospush?: readonly PushToken[];
-  readonly webpush?: readonly WebPushSubscription[];
-  readonly slack?: readonly SlackIdentity[];
-  readonly ms_teams?: readonly MsTeamsIdentity[];
-}
+export const InlineChannelsMessage = Type.Object({
+  email: Type.Optional(Type.Array(Str())),
+  sms: Type.Optional(Type.Array(Str())),
+  whatsapp: Type.Optional(Type.Array(Str())),
+  inbox: Type.Optional(Type.Array(Str())),
+  androidpush: Type.Optional(Type.Array(PushTokenMessage)),
+  iospush: Type.Optional(Type.Array(PushTokenMessage)),
+  webpush: Type.Optional(Type.Array(WebPushSubscriptionMessage)),
+  slack: Type.Optional(Type.Array(SlackIdentityMessage)),
+  ms_teams: Type.Optional(Type.Array(MsTeamsIdentityMessage)),
+});
+export type InlineChannels = Contract<typeof InlineChannelsMessage>;
+
+/**
+ * A recipient's channels as messages carry them. Ingest sends InlineChannels, but
+ * preference-service's broadcast fan-out sends a member's channels as its profile stores
+ * them (bare push tokens, Slack and MS Teams entries without `form`), which the engine
+ * reads too. Until the two agree, a message's channels are checked as lists per channel
+ * only, and typed as ingest sends them (docs/architecture.md, "Contracts").
+ */
+const MessageChannels = Type.Unsafe<Static<typeof InlineChannelsMessage>>(
+  Type.Object(Object.fromEntries(Object.keys(InlineChannelsMessage.properties).map((channel) => [channel, Type.Optional(Type.Array(Type.Unknown()))]))),
+);
 
 /** What a user or an object recipient may carry inline besides its identity. */
-export interface InlineProfile {
+const INLINE_PROFILE = {
   /** True when the recipient was an object in the request (its data updates the profile); false for a bare distinct_id. */
-  readonly inline: boolean;
-  readonly channels: InlineChannels;
+  inline: Type.Boolean(),
+  channels: MessageChannels,
   /** `$channels`: send only on these channels. */
-  readonly only_channels?: readonly Channel[];
-  readonly timezone?: string;
-  readonly locale?: string;
+  only_channels: Type.Optional(Type.Array(ChannelSchema)),
+  timezone: Opt(),
+  locale: Opt(),
   /** `$context.tenant_id`; validated equal to the trigger's tenant_id. Inline data goes to that tenant's profile. */
-  readonly context_tenant_id?: string;
+  context_tenant_id: Opt(),
   /** Every other property, as sent (any JSON). */
-  readonly properties: JsonRecord;
-}
+  properties: JsonRecordSchema,
+};
+export const InlineProfileMessage = Type.Object(INLINE_PROFILE);
+export type InlineProfile = Contract<typeof InlineProfileMessage>;
 
-export interface UserRecipient extends InlineProfile {
-  readonly kind: 'user';
-  /** Null only for a transient user sent without one. */
-  readonly distinct_id: string | null;
-  readonly is_transient: boolean;
-}
+/** `distinct_id` is null only for a transient user sent without one. */
+export const UserRecipientMessage = Type.Object({ kind: Type.Literal('user'), distinct_id: Type.Union([Str(), Type.Null()]), is_transient: Type.Boolean(), ...INLINE_PROFILE });
+export type UserRecipient = Contract<typeof UserRecipientMessage>;
 
-export interface ObjectRecipient extends InlineProfile {
-  readonly kind: 'object';
-  readonly object_type: string;
-  readonly id: string;
-}
+export const ObjectRecipientMessage = Type.Object({ kind: Type.Literal('object'), object_type: Str(), id: Str(), ...INLINE_PROFILE });
+export type ObjectRecipient = Contract<typeof ObjectRecipientMessage>;
 
+/** A user or an object, told apart by `kind` (a missing or unknown kind is reported at `kind`). */
+export const RecipientMessage = messageSchemas.named('RecipientMessage', Tagged('kind', { user: UserRecipientMessage, object: ObjectRecipientMessage }));
 export type Recipient = UserRecipient | ObjectRecipient;
 
-export type Attachment =
-  | { readonly kind: 'url'; readonly url: string; readonly filename?: string; readonly ignore_if_error: boolean }
-  | {
-      readonly kind: 'inline';
+export const AttachmentMessage = messageSchemas.named(
+  'AttachmentMessage',
+  Tagged('kind', {
+    url: Type.Object({ kind: Type.Literal('url'), url: Str(), filename: Opt(), ignore_if_error: Type.Boolean() }),
+    inline: Type.Object({
+      kind: Type.Literal('inline'),
       /** The base64 text as sent. */
-      readonly data: string;
-      readonly size_bytes: number;
-      readonly filename?: string;
-      readonly content_type?: string;
-      readonly ignore_if_error: boolean;
-    };
+      data: Str(),
+      size_bytes: Type.Integer({ minimum: 0 }),
+      filename: Opt(),
+      content_type: Opt(),
+      ignore_if_error: Type.Boolean(),
+    }),
+  }),
+);
+export type Attachment = Contract<typeof AttachmentMessage>;
+
+/** A legacy dynamic-workflow trigger's own single-step workflow (TriggerAccepted's `inline_workflow`). */
+export const InlineWorkflowMessage = Type.Object({ slug: Str(), version: Type.Integer(), definition: JsonRecordSchema });
 
 export interface NormalisedTrigger {
   readonly workflow: string;
@@ -101,7 +144,7 @@ export interface NormalisedTrigger {
   /** Trimmed. */
   readonly idempotency_key?: string;
   /** A legacy dynamic-workflow trigger's own single-step workflow (TriggerAccepted's `inline_workflow`). */
-  readonly inline_workflow?: { readonly slug: string; readonly version: number; readonly definition: JsonRecord };
+  readonly inline_workflow?: Contract<typeof InlineWorkflowMessage>;
 }
 
 export interface NormalisedEvent {

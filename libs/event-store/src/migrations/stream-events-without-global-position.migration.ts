@@ -8,8 +8,9 @@ import { STREAM_POSITION_CONSTRAINT } from './stream-events.migration';
  * compaction, which now deletes by (stream_id, position), and every event paid for it: a
  * sequence step and a second index entry, on the index's rightmost page, which every
  * concurrent appender writes to. Without it the event insert took 7-13% less time alone
- * and did up to a third more with two appenders (bench/RESULTS.md "Flow", 2026-11-29
- * 08:00). An event is identified by (stream_id, position), unique already; that index
+ * and did up to a third more with two appenders (flow bench, 2026-11-29;
+ * docs/architecture.md, The event store). An event is identified by (stream_id,
+ * position), unique already; that index
  * becomes the replica identity logical replication would use.
  */
 export function streamEventsWithoutGlobalPositionMigration({ streamEvents }: EventStoreTables): MigrationClass {

@@ -352,9 +352,10 @@ describe.each(databaseTargets())('OutboxRelay on $kind', (dbTarget) => {
       for (const key of keys) expect(seqsOf(collector, key)).toEqual(Array.from({ length: seqsPerKey }, (_, i) => i));
       const ids = collector.received.map((m) => m.headers['message-id']);
       expect(new Set(ids).size).toBe(ids.length);
+      // A round reports what it published after its commit: the last report may trail the empty outbox.
+      await expectEventually(() => expect(publishedBy[0] + publishedBy[1]).toBe(keys.length * seqsPerKey));
       expect(publishedBy[0]).toBeGreaterThan(0);
       expect(publishedBy[1]).toBeGreaterThan(0);
-      expect(publishedBy[0] + publishedBy[1]).toBe(keys.length * seqsPerKey);
     } finally {
       await Promise.all(relays.map((r) => r.stop()));
       await collector.subscription.stop();

@@ -1,5 +1,5 @@
 import { MessageBus, classifyFailure } from '@herald/bus';
-import { PROCESS_ORIGIN, inlineParameters, simpleQuery } from '@herald/database';
+import { BEGIN, COMMIT, PROCESS_ORIGIN, inOneRoundTrip } from '@herald/database';
 import { DataSource, QueryRunner } from 'typeorm';
 import { EventStoreLogger } from '../event-store-logger';
 import { EventStoreTables, eventStoreTables } from '../event-store-tables';
@@ -280,32 +280,32 @@ export class OutboxRelay {
       // whose holder committed meanwhile would show rows that holder already published
       // and deleted.
       open = true;
-      const rows = await simpleQuery<ClaimedRow>(
-        runner,
-        `BEGIN;
-         ${inlineParameters(
-           `SELECT set_config('${RELAY_SLOTS_SETTING}', coalesce(string_agg(locked.slot::text, ','), ''), true)
-              FROM (SELECT s.slot
-                      FROM ${this.tables.outboxSlots} s
-                     WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
-                     ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
-                     LIMIT $1
-                       FOR UPDATE OF s SKIP LOCKED) locked`,
-           [this.slotsPerRound],
-         )};
-         ${inlineParameters(
-           `SELECT cardinality(string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')) AS slots,
-                   o.id, o.message_id, o.topic, o.key, o.value, o.headers, o.publish_failures
-              FROM ${this.tables.outbox} o
-             WHERE o.slot = ANY (string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')::smallint[])
-             ORDER BY o.id
-             LIMIT $1`,
-           [this.options.batchSize],
-         )}`,
-      );
+      const [, , claimed] = await inOneRoundTrip(runner, [
+        BEGIN,
+        {
+          sql: `SELECT set_config('${RELAY_SLOTS_SETTING}', coalesce(string_agg(locked.slot::text, ','), ''), true)
+                  FROM (SELECT s.slot
+                          FROM ${this.tables.outboxSlots} s
+                         WHERE EXISTS (SELECT 1 FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+                         ORDER BY (SELECT min(o.id) FROM ${this.tables.outbox} o WHERE o.slot = s.slot)
+                         LIMIT $1
+                           FOR UPDATE OF s SKIP LOCKED) locked`,
+          parameters: [this.slotsPerRound],
+        },
+        {
+          sql: `SELECT cardinality(string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')) AS slots,
+                       o.id, o.message_id, o.topic, o.key, o.value, o.headers, o.publish_failures
+                  FROM ${this.tables.outbox} o
+                 WHERE o.slot = ANY (string_to_array(current_setting('${RELAY_SLOTS_SETTING}'), ',')::smallint[])
+                 ORDER BY o.id
+                 LIMIT $1`,
+          parameters: [this.options.batchSize],
+        },
+      ]);
+      const rows = claimed as ClaimedRow[];
       const moreWaiting = rows.length >= this.options.batchSize || (rows[0]?.slots ?? 0) >= this.slotsPerRound;
       if (rows.length === 0) {
-        await simpleQuery(runner, 'COMMIT');
+        await inOneRoundTrip(runner, [COMMIT]);
         open = false;
         return { handled: 0, parked: [], moreWaiting };
       }
@@ -324,15 +324,15 @@ export class OutboxRelay {
           published.length > 0,
         );
         result = { ...alone, handled: published.length + alone.handled, moreWaiting };
-        await simpleQuery(runner, 'COMMIT');
+        await inOneRoundTrip(runner, [COMMIT]);
       } else {
-        await simpleQuery(runner, `${inlineParameters(this.deleteStatement, [published.map((r) => r.id)])}; COMMIT`);
+        await inOneRoundTrip(runner, [{ sql: this.deleteStatement, parameters: [published.map((r) => r.id)] }, COMMIT]);
       }
       open = false;
       return result;
     } finally {
       // A failure left the transaction open, or aborted: nothing of the round is kept.
-      if (open) await simpleQuery(runner, 'ROLLBACK').catch(() => undefined);
+      if (open) await inOneRoundTrip(runner, [{ sql: 'ROLLBACK', parameters: [] }]).catch(() => undefined);
       await runner.release();
     }
   }

@@ -6,7 +6,7 @@ let scratch = Buffer.allocUnsafe(256);
  * Kafka's murmur2 (the Java client's, as kafkajs ports it), with 32-bit
  * multiplication through Math.imul and keys encoded into a reused buffer. kafkajs's
  * own port allocates a Buffer and several Long objects per key, which made key
- * hashing over half the cost of an in-process publish (bench/RESULTS.md).
+ * hashing over half the cost of an in-process publish (bench/RESULTS.md, "Bus").
  * The unit test checks it against kafkajs on many keys.
  */
 export function murmur2(key: string): number {

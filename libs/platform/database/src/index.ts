@@ -3,4 +3,4 @@ export { createServiceDataSource, ServiceDataSourceOptions, MigrationClass, POST
 export { migrateSchema, checkDatabase, MigrationReport } from './migrate';
 export { openTestDatabase, TestDatabase } from './testing/test-database';
 export { returningRows } from './returning-rows';
-export { NulInText, SqlWriter, StatementBatch, inlineParameters, literal, readThenWrite, simpleQuery } from './one-round-trip';
+export { BEGIN, COMMIT, SqlWriter, Statement, StatementBatch, inOneRoundTrip, readThenWrite } from './one-round-trip';

@@ -21,9 +21,8 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
     await db.dispose([schema]);
   });
 
-  it(`writes every value as a bound parameter would, on ${describeTarget(target)}`, async () => {
+  it(`writes every value as a single bound statement does, on ${describeTarget(target)}`, async () => {
     const at = new Date('2026-11-29T17:55:00.123Z');
-    // Text with a quote goes in dollar quotes, whose tag it must not hold nor complete.
     const values = [1, "quote ' and backslash \\ and $1 and é ☃ and $v$, $v1$ and $$, ending $v", ['a', 'b"c', 'd\\e', "f'g", '', "$v$'"], { nested: { q: "'", b: '\\', tag: "$v$'$v" }, n: [1, null] }, at, Buffer.from([0, 1, 254, 255])];
     const insert = `INSERT INTO "${schema}".notes (id, body, tags, doc, at, raw) VALUES ($1, $2, $3::text[], $4::jsonb, $5, $6)`;
     const batch = new StatementBatch();
@@ -32,10 +31,10 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
     await source.query(insert, [2, ...values.slice(1)]);
     const rows: Array<Record<string, unknown>> = await source.query(`SELECT id, body, tags, doc, at, raw FROM "${schema}".notes WHERE id IN (1, 2) ORDER BY id`);
     expect(rows).toHaveLength(2);
-    const { id: _one, ...inlined } = rows[0];
-    const { id: _two, ...bound } = rows[1];
-    expect(inlined).toEqual(bound);
-    expect(inlined).toEqual({ body: values[1], tags: values[2], doc: values[3], at, raw: values[5] });
+    const { id: _one, ...batched } = rows[0];
+    const { id: _two, ...single } = rows[1];
+    expect(batched).toEqual(single);
+    expect(batched).toEqual({ body: values[1], tags: values[2], doc: values[3], at, raw: values[5] });
   });
 
   it('refuses text holding a NUL with the error Postgres gives it as a bound parameter, and writes nothing', async () => {
@@ -43,7 +42,8 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
     await expect(source.query(insert, [20, 'a\u0000b'])).rejects.toMatchObject({ code: '22021' });
     const batch = new StatementBatch();
     await batch.query(insert, [21, 'fine']);
-    await expect(batch.query(insert, [22, 'a\u0000b'])).rejects.toMatchObject({ code: '22021' });
+    await batch.query(insert, [22, 'a\u0000b']);
+    await expect(batch.run(source)).rejects.toMatchObject({ code: '22021' });
     expect(await source.query(`SELECT id FROM "${schema}".notes WHERE id IN (20, 21, 22)`)).toEqual([]);
   });
 
@@ -94,5 +94,36 @@ describe.each(databaseTargets())('a transaction in one round trip on $kind', (ta
     await expect(readThenWrite(source, { sql: insert, parameters: [[30]] }, async () => undefined)).rejects.toMatchObject({ code: '23505' });
     expect(await bodies([32, 33])).toEqual([]);
     expect(await readThenWrite(source, { sql: insert, parameters: [[34]] }, async (rows) => rows)).toEqual([{ id: 34, body: 'stored 34' }]);
+  });
+
+  it('sends a whole transaction before it reads any answer: one round trip', async () => {
+    // One connection, so the batch runs on the connection whose socket is watched.
+    const single = createServiceDataSource({ url: db.url, schema, migrations: [], applicationName: 'herald-test', poolSize: 1 });
+    await single.initialize();
+    try {
+      const runner = single.createQueryRunner();
+      const socket = ((await runner.connect()) as { connection: { stream: NodeJS.WritableStream & NodeJS.EventEmitter } }).connection.stream;
+      await runner.release();
+      const traffic: Array<'write' | 'read'> = [];
+      const write = socket.write.bind(socket);
+      socket.write = ((...args: Parameters<typeof write>) => {
+        traffic.push('write');
+        return write(...args);
+      }) as typeof socket.write;
+      const onData = (): void => void traffic.push('read');
+      socket.on('data', onData);
+
+      const batch = new StatementBatch();
+      for (const id of [50, 51, 52]) await batch.query(`INSERT INTO "${schema}".notes (id, body) VALUES ($1, $2)`, [id, `note ${id}`]);
+      await batch.run(single);
+      socket.off('data', onData);
+
+      // Every message of BEGIN, the three inserts and COMMIT is written before the first answer arrives.
+      expect(traffic.indexOf('read')).toBeGreaterThan(0);
+      expect(traffic.slice(traffic.indexOf('read'))).not.toContain('write');
+      expect(await single.query(`SELECT count(*)::int AS n FROM "${schema}".notes WHERE id IN (50, 51, 52)`)).toEqual([{ n: 3 }]);
+    } finally {
+      await single.destroy();
+    }
   });
 });

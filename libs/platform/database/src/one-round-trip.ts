@@ -1,14 +1,17 @@
 import { DataSource, QueryRunner } from 'typeorm';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
-
 /**
  * What writes SQL inside a transaction and never reads what it wrote back: a TypeORM
  * `EntityManager`, or a `StatementBatch` that sends it later.
  */
 export interface SqlWriter {
   query(sql: string, parameters?: readonly unknown[]): Promise<unknown>;
+}
+
+/** A statement and its bound parameters. */
+export interface Statement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
 }
 
 /**
@@ -18,56 +21,45 @@ export interface SqlWriter {
  * much as a small statement's work: each is a write that wakes the backend and a read
  * that wakes the client again. Five statements of 12 rows of about 1 KB took 5.2-5.4 ms,
  * 2.3-2.4 ms of the client's CPU and 2.6-2.8 ms of the backend's as a TypeORM
- * transaction (seven round trips), and 4.0-4.1 ms, 1.3-1.4 ms and 2.5 ms in one round
- * trip (`bench/database/round-trips.bench.ts`; bench/RESULTS.md, "Flow", 2026-11-29).
+ * transaction (seven round trips), and about 4 ms in one round trip
+ * (`bench/database/round-trips.bench.ts`; bench/RESULTS.md).
  *
- * How: the statements travel as one simple-protocol query, which Postgres runs as one
- * implicit transaction: all of them or none (the first failure rolls back the others
- * and is what `run` rejects with). Each statement sees what the ones before it wrote,
- * as in any transaction. The simple protocol takes no parameters, so each `$n` becomes
- * the literal of the text node-postgres would have bound for it (`pg`'s own
- * `prepareValue`, then quoted). node-postgres binds every parameter as text of unknown
- * type, and Postgres infers an unknown literal's type from its context the same way,
- * so each statement means what it meant with parameters.
+ * How: node-postgres's pipeline mode (`pipeline: true` on every service's pool, see
+ * createServiceDataSource). BEGIN, each statement with its parameters bound (the
+ * extended protocol: Postgres parses the text, the values never enter it), and COMMIT
+ * are written at once, without waiting for each answer; Postgres runs them in order. A
+ * failing statement aborts the transaction, so the ones after it fail too and COMMIT
+ * rolls back: all of them or none, and `run` rejects with the first failure. Each
+ * statement sees what the ones before it wrote, as in any transaction.
  *
  * Writers only: `query` records the statement and resolves with no rows.
  */
 export class StatementBatch implements SqlWriter {
-  /** The statements' text in pieces, joined once when sent (a transaction's text can be hundreds of kB). */
-  private readonly pieces: string[] = [];
-  private statements = 0;
+  private readonly statements: Statement[] = [];
 
   async query(sql: string, parameters: readonly unknown[] = []): Promise<unknown[]> {
-    const before = this.pieces.length;
-    if (this.statements > 0) this.pieces.push(';\n');
-    try {
-      inlineParametersInto(this.pieces, sql, parameters);
-    } catch (error) {
-      this.pieces.length = before;
-      throw error;
-    }
-    this.statements++;
+    this.statements.push({ sql, parameters });
     return [];
   }
 
   get length(): number {
-    return this.statements;
-  }
-
-  /** The statements as one text, each with its parameters inlined. */
-  text(): string {
-    return this.pieces.join('');
+    return this.statements.length;
   }
 
   /** Runs the statements as one transaction, in one round trip; rejects with Postgres's error, having written nothing. */
   async run(dataSource: DataSource): Promise<void> {
-    if (this.statements === 0) return;
+    if (this.statements.length === 0) return;
     const runner = dataSource.createQueryRunner();
     try {
-      await simpleQuery(runner, this.text());
+      await pipelined(await connectionOf(runner), [BEGIN, ...this.statements, COMMIT]);
     } finally {
       await runner.release();
     }
+  }
+
+  /** The statements, for a caller that sends them with others (readThenWrite). */
+  drain(): readonly Statement[] {
+    return this.statements.splice(0);
   }
 }
 
@@ -87,170 +79,65 @@ export async function readThenWrite<Row, T>(
   const runner = dataSource.createQueryRunner();
   let open = false;
   try {
-    const firstText = inlineParameters(first.sql, first.parameters ?? []);
+    const connection = await connectionOf(runner);
     open = true;
-    const rows = await simpleQuery<Row>(runner, `BEGIN;\n${firstText}`);
+    const [, rows] = await pipelined(connection, [BEGIN, { sql: first.sql, parameters: first.parameters ?? [] }]);
     const writes = new StatementBatch();
-    const result = await then(rows, writes);
-    // After a failed statement Postgres skips the rest of the text: COMMIT runs only if every write did.
-    await simpleQuery(runner, writes.length > 0 ? `${writes.text()};\nCOMMIT` : 'COMMIT');
+    const result = await then(rows as Row[], writes);
+    // After a failed write the transaction is aborted, and COMMIT rolls it back.
+    await pipelined(connection, [...writes.drain(), COMMIT]);
     open = false;
     return result;
   } finally {
-    if (open) await simpleQuery(runner, 'ROLLBACK').catch(() => undefined);
+    if (open) await runner.query('ROLLBACK').catch(() => undefined);
     await runner.release();
   }
 }
 
-/** What node-postgres answers a simple-protocol query with: one result, or one per statement. */
-type SimpleQueryResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
+export const BEGIN: Statement = { sql: 'BEGIN', parameters: [] };
+export const COMMIT: Statement = { sql: 'COMMIT', parameters: [] };
 
 /**
- * Sends `text` (one or more statements, no parameters: see `inlineParameters`) on the
- * runner's connection in one simple-protocol query; resolves with its last statement's rows.
+ * Sends the statements on the runner's connection in one round trip (BEGIN and COMMIT
+ * are the caller's to include) and resolves with each one's rows; rejects with the
+ * first failure.
  */
-export async function simpleQuery<T>(runner: QueryRunner, text: string): Promise<T[]> {
-  const connection = (await runner.connect()) as { query(text: string): Promise<SimpleQueryResult> };
-  const result = await connection.query(text);
-  const last = Array.isArray(result) ? result[result.length - 1] : result;
-  return (last?.rows ?? []) as T[];
+export async function inOneRoundTrip(runner: QueryRunner, statements: readonly Statement[]): Promise<unknown[][]> {
+  return pipelined(await connectionOf(runner), statements);
+}
+
+/** The part of a node-postgres client used here. */
+interface PgConnection {
+  /** Set by `pipeline: true` in the pool's options: queries are written without waiting for the ones before. */
+  readonly pipeline?: boolean;
+  query(sql: string, parameters: readonly unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+async function connectionOf(runner: QueryRunner): Promise<PgConnection> {
+  return (await runner.connect()) as PgConnection;
 }
 
 /**
- * `sql` with each parameter placeholder (`$1`, `$2`, ...) replaced by its value as a
- * literal. Placeholders inside quoted strings, quoted identifiers, comments and
- * dollar-quoted bodies are left alone, as Postgres's parser leaves them.
+ * Sends the statements in order and resolves with each one's rows; rejects with the
+ * first failure (the statements after it fail only because the transaction is aborted).
+ * On a connection without pipeline mode (a pool configured elsewhere) each statement
+ * waits for the one before: the same transaction, in more round trips.
  */
-export function inlineParameters(sql: string, parameters: readonly unknown[]): string {
-  const pieces: string[] = [];
-  inlineParametersInto(pieces, sql, parameters);
-  return pieces.join('');
-}
-
-/**
- * `inlineParameters`, appending the text's pieces to `pieces` (the caller joins them
- * once: appending character by character made the text out of as many intermediate
- * strings as it has characters).
- */
-function inlineParametersInto(pieces: string[], sql: string, parameters: readonly unknown[]): void {
-  let copied = 0;
-  let i = 0;
-  while (i < sql.length) {
-    SPECIAL.lastIndex = i;
-    if (!SPECIAL.test(sql)) break;
-    i = SPECIAL.lastIndex - 1;
-    const c = sql[i];
-    const next = sql[i + 1];
-    let end: number;
-    if (c === "'" || c === '"') end = closingQuote(sql, i, c);
-    else if (c === '-') end = next === '-' ? lineEnd(sql, i) : i + 1;
-    else if (c === '/') end = next === '*' ? blockCommentEnd(sql, i) : i + 1;
-    else if (next !== undefined && next >= '0' && next <= '9') {
-      let j = i + 1;
-      while (j < sql.length && sql[j] >= '0' && sql[j] <= '9') j++;
-      const n = Number(sql.slice(i + 1, j));
-      if (n < 1 || n > parameters.length) throw new Error(`statement refers to $${n} but has ${parameters.length} parameter(s)`);
-      pieces.push(sql.slice(copied, i), literal(parameters[n - 1]));
-      copied = i = j;
-      continue;
-    } else end = dollarQuoteEnd(sql, i);
-    i = end;
+async function pipelined(connection: PgConnection, statements: readonly Statement[]): Promise<unknown[][]> {
+  if (connection.pipeline !== true) {
+    const rows: unknown[][] = [];
+    try {
+      for (const statement of statements) rows.push((await connection.query(statement.sql, statement.parameters)).rows);
+    } catch (error) {
+      // No COMMIT came to roll the failed transaction back: the connection goes back to its pool clean.
+      await connection.query('ROLLBACK', []).catch(() => undefined);
+      throw error;
+    }
+    return rows;
   }
-  pieces.push(copied === 0 ? sql : sql.slice(copied));
-}
-
-/** Where a placeholder, a quoted string or identifier, a comment or a dollar quote may begin. */
-const SPECIAL = /['"$\-/]/g;
-
-/**
- * A value as a Postgres literal: the text node-postgres binds for it, quoted, or NULL.
- * Text without a quote or a backslash goes in single quotes as it is; other text in
- * dollar quotes (`$v$...$v$`, a tag the text does not hold), which take it as it is
- * too: the large values (a batch's events as one JSON document, columns of hundreds of
- * values) are not copied to double their quotes and backslashes, which was most of
- * what building an engine transaction's text allocated. Either is a string constant of
- * unknown type, as a bound parameter is. Text with a NUL is refused as Postgres refuses
- * it as a bound parameter (SQLSTATE 22021, a data error): in a query's text it would
- * end the protocol message early, which Postgres answers as a protocol violation
- * (08P01, a connection-class error a caller would retry for ever).
- */
-export function literal(value: unknown): string {
-  const text = Array.isArray(value) ? arrayText(value) : prepareValue(value);
-  if (text === null || text === undefined) return 'NULL';
-  if (Buffer.isBuffer(text)) return `E'\\\\x${text.toString('hex')}'`;
-  const s = String(text);
-  if (!NEEDS_ESCAPE.test(s)) return `'${s}'`;
-  if (s.includes('\0')) throw new NulInText();
-  return dollarQuoted(s);
-}
-
-/** `s` between dollar quotes whose tag neither occurs in it nor completes with its end (`...$v` + `$v$`). */
-function dollarQuoted(s: string): string {
-  for (let n = 0; ; n++) {
-    const name = n === 0 ? 'v' : `v${n}`;
-    const tag = `$${name}$`;
-    if (!s.includes(tag) && !s.endsWith(`$${name}`)) return `${tag}${s}${tag}`;
-  }
-}
-
-const NEEDS_ESCAPE = /['\\\0]/;
-const NEEDS_ELEMENT_ESCAPE = /["\\]/;
-
-/**
- * An array as node-postgres's `prepareValue` writes it (`{"a","b",NULL}`), element for
- * element the same text, built from pieces joined once and escaping only the elements
- * that need it: the engine's appends pass columns of hundreds of values, and pg's own
- * version was most of what building a transaction's text allocated.
- */
-function arrayText(values: readonly unknown[]): string {
-  const pieces: string[] = [];
-  for (const item of values) pieces.push(arrayElement(item));
-  return `{${pieces.join(',')}}`;
-}
-
-function arrayElement(item: unknown): string {
-  if (item === null || item === undefined) return 'NULL';
-  if (Array.isArray(item)) return arrayText(item);
-  if (ArrayBuffer.isView(item)) return `\\\\x${Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex')}`;
-  const text = String(typeof item === 'string' ? item : prepareValue(item));
-  return NEEDS_ELEMENT_ESCAPE.test(text) ? `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : `"${text}"`;
-}
-
-/** Past the quote that closes the one at `start` (a doubled quote is part of the text). */
-function closingQuote(sql: string, start: number, quote: string): number {
-  let i = start + 1;
-  while (i < sql.length) {
-    if (sql[i] === quote) {
-      if (sql[i + 1] === quote) i += 2;
-      else return i + 1;
-    } else i++;
-  }
-  return sql.length;
-}
-
-function lineEnd(sql: string, start: number): number {
-  const end = sql.indexOf('\n', start);
-  return end === -1 ? sql.length : end;
-}
-
-function blockCommentEnd(sql: string, start: number): number {
-  const end = sql.indexOf('*/', start + 2);
-  return end === -1 ? sql.length : end + 2;
-}
-
-/** Past a dollar-quoted body (`$$...$$`, `$tag$...$tag$`) starting at `start`, or just past a lone `$`. */
-function dollarQuoteEnd(sql: string, start: number): number {
-  const tag = /^\$[A-Za-z_]?[A-Za-z0-9_]*\$/.exec(sql.slice(start));
-  if (tag === null) return start + 1;
-  const close = sql.indexOf(tag[0], start + tag[0].length);
-  return close === -1 ? sql.length : close + tag[0].length;
-}
-
-/** What Postgres answers a bound parameter whose text holds a NUL with, with its SQLSTATE. */
-export class NulInText extends Error {
-  override readonly name = 'NulInText';
-  readonly code = '22021';
-  constructor() {
-    super('invalid byte sequence for encoding "UTF8": 0x00');
-  }
+  // Issued in one go, in order: node-postgres writes each as soon as it is queued.
+  const settled = await Promise.allSettled(statements.map((statement) => connection.query(statement.sql, statement.parameters)));
+  const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure) throw failure.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<{ rows: unknown[] }>).value.rows);
 }

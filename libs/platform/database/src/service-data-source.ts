@@ -26,7 +26,7 @@ export const PROCESS_ORIGIN = randomBytes(6).toString('hex');
  * Sent in every connection's startup packet. JIT off: Herald's statements are short and
  * set-based, and Postgres compiles a statement whenever its estimated cost is large,
  * which a table without fresh statistics makes it: 0.3 s of compilation on a 50 ms
- * read (bench/RESULTS.md "Engine"). `herald.origin`: PROCESS_ORIGIN.
+ * read (engine bench, 100,000 digests; docs/architecture.md, Persistence). `herald.origin`: PROCESS_ORIGIN.
  */
 export const POSTGRES_SESSION_OPTIONS = `-c jit=off -c herald.origin=${PROCESS_ORIGIN}`;
 
@@ -49,7 +49,10 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     synchronize: false,
     installExtensions: false,
     poolSize: options.poolSize ?? 10,
-    extra: { connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, options: POSTGRES_SESSION_OPTIONS },
+    // pipeline: a connection writes a query without waiting for the answers to the ones before
+    // (node-postgres's pipeline mode), so StatementBatch sends a transaction in one round trip
+    // with bound parameters. Queries awaited one by one run exactly as without it.
+    extra: { connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, options: POSTGRES_SESSION_OPTIONS, pipeline: true },
     // Failures surface as thrown errors, logged by the caller as JSON; TypeORM's own
     // console logging would break the structured log stream.
     logging: false,

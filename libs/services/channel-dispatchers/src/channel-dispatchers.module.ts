@@ -12,34 +12,60 @@ import { DispatchOwner } from './dispatch/dispatch-owner';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
 import { RetryReports } from './dispatch/retry-reports';
 import { RetryPoller } from './dispatch/retry-poller';
+import { DeliveryRetryController } from './http/delivery-retry.controller';
+import { EngagementRoutes } from './engagement/engagement-routes';
+import { EngagementStore } from './engagement/engagement-store';
+import { EngagementTracking } from './engagement/engagement-tracking';
+import { EngagementController } from './http/engagement.controller';
+import { FeedAuthGuard } from './http/feed-auth.guard';
+import { FeedController, FeedPreflightController } from './http/feed.controller';
+import { FeedSockets } from './http/feed-sockets';
 import { InboxAuthGuard } from './http/inbox-auth.guard';
 import { InboxController } from './http/inbox.controller';
 import { InboxPreflightController } from './http/inbox-preflight.controller';
+import { JsInboxAuthenticator, JsInboxUserGuard, JsInboxWorkspaceGuard } from './http/js-inbox-auth';
+import { JsInboxController, JsInboxPreflightController } from './http/js-inbox.controller';
+import { JsInboxSockets } from './http/js-inbox-sockets';
+import { FormBodyParser, VendorCallbacksController } from './http/vendor-callbacks.controller';
+import { FeedStoreReader } from './inbox/feed-store';
 import { InboxStore } from './inbox/inbox-store';
 import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
 import { TranslationReadModel } from './read-models/translation-read-model';
+import { WorkspaceKeyReadModel } from './read-models/workspace-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
 import { AddressGuard } from './vendors/net/address-guard';
+import { StatusCallbackUrls } from './vendors/status-callback-urls';
 import { VendorRegistry } from './vendors/vendor-registry';
+import { VendorTestController } from './vendor-test/vendor-test.controller';
+import { VendorTester } from './vendor-test/vendor-tester';
+import { SuppressionListStore } from './suppressions/suppression-list-store';
+import { HttpsSnsClient, SNS_CLIENT, SnsClient } from './vendor-callbacks/sns-client';
+import { VendorCallbackStore } from './vendor-callbacks/vendor-callback-store';
+import { VendorCallbacks } from './vendor-callbacks/vendor-callbacks';
+
+/** What a test may put in place of the network for vendor callbacks. */
+export interface VendorCallbackOptions {
+  readonly snsClient?: SnsClient;
+}
 
 /** Delivery commands to vendors: rendering, retries, fallback, delivery status, the inbox. */
 @Module({})
 export class ChannelDispatchersModule implements OnApplicationShutdown {
   constructor(@Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry) {}
 
-  static register(options: Partial<DispatchOptions> = {}, streamLimits: Partial<StreamLimits> = {}): DynamicModule {
+  static register(options: Partial<DispatchOptions> = {}, streamLimits: Partial<StreamLimits> = {}, callbacks: VendorCallbackOptions = {}): DynamicModule {
     return {
       module: ChannelDispatchersModule,
       imports: [
         ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS }),
         BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
       ],
-      controllers: [InboxController, InboxPreflightController],
+      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
         // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.
@@ -47,7 +73,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         {
           provide: VENDOR_REGISTRY,
           inject: [HTTP_PORT, HERALD_CONFIG, InboxStore],
-          useFactory: (http: HttpPort, config: HeraldConfig, inbox: InboxStore) => new VendorRegistry(http, new AddressGuard(config.outboundAllow), inbox),
+          useFactory: (http: HttpPort, config: HeraldConfig, inbox: InboxStore) =>
+            new VendorRegistry(http, new AddressGuard(config.outboundAllow), inbox, new StatusCallbackUrls(config.publicUrl)),
         },
         {
           provide: DISPATCH_SECRET_BOX,
@@ -58,13 +85,30 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
             return new SecretBox(config.secretsKey);
           },
         },
+        { provide: SNS_CLIENT, useValue: callbacks.snsClient ?? new HttpsSnsClient() },
+        FormBodyParser,
+        SuppressionListStore,
+        VendorCallbackStore,
+        VendorCallbacks,
+        EngagementTracking,
+        EngagementStore,
+        EngagementRoutes,
+        VendorTester,
         InboxStore,
+        FeedStoreReader,
+        FeedAuthGuard,
         VendorReadModel,
         ApiKeyReadModel,
         TranslationReadModel,
         InboxAuthGuard,
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
         InboxStreams,
+        FeedSockets,
+        WorkspaceKeyReadModel,
+        JsInboxAuthenticator,
+        JsInboxUserGuard,
+        JsInboxWorkspaceGuard,
+        JsInboxSockets,
         DispatchOwner,
         DeliveryLedger,
         ClaimLeases,

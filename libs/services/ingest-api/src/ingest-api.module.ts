@@ -1,13 +1,17 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
+import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { AudienceVisibilityModule, BrowserAuthModule, OperatorCors, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { Acceptance } from './acceptance/acceptance';
+import { WebpushEngagements } from './acceptance/webpush-engagements';
 import { IdempotencyLedger } from './acceptance/idempotency-ledger';
 import { SignedRequestLedger } from './acceptance/signed-request-ledger';
 import { SignedRequestReplays } from './acceptance/signed-request-replays';
 import { BacklogPushBack } from './http/backlog-push-back.guard';
 import { BroadcastController } from './http/broadcast.controller';
+import { BrowserEventController } from './http/browser-event.controller';
 import { LegacyTriggerController } from './http/legacy-trigger.controller';
 import { EventController } from './http/event.controller';
+import { EventIntake } from './http/event-intake';
+import { BulkEventController, ServerSdkEvents } from './http/server-sdk-events';
 import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
 import { ingestOpenApi } from './openapi/ingest-openapi';
@@ -17,16 +21,24 @@ import { WorkflowReadModel } from './read-models/workflow-read-model';
 
 /** Triggers and events in (REST and the Kafka ingress), validated and fanned out per recipient. */
 @Module({})
-export class IngestApiModule {
+export class IngestApiModule implements NestModule {
+  /** The console's Test panel triggers with its session's API key from the management API's origin. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(OperatorCors).forRoutes({ path: 'trigger', method: RequestMethod.ALL });
+  }
+
   static register(): DynamicModule {
     return {
       module: IngestApiModule,
       imports: [
         ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
+        // SuprSend's web SDK posts its events from a page (POST /v2/event).
+        BrowserAuthModule.forService({ schema: 'ingest', groupId: 'herald.ingest.browser-keys' }),
+        AudienceVisibilityModule,
       ],
-      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController],
-      providers: [BacklogPushBack, WorkflowReadModel, PayloadSchemaReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, KafkaIngressConsumer],
+      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController],
+      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowReadModel, PayloadSchemaReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
     };
   }
 }

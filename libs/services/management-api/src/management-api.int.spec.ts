@@ -249,6 +249,7 @@ describe.each(databaseTargets())('management API: workspaces and keys ($kind)', 
         deleted_at: null,
         deleted_by: null,
         expires_at: null,
+        read_only: false,
       });
       expect(JSON.stringify(list)).not.toContain(apiKey);
 

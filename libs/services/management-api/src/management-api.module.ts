@@ -4,19 +4,23 @@ import { HERALD_CONFIG, HeraldConfig, ServiceDatabaseModule, ServiceDefinition }
 import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account';
 import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
+import { MANAGEMENT_ENTITIES } from './persistence/entities';
 import { MANAGEMENT_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyExpiry } from './api-keys/api-key-expiry';
-import { ApiKeyStore } from './api-keys/api-key-store';
+import { ApiKeyRepository } from './api-keys/api-key.repository';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { BROWSER_KEY_CONTROLLERS, BROWSER_KEY_PROVIDERS } from './browser-keys';
 import { managementOpenApi } from './openapi/management-openapi';
 import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CONSOLE_CONTROLLERS, CONSOLE_PROVIDERS } from './console';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
+import { CredentialsVisibility, CredentialsVisibilityInterceptor } from './management-events/credentials-visibility';
 import { CategoryTranslationStore, CategoryTranslationsController, PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
 import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
 import { REPLAY_CONTROLLERS, REPLAY_PROVIDERS } from './replays';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
+import { STATUS_WEBHOOK_CONTROLLERS, StatusWebhookOptions, statusWebhookProviders } from './status-webhooks';
+import { SUPPRESSION_CONTROLLERS, SUPPRESSION_PROVIDERS } from './suppressions';
 import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { TRANSLATION_CONTROLLERS, TRANSLATION_PROVIDERS } from './translations';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
@@ -24,17 +28,20 @@ import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
 import { WorkspaceKeyStore } from './workspace-keys/workspace-key-store';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
 import { WorkspaceScope } from './workspaces/workspace-scope';
-import { WorkspaceStore } from './workspaces/workspace-store';
+import { WorkspaceRepository } from './workspaces/workspace.repository';
+import { ServiceTokenRepository } from './auth/service-token.repository';
 import { WorkspacesController } from './workspaces/workspaces.controller';
+import { AuditInterceptor, OPERATOR_CONTROLLERS, OPERATOR_PROVIDERS } from './operators';
 
 /** `{management_url}`: accounts, workspaces, keys, and (later) workflow and template definitions. */
 @Module({})
 export class ManagementApiModule {
-  static register(): DynamicModule {
+  /** `statusWebhooks`: the sender's timing (tests shorten it). */
+  static register(options: { readonly statusWebhooks?: Partial<StatusWebhookOptions> } = {}): DynamicModule {
     return {
       module: ManagementApiModule,
       imports: [
-        ServiceDatabaseModule.forService({ service: 'management-api', schema: 'management', migrations: MANAGEMENT_MIGRATIONS }),
+        ServiceDatabaseModule.forService({ service: 'management-api', schema: 'management', migrations: MANAGEMENT_MIGRATIONS, entities: MANAGEMENT_ENTITIES }),
       ],
       controllers: [
         WorkspacesController,
@@ -51,17 +58,26 @@ export class ManagementApiModule {
         ...EVENT_CONTROLLERS,
         ...REPLAY_CONTROLLERS,
         ...CONSOLE_CONTROLLERS,
+        ...STATUS_WEBHOOK_CONTROLLERS,
+        ...OPERATOR_CONTROLLERS,
+        ...SUPPRESSION_CONTROLLERS,
       ],
       providers: [
         ServiceTokenGuard,
         WorkspaceScope,
-        WorkspaceStore,
+        WorkspaceRepository,
+        ServiceTokenRepository,
         WorkspaceKeyStore,
-        ApiKeyStore,
+        ApiKeyRepository,
         ApiKeyExpiry,
         ManagementOutboxRelay,
         CommitVisibility,
         { provide: APP_INTERCEPTOR, useClass: CommitVisibilityInterceptor },
+        // Every change through the API is recorded (audit/audit.interceptor.ts).
+        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
+        ...OPERATOR_PROVIDERS,
+        CredentialsVisibility,
+        { provide: APP_INTERCEPTOR, useClass: CredentialsVisibilityInterceptor },
         PreferenceCategoryStore,
         CategoryTranslationStore,
         ...TEMPLATE_PROVIDERS,
@@ -73,6 +89,8 @@ export class ManagementApiModule {
         ...EVENT_PROVIDERS,
         ...REPLAY_PROVIDERS,
         ...CONSOLE_PROVIDERS,
+        ...statusWebhookProviders(options.statusWebhooks),
+        ...SUPPRESSION_PROVIDERS,
         BootstrapAccount,
         { provide: BOOTSTRAP_OUTPUT, useValue: { write: (text: string) => process.stdout.write(text) } },
         {

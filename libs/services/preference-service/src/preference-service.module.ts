@@ -1,19 +1,24 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { BrowserAuthModule, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { AudienceVisibilityModule, BrowserAuthModule, OperatorCors, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { BROADCAST_FAN_OUT_OPTIONS, BroadcastFanOut, BroadcastFanOutOptions, DEFAULT_BROADCAST_FAN_OUT_OPTIONS } from './broadcasts/broadcast-fan-out';
 import { CategoryReadModel } from './categories/category-read-model';
+import { CONSOLE_ROUTES } from './http/console-routes';
 import { ListStore } from './lists/list-store';
 import { ListsController } from './lists/lists.controller';
 import { audienceOpenApi } from './openapi/audience-openapi';
 import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
+import { AudienceWriteVisibilityInterceptor } from './outbox/audience-write-visibility';
 import { AUDIENCE_MIGRATIONS } from './persistence/migrations';
 import { PreferenceStore } from './preferences/preference-store';
 import { UserPreferencesAuthGuard, UserPreferencesPreflightController } from './preferences/user-preferences-auth.guard';
 import { BulkUserPreferencesController, ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
+import { SubscriberPreferencesController, SubscriberPreferencesPreflightController } from './preferences/subscriber-preferences.controller';
 import { ProfileUpdatesConsumer } from './profiles/profile-updates.consumer';
 import { ObjectsController } from './profiles/objects.controller';
 import { ProfileStore } from './profiles/profile-store';
 import { UsersController } from './profiles/users.controller';
+import { UserTenantsController } from './profiles/user-tenants.controller';
 import { TenantStore } from './tenants/tenant-store';
 import { TenantListController, TenantsController } from './tenants/tenants.controller';
 import { BrandListController, BrandsController } from './tenants/brands.controller';
@@ -23,10 +28,15 @@ import { UserMerge } from './sdk-compat/user-merge';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionStore } from './subscriptions/subscription-store';
 import { ProfileListsController } from './profiles/profile-lists.controller';
+import { UnsubscribeBodyParser, UnsubscribeController } from './unsubscribe/unsubscribe.controller';
 
 /** The audience: users, objects, lists, tenants, categories and preferences. */
 @Module({})
-export class PreferenceServiceModule {
+export class PreferenceServiceModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(OperatorCors).forRoutes(...CONSOLE_ROUTES);
+  }
+
   static register(fanOut: Partial<BroadcastFanOutOptions> = {}): DynamicModule {
     return {
       module: PreferenceServiceModule,
@@ -34,6 +44,7 @@ export class PreferenceServiceModule {
         ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'preference-service', schema: 'audience', groupId: 'herald.audience.credentials' }),
         BrowserAuthModule.forService({ schema: 'audience', groupId: 'herald.audience.browser-keys' }),
+        AudienceVisibilityModule,
       ],
       // Preference and subscription routes first: they are more specific than the profile routes they extend.
       controllers: [
@@ -43,10 +54,13 @@ export class PreferenceServiceModule {
         ObjectPreferencesController,
         UserPreferencesController,
         UserPreferencesPreflightController,
+        SubscriberPreferencesController,
+        SubscriberPreferencesPreflightController,
         BulkUserPreferencesController,
         ObjectSubscriptionsController,
         UserSubscriptionsController,
         ProfileListsController,
+        UserTenantsController,
         ObjectsController,
         UsersController,
         ListsController,
@@ -54,6 +68,7 @@ export class PreferenceServiceModule {
         TenantsController,
         BrandListController,
         BrandsController,
+        UnsubscribeController,
       ],
       providers: [
         { provide: BROADCAST_FAN_OUT_OPTIONS, useValue: { ...DEFAULT_BROADCAST_FAN_OUT_OPTIONS, ...fanOut } },
@@ -64,10 +79,12 @@ export class PreferenceServiceModule {
         UserMerge,
         TenantStore,
         PreferenceStore,
+        UnsubscribeBodyParser,
         UserPreferencesAuthGuard,
         SubscriptionStore,
         ProfileUpdatesConsumer,
         AudienceOutboxRelay,
+        { provide: APP_INTERCEPTOR, useClass: AudienceWriteVisibilityInterceptor },
         BroadcastFanOut,
       ],
     };

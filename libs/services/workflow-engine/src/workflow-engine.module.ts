@@ -3,6 +3,7 @@ import { DynamicModule, Inject, Injectable, MiddlewareConsumer, Module, NestModu
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { MessageLog } from './http/message-log';
+import { MessageStatsQueries } from './http/message-stats-queries';
 import { MessageBulkUpdate } from './http/message-bulk-update';
 import { OPERATOR_READ_ROUTES, OperatorReadsCors } from './http/operator-reads-cors';
 import { RunQueries } from './http/run-queries';
@@ -19,6 +20,8 @@ import { runExpressions } from './runs/run-expressions';
 import { PREFERENCE_POLICY, RUN_EXPRESSIONS, RunHost } from './runs/run-host';
 import { RunInputsConsumer } from './runs/run-inputs.consumer';
 import { audiencePreferencePolicy } from './runs/run-preferences';
+import { WebpushEngagementConsumer } from './runs/webpush-engagement.consumer';
+import { WebpushMessageQueries } from './runs/webpush-message-queries';
 
 const EXPRESSION_ENGINES = Symbol('EXPRESSION_ENGINES');
 
@@ -54,10 +57,13 @@ export class WorkflowEngineModule implements NestModule {
         RunContextLoader,
         RunHost,
         RunInputsConsumer,
+        WebpushMessageQueries,
+        WebpushEngagementConsumer,
         HttpWorker,
         ReplayWorker,
         RunQueries,
         MessageLog,
+        MessageStatsQueries,
         MessageBulkUpdate,
         { provide: EXPRESSION_ENGINES, useFactory: (): ExpressionEngines => createExpressionEngines({ jq: { variables: HERALD_JQ_VARIABLES } }) },
         { provide: RUN_EXPRESSIONS, inject: [EXPRESSION_ENGINES], useFactory: runExpressions },

@@ -1,4 +1,4 @@
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { DELAY_TYPES, WAIT_UNTIL_CONDITION_TYPES, WaitUntilConditionType } from './definition-enums';
 import { readDuration, readJq } from './expression-fields';
 import { FieldReader, JsonObject, isJsonObject } from './field-reader';

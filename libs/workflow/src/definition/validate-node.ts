@@ -1,4 +1,4 @@
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { NODE_TYPES } from './definition-enums';
 import { FieldReader } from './field-reader';
 import { mergeProperties } from './normalise-node';

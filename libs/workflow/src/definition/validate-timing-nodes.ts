@@ -1,4 +1,4 @@
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { BATCH_MODES, DELAY_TYPES, RETAIN_ORDERS, SCHEDULE_TYPES, WINDOW_TYPES } from './definition-enums';
 import { readDuration, readJq } from './expression-fields';
 import { FieldReader } from './field-reader';

@@ -1,6 +1,6 @@
 import { JsonRecord } from '@herald/contracts';
 import { BatchNode, DEFAULT_DIGEST_RETAIN_COUNT, DigestNode, DigestSchedule } from '../definition';
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { EvaluatedBatchWindow, batchWindowEnd } from '../schedule/batch-window';
 import { CategoryDigestSchedule, categoryDigestSchedule } from '../schedule/category-digest-schedule';
 import { digestZone } from '../schedule/digest-zone';
@@ -12,6 +12,7 @@ import { RunExpressions } from './ports';
 import { PreferenceSnapshot } from './run-context';
 import { AccumulationRequest } from './run-events';
 import { RunScope } from './run-scope';
+import { dueTimeProblem } from './timing';
 
 /**
  * What a batch node asks of its accumulator: its batch key, and the window a batch it
@@ -83,6 +84,9 @@ export function digestRequest(
   const zone = digestZone(schedule.value, scope.recipient.$timezone);
   const next = nextDigestTime(schedule.value, zone, now);
   if (next === undefined) return fail(`the digest schedule ${quote(schedule.value)} has no next time after ${now.toISOString()} in ${zone}`);
+  // The digest closes under a timer (its owner's), so its next time must be one a timer can be due at.
+  const problem = dueTimeProblem(next.getTime());
+  if (problem !== undefined) return fail(`the digest schedule's next time ${problem}`);
   return ok({
     node_type: 'digest',
     key: '',

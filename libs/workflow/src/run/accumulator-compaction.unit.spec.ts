@@ -1,4 +1,4 @@
-import { handle } from '../decider';
+import { handle } from '@herald/decider';
 import { AccumulatorInput, AccumulatorState, accumulatorSnapshotCodec, compactAccumulatorState, createAccumulatorDecider } from './accumulator';
 import { AccumulationRequest } from './run-events';
 import { T0 } from './testing/run-builders';

@@ -1,5 +1,5 @@
 import { JsonRecord } from '@herald/contracts';
-import { Decider, assertNever } from '../decider';
+import { Decider, assertNever } from '@herald/decider';
 import { eventsAtClose, retainEvents } from '../schedule/batch-content';
 import { isRecord } from './comparison';
 import { AccumulationRequest } from './run-events';

@@ -1,5 +1,5 @@
 import { ComparisonOp } from '../definition';
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 
 /**
  * The comparison operators of branch, trigger and variant conditions. They are total:

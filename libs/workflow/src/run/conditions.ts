@@ -1,5 +1,5 @@
 import { Comparison, ExpressionArg, ExpressionCondition, LogicalExpression, VariableNamespace } from '../definition';
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { compare, isRecord } from './comparison';
 import { Result, ok, templateValue } from './evaluate';
 import { RunExpressions } from './ports';

@@ -47,8 +47,13 @@ export function templateValue(expressions: RunExpressions, value: string, scope:
 /** A short, single-line rendering of a value for failure reasons. */
 export function quote(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  if (text.length <= 120) return text;
+  // Cut before a surrogate pair rather than through it: half an emoji is a lone surrogate, which a failure reason cannot be stored with.
+  const cut = isHighSurrogate(text.charCodeAt(116)) ? 116 : 117;
+  return `${text.slice(0, cut)}...`;
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,6 +1,6 @@
 import { ObjectRecipient, Recipient, UserRecipient } from '@herald/contracts';
 import { RateLimit, SingleObjectFieldsExpr, WorkflowDefinition, parseDuration } from '../definition';
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { asNumber, isRecord } from './comparison';
 import { Result, fail, jqFirst, jqOutputs, ok, quote } from './evaluate';
 import { RunExpressions } from './ports';

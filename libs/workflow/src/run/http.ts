@@ -1,4 +1,4 @@
-import { JsonRecord } from '@herald/contracts';
+import { FieldError, INPUT_LIMITS, JsonRecord, inputHygieneProblems } from '@herald/contracts';
 import { DEFAULT_BODY_CONTENT_TYPE, HttpFetchNode, HttpWebhookNode, KeyValue } from '../definition';
 import { isRecord } from './comparison';
 import { Result, fail, jsonnetValue, ok, quote, templateValue } from './evaluate';
@@ -75,20 +75,36 @@ function isHttpUrl(text: string): boolean {
  * What a final response does to the run: a 2xx merges its body (under `output_key`,
  * or its fields at the root; an empty body merges nothing), anything else fails the run.
  */
-/** `POST https://...`: how failures name a request. */
-export const requestTarget = (request: HttpRequest): string => `${request.method} ${request.url}`;
-
 export type ResponseEffect =
   | { readonly kind: 'merge'; readonly key?: string; readonly value: unknown }
   | { readonly kind: 'nothing' }
   | { readonly kind: 'fail'; readonly reason: string };
 
-export function responseEffect(node: HttpWebhookNode | HttpFetchNode, target: string, response: HttpResponse): ResponseEffect {
+/** The limits an answer is held to besides storability: the edge's (INPUT_LIMITS), or none for runs started before revision 3. */
+export type AnswerLimits = typeof INPUT_LIMITS | typeof NO_ANSWER_LIMITS;
+export const NO_ANSWER_LIMITS = { maxDepth: Infinity, maxKeysPerObject: Infinity } as const;
+
+/**
+ * A 2xx answer passes the check the API edge applies to a trigger's data before any of
+ * it is merged: a NUL or a lone surrogate (in a value or a key) cannot be stored in the
+ * run's events, and merging it left the run `running` for ever, its events refused by
+ * Postgres at every attempt. Such an answer fails the node with the first problem's path.
+ */
+export function responseEffect(node: HttpWebhookNode | HttpFetchNode, target: string, response: HttpResponse, limits: AnswerLimits = INPUT_LIMITS): ResponseEffect {
   if (response.kind === 'network_error') return { kind: 'fail', reason: `${target} failed: ${response.error}` };
   if (response.status < 200 || response.status > 299) return { kind: 'fail', reason: `${target} answered HTTP ${response.status}` };
   const body = response.body;
+  const problems = inputHygieneProblems(body, '', limits);
+  if (problems.length > 0) return { kind: 'fail', reason: `${target} answered a body that cannot be taken: ${describeProblems(problems)}` };
   if (node.output_key !== undefined && node.output_key !== '') return { kind: 'merge', key: node.output_key, value: body ?? null };
   if (body === undefined || body === null || body === '') return { kind: 'nothing' };
   if (!isRecord(body)) return { kind: 'fail', reason: `${target} answered ${quote(body)}, not a JSON object to merge at the root (set output_key)` };
   return { kind: 'merge', value: body as JsonRecord };
+}
+
+/** `items[3].name contains a NUL character …`, the first of them, and how many more there are. */
+function describeProblems(problems: readonly FieldError[]): string {
+  const [first] = problems;
+  const where = first.path === '' ? 'the body' : first.path;
+  return problems.length === 1 ? `${where} ${first.message}` : `${where} ${first.message} (and ${problems.length - 1} more problems)`;
 }

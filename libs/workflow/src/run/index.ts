@@ -20,12 +20,12 @@ export {
   AccumulationHandedOverInput,
   futureEventOf,
   PinnedWorkflow,
-  RunSource,
   StartIds,
   startFromTrigger,
   startFromEvent,
   userRecipient,
 } from './run-inputs';
+export { RunSource } from './run-source';
 export * from './run-events';
 export { RunState, NewRun, LiveRun, LiveStatus, Waiting, AccumulationWaiting, AccumulationPlace, Batched } from './run-state';
 export {

@@ -41,6 +41,8 @@ export interface PreferenceDecision {
   readonly allowed: boolean;
   /** Why, in words a log reader understands ("opted out of email for marketing"). */
   readonly reason: string;
+  /** The recipient may opt out of the category (it is not cant_unsubscribe): its emails carry List-Unsubscribe. */
+  readonly unsubscribable?: boolean;
 }
 
 /** May this recipient be notified on this channel for this category? Implemented by libs/audience (issue 7). */

@@ -1,5 +1,5 @@
 import { WorkflowNode } from '../definition';
-import { handle } from '../decider';
+import { handle } from '@herald/decider';
 import { createAccumulatorDecider } from './accumulator';
 import { AccumulationRequest } from './run-events';
 import { AccumulationHarness } from './testing/accumulation-harness';

@@ -1,11 +1,12 @@
+import { INPUT_LIMITS, storableText } from '@herald/contracts';
 import { BatchNode, BranchNode, BranchWaitUntilNode, DelayCondition, DigestNode, FutureEventCondition, HttpFetchNode, HttpWebhookNode, WorkflowNode } from '../definition';
 import { digestShouldSend } from '../schedule/batch-content';
 import { batchRequest, digestRequest } from './accumulation-request';
-import { Decider, assertNever } from '../decider';
+import { Decider, assertNever } from '@herald/decider';
 import { evaluateComparisons, evaluateConditions } from './conditions';
 import { Result, fail, ok } from './evaluate';
 import { overriddenActor, overriddenRecipients, overriddenTenant, rateLimitAllows } from './gates';
-import { buildRequest, responseEffect } from './http';
+import { NO_ANSWER_LIMITS, buildRequest, responseEffect } from './http';
 import { NodePath, contextReloadTimerId, httpRequestId, nodeAt, pathLabel, timerId } from './node-path';
 import { RunPorts } from './ports';
 import { RunContext } from './run-context';
@@ -25,7 +26,7 @@ import {
 import { runsRevision } from './interpreter-revision';
 import { RunScope, runScope } from './run-scope';
 import { AccumulationWaiting, LiveRun, RunState, Waiting, evolveRun, initialRunState } from './run-state';
-import { decideSend } from './send';
+import { decideRoutingFallback, decideSend } from './send';
 import { delayDueAt, waitTimeoutAt } from './timing';
 
 export type RunDecider = Decider<RunInput, RunEvent, RunState>;
@@ -53,7 +54,7 @@ function decideRun(ports: RunPorts, input: RunInput, state: RunState, now: Date)
     case 'http_responded':
       return isRunning(state) ? httpResponded(new Step(ports, state, input.context, now), state, input) : [];
     case 'delivery_outcome':
-      return deliveryOutcome(state, input);
+      return deliveryOutcome(state, input, () => new Step(ports, state, input.context, now));
     case 'cancel':
       return isRunning(state) ? cancel(state, input, now) : [];
     case 'future_event':
@@ -98,7 +99,8 @@ class Step {
   }
 
   fail(reason: string, node?: NodeRef): readonly RunEvent[] {
-    this.emit({ type: 'run.failed.v1', reason, ...(node === undefined ? {} : { node }), at: this.at });
+    // A reason may quote what a run's data or an answer held (a jq error's text): it must be storable, or the failure could never be recorded.
+    this.emit({ type: 'run.failed.v1', reason: storableText(reason), ...(node === undefined ? {} : { node }), at: this.at });
     return this.events;
   }
 
@@ -243,7 +245,7 @@ function httpResponded(step: Step, run: LiveRun, input: HttpRespondedInput): rea
   });
   const node = nodeAt(run.started.definition.tree, waiting.path);
   if (node?.node_type !== 'httpapi_webhook' && node?.node_type !== 'httpapi_fetch') return step.fail(`no http node at ${pathLabel(waiting.path)}`);
-  const effect = responseEffect(node, waiting.target, response);
+  const effect = responseEffect(node, waiting.target, response, runsRevision(run.started, 3) ? INPUT_LIMITS : NO_ANSWER_LIMITS);
   switch (effect.kind) {
     case 'fail':
       return step.fail(effect.reason, nodeRef(node, waiting.path));
@@ -257,8 +259,15 @@ function httpResponded(step: Step, run: LiveRun, input: HttpRespondedInput): rea
   }
 }
 
-/** Recorded on a finished run too: outcomes keep arriving after the last node. Each status once per delivery. */
-function deliveryOutcome(state: RunState, input: DeliveryOutcomeInput): readonly RunEvent[] {
+/** The statuses that say a delivery will not reach its recipient: smart routing moves on. */
+const FAILED_FOR_GOOD: ReadonlyArray<DeliveryOutcomeInput['outcome']['status']> = ['delivery_failure', 'bounced'];
+
+/**
+ * Recorded on a finished run too: outcomes keep arriving after the last node. Each status
+ * once per delivery. A smart-routing delivery that failed for good is followed by the
+ * node's next channel (revision 4), whether or not the run has moved on.
+ */
+function deliveryOutcome(state: RunState, input: DeliveryOutcomeInput, newStep: () => Step): readonly RunEvent[] {
   if (state.status === 'new') return [];
   const recorded = state.deliveries[input.outcome.delivery_id];
   if (recorded === undefined) return [];
@@ -268,7 +277,15 @@ function deliveryOutcome(state: RunState, input: DeliveryOutcomeInput): readonly
     return retriesRecorded < (input.outcome.attempts ?? 1) ? [{ type: 'delivery.outcome_recorded.v1', outcome: input.outcome }] : [];
   }
   if (recorded.includes(input.outcome.status)) return [];
-  return [{ type: 'delivery.outcome_recorded.v1', outcome: input.outcome }];
+  const outcomeRecorded: RunEvent = { type: 'delivery.outcome_recorded.v1', outcome: input.outcome };
+  const failedBefore = recorded.some((status) => FAILED_FOR_GOOD.includes(status));
+  if (!FAILED_FOR_GOOD.includes(input.outcome.status) || failedBefore || !runsRevision(state.started, 4)) return [outcomeRecorded];
+  const step = newStep();
+  step.emit(outcomeRecorded);
+  const fallback = decideRoutingFallback({ run: step.run, context: step.context, scope: step.scope(), ports: step.ports, now: step.now }, input.outcome.delivery_id);
+  // A fallback that cannot be decided (its template no longer selects) leaves the failure as the outcome; the run is not failed after the fact.
+  if (fallback.ok) step.emit(...fallback.value);
+  return step.events;
 }
 
 function cancel(run: LiveRun, input: CancelRun, now: Date): readonly RunEvent[] {

@@ -69,12 +69,28 @@ describe('delay node', () => {
     });
   });
 
+  it('given a due time at the last millisecond of year 9999, when the run starts, then its timer is scheduled', () => {
+    const lastStorable = '9999-12-31T23:59:59.999Z';
+    const node = delay({ delay_type: 'relative_to', relative_to: { pivot_expr: `"${lastStorable}"`, offset_type: 'after', offset_value_type: 'fixed', offset_value: '0s' } });
+    expect(ofType(startEvents(workflow([node])), 'timer.scheduled.v1')[0].due_at).toBe(lastStorable);
+  });
+
   it.each([
     ['a dynamic duration that is not one', { delay_type: 'dynamic', duration: '"soon"' }, 'duration gave "soon", not a duration like 1d2h30m10s or a number of seconds'],
     ['a negative number of seconds', { delay_type: 'dynamic', duration: '-5' }, 'duration gave -5, not a duration like 1d2h30m10s or a number of seconds'],
     ['a missing dynamic value', { delay_type: 'dynamic', duration: '.nothing' }, 'duration gave null, not a duration like 1d2h30m10s or a number of seconds'],
     ['a jq error', { delay_type: 'dynamic', duration: 'error("boom")' }, 'duration: jq error: boom'],
     ['a filter with no output', { delay_type: 'dynamic', duration: 'empty' }, 'duration: jq filter "empty" produced no output'],
+    [
+      'a dynamic duration ending after year 9999 (no timer can be stored for it)',
+      { delay_type: 'dynamic', duration: '400000000000' },
+      'the due time +014700-08-30T01:06:40.000Z is out of range: a timer can be due at 9999-12-31T23:59:59.999Z at the latest',
+    ],
+    [
+      'a delay_till pivot after year 9999 (epoch seconds)',
+      { delay_type: 'relative_to', relative_to: { pivot_expr: '253402300800', offset_type: 'after', offset_value_type: 'fixed', offset_value: '1h' } },
+      'the due time +010000-01-01T01:00:00.000Z is out of range: a timer can be due at 9999-12-31T23:59:59.999Z at the latest',
+    ],
     [
       'a pivot that is not a timestamp',
       { delay_type: 'relative_to', relative_to: { pivot_expr: '"later"', offset_type: 'after', offset_value_type: 'fixed', offset_value: '1h' } },

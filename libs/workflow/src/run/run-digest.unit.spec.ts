@@ -111,6 +111,18 @@ describe('digest node', () => {
     expect(failed).toMatchObject({ type: 'run.failed.v1', reason: expect.stringMatching(/^the dynamic schedule .* is not a schedule/), node: { node_type: 'digest' } });
   });
 
+  it('given a dynamic schedule whose next time is after year 9999, when the run reaches it, then the run fails saying so instead of waiting under a timer that cannot be stored', () => {
+    const node = digest({ schedule_type: 'dynamic', dynamic_schedule_expr: '.digest_schedule', schedule: undefined });
+    const data = { digest_schedule: { frequency: 'hourly', interval: 80_000_000, tz_selection: 'fixed', tz_fixed: 'UTC' } };
+    const events = startEvents(workflow([node]), { data });
+    expect(ofType(events, 'accumulation.requested.v1')).toEqual([]);
+    expect(last(events)).toMatchObject({
+      type: 'run.failed.v1',
+      reason: "the digest schedule's next time +011150-05-11T08:00:00.000Z is out of range: a timer can be due at 9999-12-31T23:59:59.999Z at the latest",
+      node: { node_type: 'digest' },
+    });
+  });
+
   describe('given the category digest schedule', () => {
     const node = digest({ schedule_type: 'category_digest_schedule', schedule: undefined });
 

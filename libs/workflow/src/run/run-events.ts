@@ -3,7 +3,7 @@ import { BatchMode, ComparisonOp, KeyValue, NodeType, RetainOrder, VariableNames
 import { NodePath } from './node-path';
 import { PreferenceDecision } from './ports';
 import { PreferenceSnapshot } from './run-context';
-import { RunSource } from './run-inputs';
+import { RunSource } from './run-source';
 
 /**
  * The append-only log of one run. Every event is plain JSON and names its own schema

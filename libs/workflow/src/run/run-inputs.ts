@@ -5,6 +5,7 @@ import { INTERPRETER_REVISION } from './interpreter-revision';
 import { NodePath } from './node-path';
 import { RunContext } from './run-context';
 import { FutureEventRef } from './run-events';
+import { RunSource } from './run-source';
 
 /**
  * What the host feeds into a run, each with the context it loaded just before. Every
@@ -27,13 +28,6 @@ export interface PinnedWorkflow {
   readonly version: number;
   readonly definition: WorkflowDefinition;
 }
-
-/** Why the run exists: a trigger, an inbound event, or a recipient override of a parent run. */
-export type RunSource =
-  | { readonly kind: 'trigger' }
-  | { readonly kind: 'event'; readonly event: string }
-  /** Started by the host for one recipient of a parent's `recipients.overridden.v1`; overrides are not applied again. */
-  | { readonly kind: 'recipient_override'; readonly parent_run_id: string };
 
 export interface StartRun {
   readonly type: 'start';

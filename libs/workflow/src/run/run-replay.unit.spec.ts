@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RecordedStep, fold, replay } from '../decider';
+import { RecordedStep, fold, replay } from '@herald/decider';
 import { RunEvent } from './run-events';
 import { RunInput } from './run-inputs';
 import { decider, given } from './testing/run-builders';

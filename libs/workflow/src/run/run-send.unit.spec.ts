@@ -1,6 +1,7 @@
 import { DeliveryRequested } from '@herald/contracts';
 import { WorkflowNode } from '../definition';
-import { T0, context, last, ofType, sendEmail, startEvents, user, variant, workflow } from './testing/run-builders';
+import { T0, at, context, given, last, ofType, outcome, sendEmail, start, startEvents, types, user, variant, when, workflow } from './testing/run-builders';
+import { INTERPRETER_REVISION } from './interpreter-revision';
 import { RunContext } from './run-context';
 import { StartRun } from './run-inputs';
 
@@ -139,6 +140,54 @@ describe('send nodes', () => {
         ['whatsapp', 'no_identity', 'the recipient has no whatsapp identity'],
         ['email', 'not_routed', 'smart routing sent on sms'],
       ]);
+    });
+
+    describe('fallback when the routed channel fails for good', () => {
+      const smart = node({ node_type: 'send_smart_channel_routing', channels: ['email', 'sms', 'inbox'] });
+      const started = [[start(workflow([smart]), { context: ctx, interpreter_revision: INTERPRETER_REVISION }), T0]] as const;
+      const withContext = (input: ReturnType<typeof outcome>) => ({ ...input, context: ctx });
+      const bounced = withContext(outcome('run-1:delivery:0:email', { status: 'bounced', error: { message: 'sendgrid: bounce', retryable: false } }));
+
+      it('given a bounce of the routed email, then the outcome is recorded and sms, the next channel, is sent', () => {
+        const events = when(started, bounced, at(60_000));
+        expect(types(events)).toEqual(['delivery.outcome_recorded.v1', 'delivery.requested.v1']);
+        expect(ofType(events, 'delivery.requested.v1')[0].delivery).toMatchObject({ delivery_id: 'run-1:delivery:0:sms', channel: 'sms', destination: { identities: ['+331234'] } });
+      });
+
+      it('given a delivery_failure, then it falls back too; a second failure status of the same delivery does not fall back again', () => {
+        const failed = withContext(outcome('run-1:delivery:0:email', { status: 'delivery_failure' }));
+        expect(ofType(when(started, failed), 'delivery.requested.v1').map((e) => e.delivery.channel)).toEqual(['sms']);
+        expect(types(when([...started, [failed, T0]], bounced))).toEqual(['delivery.outcome_recorded.v1']);
+      });
+
+      it('given the fallback channel fails too, then the next one is sent; given the last fails, nothing more', () => {
+        const smsFailed = withContext(outcome('run-1:delivery:0:sms', { channel: 'sms', status: 'delivery_failure' }));
+        expect(ofType(when([...started, [bounced, T0]], smsFailed), 'delivery.requested.v1').map((e) => e.delivery.channel)).toEqual(['inbox']);
+        const inboxFailed = withContext(outcome('run-1:delivery:0:inbox', { channel: 'inbox', status: 'delivery_failure' }));
+        expect(types(when([...started, [bounced, T0], [smsFailed, T0]], inboxFailed))).toEqual(['delivery.outcome_recorded.v1']);
+      });
+
+      it('given the bounce comes after the vendor accepted the email, when the run has completed, then sms is sent (a node with success and ttl_value does not wait)', () => {
+        const waiting = node({ node_type: 'send_smart_channel_routing', channels: ['email', 'sms'], success: 'delivered', ttl_value: '0d1h0m0s' });
+        const completed = [[start(workflow([waiting]), { context: ctx, interpreter_revision: INTERPRETER_REVISION }), T0]] as const;
+        expect(types(given(completed).events).slice(-1)).toEqual(['run.completed.v1']);
+        const accepted = withContext(outcome('run-1:delivery:0:email', { status: 'sent_by_vendor' }));
+        expect(ofType(when([...completed, [accepted, T0]], bounced, at(60_000)), 'delivery.requested.v1').map((e) => e.delivery.delivery_id)).toEqual(['run-1:delivery:0:sms']);
+      });
+
+      it('given the next channel has no variant the run may send (an sms pending vendor approval is not loaded), then nothing is sent', () => {
+        const noSms = { ...ctx, templates: { welcome: { slug: 'welcome', variants: [variant({ id: 'email', channel: 'email' })] } } };
+        const onlyEmail = [[start(workflow([node({ node_type: 'send_smart_channel_routing', channels: ['email', 'sms'] })]), { context: noSms, interpreter_revision: INTERPRETER_REVISION }), T0]] as const;
+        expect(types(when(onlyEmail, { ...bounced, context: noSms }))).toEqual(['delivery.outcome_recorded.v1']);
+      });
+
+      it('given success statuses, a mandatory channel failing, or a run of an older interpreter revision, then nothing is sent', () => {
+        expect(types(when(started, withContext(outcome('run-1:delivery:0:email', { status: 'delivered' }))))).toEqual(['delivery.outcome_recorded.v1']);
+        const withMandatory = node({ node_type: 'send_smart_channel_routing', channels: ['email', 'sms'], mandatory_channels: ['inbox'] });
+        const inboxFailed = withContext(outcome('run-1:delivery:0:inbox', { channel: 'inbox', status: 'delivery_failure' }));
+        expect(types(when([[start(workflow([withMandatory]), { context: ctx, interpreter_revision: INTERPRETER_REVISION }), T0]], inboxFailed))).toEqual(['delivery.outcome_recorded.v1']);
+        expect(types(when([[start(workflow([smart]), { context: ctx, interpreter_revision: 3 }), T0]], bounced))).toEqual(['delivery.outcome_recorded.v1']);
+      });
     });
   });
 

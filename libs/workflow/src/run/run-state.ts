@@ -1,7 +1,7 @@
 import { DeliveryStatus, JsonRecord, UserRecipient } from '@herald/contracts';
-import { assertNever } from '../decider';
-import { requestTarget } from './http';
+import { assertNever } from '@herald/decider';
 import { FIRST_NODE, NodePath, intoBranch, nextAfter, nodeAt } from './node-path';
+import { requestTarget } from './request-target';
 import { AccumulationRequest, RunEvent, RunStarted, TimerPurpose, TimerScheduled } from './run-events';
 
 /** A run's state: a pure fold of its events (`evolveRun`). */

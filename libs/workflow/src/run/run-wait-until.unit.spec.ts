@@ -153,6 +153,16 @@ describe('wait-until node', () => {
       expect(ofType(events, 'wait.ended.v1')[0].outcome).toBe('timed_out');
     });
 
+    it('when the maximum wait ends after year 9999, then the run fails naming the node instead of scheduling a timer that cannot be stored', () => {
+      const events = startEvents(workflow([waitUntil([], { delay_type: 'dynamic', value: '.wait_seconds' })]), { data: { wait_seconds: 400_000_000_000 } });
+      expect(ofType(events, 'timer.scheduled.v1')).toEqual([]);
+      expect(last(events)).toMatchObject({
+        type: 'run.failed.v1',
+        reason: 'the due time +014700-08-30T01:06:40.000Z is out of range: a timer can be due at 9999-12-31T23:59:59.999Z at the latest',
+        node: { node_type: 'branch_waituntil' },
+      });
+    });
+
     it('when the dynamic delay is not a duration, then the run fails naming the node', () => {
       const events = startEvents(workflow([waitUntil([], { delay_type: 'dynamic', value: '"soon"' })]));
       expect(last(events)).toMatchObject({ type: 'run.failed.v1', reason: 'delay_properties.value gave "soon", not a duration like 1d2h30m10s or a number of seconds', node: { node_type: 'branch_waituntil' } });

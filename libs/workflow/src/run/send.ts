@@ -1,8 +1,8 @@
 import { CHANNELS, Channel, DeliveryRequested, Recipient } from '@herald/contracts';
 import { SendNode, SendSmartChannelRoutingNode, SingleChannelSendNodeType } from '../definition';
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { Result, fail, jqOutputs, ok, quote } from './evaluate';
-import { NodePath, deliveryId } from './node-path';
+import { NodePath, deliveryId, nodeAt } from './node-path';
 import { RunPorts } from './ports';
 import { RunContext } from './run-context';
 import { DeliveryRequestedEvent, DeliverySkipped, SkipReason } from './run-events';
@@ -43,7 +43,8 @@ type SendEvent = DeliveryRequestedEvent | DeliverySkipped;
  * Multi-channel sends on every channel that passes. Smart routing (kept simple for
  * now) sends on each `mandatory_channels` entry that passes, and on the first of the
  * other channels, in the node's order, that passes; the rest are skipped as
- * `not_routed`. It does not yet wait `ttl_value` for `success` before trying the next
+ * `not_routed`. When the routed channel then fails for good, decideRoutingFallback sends
+ * the next one. It does not yet wait `ttl_value` for `success` before trying the next
  * channel.
  */
 export function decideSend(step: SendStep): Result<readonly SendEvent[]> {
@@ -67,6 +68,39 @@ function smartRouting(step: SendStep, node: SendSmartChannelRoutingNode, channel
     events.push(event);
   }
   return collect(events);
+}
+
+/**
+ * Smart routing's fallback: the delivery `failedDeliveryId` of a smart-routing node's
+ * routed (not mandatory) channel failed for good, so the node's next channel in its
+ * order that passes now (identity, preference, variant) is sent. Nothing when the
+ * delivery is not such a one, or a later channel was requested already (a fallback
+ * happened). Channels that do not pass were recorded `not_routed` when the node ran.
+ */
+export function decideRoutingFallback(step: Omit<SendStep, 'node' | 'path'>, failedDeliveryId: string): Result<readonly SendEvent[]> {
+  const { run } = step;
+  const prefix = `${run.started.run_id}:delivery:`;
+  if (!failedDeliveryId.startsWith(prefix)) return ok([]);
+  const rest = failedDeliveryId.slice(prefix.length);
+  const separator = rest.lastIndexOf(':');
+  const path = rest.slice(0, separator).split('.').map(Number);
+  const failedChannel = rest.slice(separator + 1);
+  const node = nodeAt(run.started.definition.tree, path);
+  if (node?.node_type !== 'send_smart_channel_routing') return ok([]);
+  const sendStep: SendStep = { ...step, node, path };
+  const channels = nodeChannels(sendStep);
+  if (!channels.ok) return channels;
+  const mandatory: readonly string[] = node.mandatory_channels ?? [];
+  const routable = channels.value.filter((channel) => !mandatory.includes(channel));
+  const failedAt = routable.findIndex((channel) => channel === failedChannel);
+  if (failedAt < 0) return ok([]);
+  for (const channel of routable.slice(failedAt + 1)) {
+    if (run.deliveries[deliveryId(run.started.run_id, path, channel)] !== undefined) return ok([]);
+    const event = considerChannel(sendStep, channel);
+    if (!event.ok) return event;
+    if (event.value.type === 'delivery.requested.v1') return ok([event.value]);
+  }
+  return ok([]);
 }
 
 function nodeChannels(step: SendStep): Result<readonly Channel[]> {
@@ -150,6 +184,7 @@ function considerChannel(step: SendStep, channel: Channel): Result<SendEvent> {
     render_data: step.scope.data,
     ...(run.tenant_id === undefined ? {} : { tenant_id: run.tenant_id }),
     category,
+    ...(decision.unsubscribable === true ? { unsubscribable: true } : {}),
     attachments: run.started.attachments,
     requested_at: step.now.toISOString(),
   };

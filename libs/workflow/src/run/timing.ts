@@ -1,5 +1,5 @@
 import { DURATION_EXAMPLE, DelayNode, DelayProperties, RelativeTo, parseDuration } from '../definition';
-import { assertNever } from '../decider';
+import { assertNever } from '@herald/decider';
 import { MAX_INSTANT_MS, asInstant, asNumber } from './comparison';
 import { Result, fail, jqFirst, ok, quote } from './evaluate';
 import { RunExpressions } from './ports';
@@ -75,5 +75,21 @@ function after(startMs: number, duration: Result<number>): Result<number> {
 }
 
 function instant(ms: number): Result<number> {
-  return Math.abs(ms) <= MAX_INSTANT_MS ? ok(ms) : fail('the due time is out of range');
+  const problem = dueTimeProblem(ms);
+  return problem === undefined ? ok(ms) : fail(`the due time ${problem}`);
+}
+
+/**
+ * The latest instant a timer can be due at, 9999-12-31T23:59:59.999Z. A timer is stored
+ * as a Postgres timestamptz from its ISO 8601 text, and JavaScript writes a later year
+ * with a sign and six digits (`+010000-01-01T…`), which Postgres refuses: a later due
+ * time decided as a timer could never be stored, so the run fails with the reason instead.
+ */
+export const LATEST_DUE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Why `ms` cannot be a timer's due time (`is out of range: …`), or undefined when it can. Times long past fire at once, without a timer. */
+export function dueTimeProblem(ms: number): string | undefined {
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_INSTANT_MS) return 'is out of range';
+  if (ms > LATEST_DUE_MS) return `${new Date(ms).toISOString()} is out of range: a timer can be due at ${new Date(LATEST_DUE_MS).toISOString()} at the latest`;
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { Channel } from '@herald/contracts';
 import { WorkflowDefinition, WorkflowNode, WorkflowTree } from '../definition';
-import { handle } from '../decider';
+import { handle } from '@herald/decider';
 import { NodePath, httpRequestId, pathKey, pathLabel } from './node-path';
 import { RunDecider } from './run-decider';
 import { RunEvent } from './run-events';

@@ -1,7 +1,7 @@
 import { DURATION_EXAMPLE, OffsetType, OffsetValueType, parseDuration } from '../definition';
-import { MAX_INSTANT_MS, asInstant } from '../run/comparison';
+import { asInstant } from '../run/comparison';
 import { Result, fail, ok, quote } from '../run/evaluate';
-import { durationOf } from '../run/timing';
+import { dueTimeProblem, durationOf } from '../run/timing';
 
 /**
  * A batch node's window (interface 2.3) with its jq parts already evaluated by the
@@ -62,6 +62,8 @@ function offsetOf(window: Extract<EvaluatedBatchWindow, { window_type: 'relative
   return ms === undefined ? fail(`relative_to.offset_value ${quote(window.offset)} is not a duration like ${DURATION_EXAMPLE}`) : ok(ms);
 }
 
+/** The window's end, which the batch's owner waits for under a timer: a time a timer can be due at. */
 function instant(ms: number): Result<Date> {
-  return Math.abs(ms) <= MAX_INSTANT_MS ? ok(new Date(ms)) : fail('the batch window ends out of range');
+  const problem = dueTimeProblem(ms);
+  return problem === undefined ? ok(new Date(ms)) : fail(`the batch window's end ${problem}`);
 }

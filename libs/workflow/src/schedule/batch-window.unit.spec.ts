@@ -53,6 +53,11 @@ describe('batchWindowEnd', () => {
       'relative_to.offset_value gave "a while"',
     ],
     ['an end beyond the range of a date', { window_type: 'fixed', fixed_window: '99999999d' }, 'out of range'],
+    [
+      'an end after year 9999, which no timer can be stored for',
+      { window_type: 'dynamic', window: 400_000_000_000 },
+      "the batch window's end +014700-07-16T01:06:40.000Z is out of range: a timer can be due at 9999-12-31T23:59:59.999Z at the latest",
+    ],
   ])('fails on %s', (_title, window, reason) => {
     const result = batchWindowEnd(window, OPENED);
     expect(result.ok ? '' : result.error).toContain(reason);

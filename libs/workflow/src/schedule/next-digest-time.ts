@@ -55,7 +55,13 @@ function nextTimeOfDay(recurrence: Recurrence, zone: string, bound: number): num
  * when clocks go back, meets the repeated grid times again).
  */
 function nextClockReading(recurrence: Recurrence, zone: string, bound: number): number | undefined {
-  for (let from = bound + 1; ; ) {
+  // An instant after the bound shows a wall time past bound - MAX_OFFSET_MS, and one before
+  // first - MAX_OFFSET_MS a wall time before `first`: no instant between them shows a grid
+  // time. Starting there, a grid time years ahead (a large interval from a trigger's
+  // dynamic schedule) is not walked to a day at a time, which took seconds per thousand years.
+  const first = recurrence.firstAtOrAfter(bound - MAX_OFFSET_MS);
+  if (first === undefined) return undefined;
+  for (let from = Math.max(bound + 1, first - MAX_OFFSET_MS); ; ) {
     const offset = offsetAt(zone, from);
     const wall = recurrence.firstAtOrAfter(from + offset);
     if (wall === undefined) return undefined;

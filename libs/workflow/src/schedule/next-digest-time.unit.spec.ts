@@ -98,6 +98,8 @@ describe('nextDigestTime: daylight saving and month ends in four zones', () => {
     ['New York', 'every 2 hours stays on even local hours after fall-back', { frequency: 'hourly', interval: 2 }, '2025-11-02T04:00:00Z', '2025-11-02T07:00:00.000Z'],
     ['New York', 'month end: day 31 at 23:30 EST is Feb 1 in UTC', { frequency: 'monthly', monthdays: [{ pos: 31 }], time: '23:30' }, '2025-01-15T00:00:00Z', '2025-02-01T04:30:00.000Z'],
     ['New York', 'month end: day 31 skips February, March 31 23:30 EDT', { frequency: 'monthly', monthdays: [{ pos: 31 }], time: '23:30' }, '2025-02-01T04:30:00Z', '2025-04-01T03:30:00.000Z'],
+    // A grid time over a thousand years ahead (a trigger's dynamic schedule may ask for one): the walk starts near it, not a day at a time from now.
+    ['New York', 'every 10,000,000 hours: 16:30 EDT in October 3164', { frequency: 'hourly', interval: 10_000_000, time: '00:30' }, '2025-03-01T10:00:00Z', '3164-10-17T20:30:00.000Z'],
     ['New York', 'a floating dtstart is wall time in the zone', { frequency: 'hourly', interval: 4, dtstart: '2025-03-10T08:00:00' }, '2025-03-10T00:00:00Z', '2025-03-10T12:00:00.000Z'],
     // Europe/Berlin 2025: forward Mar 30 02:00 CET → 03:00 CEST (01:00Z), back Oct 26 03:00 CEST → 02:00 CET (01:00Z).
     ['Berlin', 'daily 09:00 on spring-forward day is 09:00 CEST', daily('09:00'), '2025-03-29T08:00:00Z', '2025-03-30T07:00:00.000Z'],

@@ -12,7 +12,7 @@ import type { PartitionLag } from '../message-bus.port';
  * keep a busy partition's figure current in between. It is made on demand, not on a
  * timer: every subscription of every replica asking every 15 s was a fixed cost of each
  * process (about 4 broker requests per group, 25 groups per engine and dispatcher pair)
- * paid whether or not anything read the figure (bench/RESULTS.md "Flow"). A read gets the
+ * paid whether or not anything read the figure (docs/architecture.md, Operations). A read gets the
  * figures of the previous ask: a scrape interval or `refreshMs` old, whichever is longer.
  * Every member of a group reports the same partitions, so dashboards take the max per
  * partition.

@@ -4,7 +4,7 @@
  * kafkajs's runner commits after every partition batch it hands over (`autoCommitOffsets`
  * at the end of `handleBatch`), whatever `autoCommitInterval` says; the interval only
  * governs the commits between the messages of an `eachMessage` batch. Counted during a
- * 20,000-delivery flow round (bench/RESULTS.md "Flow"): one dispatcher sent 1,182
+ * 20,000-delivery flow round (flow bench, 2026-11-29): one dispatcher sent 1,182
  * OffsetCommit requests and 531 fetches, two dispatchers 2,493, and each commit is a
  * round trip the partition's next batch waits for and a write to `__consumer_offsets`.
  * The smaller the batches (a second replica halves them), the more commits per message.

@@ -3,8 +3,9 @@
  * fetch's batches are handled, with `minBytes: 1`, so a consumer that keeps up takes
  * whatever arrived while it worked: with a second replica each one keeps up more easily,
  * its batches shrink, and every batch's fixed cost (a transaction, a produce request, an
- * offset commit) is paid twice as often per message (bench/RESULTS.md "Flow": two
- * engine and dispatcher pairs spent 1.45-2.25x the CPU per delivery of one).
+ * offset commit) is paid twice as often per message (flow bench, before the linger: two
+ * engine and dispatcher pairs spent 1.45-2.25x the CPU per delivery of one; today's
+ * ratio is in bench/RESULTS.md, "Flow").
  *
  * So after a fetch that returned messages, the next one asks the broker to hold the
  * answer until `LINGER_MIN_BYTES` are there, for at most `LINGER_MS`: at most that much

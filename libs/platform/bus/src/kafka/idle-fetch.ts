@@ -5,7 +5,7 @@
  * wait ends. An engine has 10 consumers and a dispatcher 15, most of them idle at any
  * moment (the channels a deployment does not use, the read models between changes), so
  * at a 500 ms wait an idle pair sent about 75 requests a second, the bulk of its idle
- * CPU, and each replica paid it again (bench/RESULTS.md "Flow"). A longer wait alone
+ * CPU, and each replica paid it again (docs/architecture.md, The message bus port). A longer wait alone
  * was tried and not kept, because kafkajs does two things only between fetches:
  *
  * - it heartbeats, and a heartbeat's answer is how a member learns of a rebalance, so a
@@ -30,8 +30,8 @@
  *   explicitly. Guarding the call's later network steps through
  *   `AsyncLocalStorage` closed that gap and was not kept: on Node 20 it turns on promise
  *   hooks for the whole process, a cost on every promise of the hot paths, for a gap of
- *   microseconds (the one bench run with it was slower, within this machine's spread:
- *   bench/RESULTS.md "Flow", 2026-11-28 20:29 entry).
+ *   microseconds (the one flow bench run with it, 2026-11-28, was slower, within that
+ *   machine's spread).
  *
  * What an abandoned or interrupted fetch would have returned is never handled: its
  * offsets are not resolved, so the partitions' next owner reads those messages. One cost

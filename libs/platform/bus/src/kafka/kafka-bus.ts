@@ -36,6 +36,7 @@ import { colocatingAssigner } from './colocating-assigner';
 import { ConsumerLag } from './consumer-lag';
 import { applyDeferredCommits } from './deferred-commit';
 import { HEARTBEAT_INTERVAL_MS, applyIdleFetch } from './idle-fetch';
+import { heraldLevelOfKafkaLog } from './kafka-log-level';
 import { applyRequestQueueFix } from './request-queue-fix';
 
 export interface KafkaBusLogger {
@@ -180,7 +181,7 @@ export class KafkaBus implements MessageBus {
    *
    * kafkajs's idempotent producer holds a lock per broker around each produce request,
    * so concurrent `send` calls would queue one round trip each (about 430 single-message
-   * publishes per second on a 2-core machine, bench/RESULTS.md "Ingest"). Instead, the
+   * publishes per second on a 2-core machine, ingest bench of 2026-11-21). Instead, the
    * calls that arrive while a request is in flight wait and then go out together in
    * the next one (group commit): one `sendBatch`, messages in call order, so the order
    * of calls is kept per partition. Each call still resolves only when its messages are
@@ -240,7 +241,8 @@ export class KafkaBus implements MessageBus {
       sessionTimeout: 10_000,
       rebalanceTimeout: 60_000,
       // Members learn of a rebalance from a heartbeat's answer, so a joining replica waits
-      // up to one interval for each of them: 1 s, not 3 s (bench/RESULTS.md "Startup").
+      // up to one interval for each of them: 1 s, not 3 s (startup bench, 2026-11-25;
+      // docs/architecture.md, Operations).
       heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       // One key's partitions of every group on one process (colocating-assigner.ts).
       partitionAssigners: [colocatingAssigner(PROCESS_ORIGIN), PartitionAssigners.roundRobin],
@@ -486,11 +488,8 @@ export class KafkaBus implements MessageBus {
     const logger = this.options.logger;
     if (!logger) return;
     const { message, ...fields } = entry.log;
-    // kafkajs logs every retried protocol error (a leader moving, a coordinator
-    // loading, a rebalance) at ERROR, though it recovers by itself. What it cannot
-    // recover from rejects the caller's promise, and Herald logs that as an error;
-    // kafkajs's own account is a warning.
-    const level = entry.level === KafkaLogLevel.ERROR || entry.level === KafkaLogLevel.WARN ? 'warn' : 'debug';
+    // Expected and self-healing lines are debug, a crashed consumer an error, the rest warnings (kafka-log-level.ts).
+    const level = heraldLevelOfKafkaLog({ level: entry.level, namespace: entry.namespace, message, error: fields.error });
     logger.log(level, `kafka: ${message}`, { namespace: entry.namespace, ...fields });
   }
 }

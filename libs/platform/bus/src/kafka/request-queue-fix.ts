@@ -5,7 +5,7 @@
  * and with no throttling its delay is negative, so the check reschedules itself every
  * millisecond for the life of the connection. Every kafkajs consumer holds two or
  * three connections, so a process's idle CPU grew with its subscriptions (15-30% of a
- * core for one engine and one dispatcher on the bench machine, bench/RESULTS.md "Flow"),
+ * core for one engine and one dispatcher on the bench machine; docs/architecture.md, Library choices),
  * and each replica paid it again.
  *
  * The replacement schedules a check only when a request is waiting: after a client-side

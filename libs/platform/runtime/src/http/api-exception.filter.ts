@@ -64,7 +64,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const error = this.toHeraldError(exception);
     if (error) {
       if (error instanceof RetryLaterError) void reply.header('retry-after', String(error.retryAfterSeconds));
-      void reply.status(STATUS[error.code]).send(errorBody(error));
+      void reply.status(STATUS[error.code]).send(this.answer(errorBody(error)));
       return;
     }
     this.logger.error('unhandled error', {
@@ -72,13 +72,20 @@ export class ApiExceptionFilter implements ExceptionFilter {
       url: request.url,
       err: exception instanceof Error ? { type: exception.name, message: exception.message, stack: exception.stack } : String(exception),
     });
-    void reply.status(500).send({
-      code: 500,
-      error_code: 'internal_error',
-      type: 'InternalError',
-      message: 'internal error',
-      detail: 'internal error',
-    });
+    void reply.status(500).send(
+      this.answer({
+        code: 500,
+        error_code: 'internal_error',
+        type: 'InternalError',
+        message: 'internal error',
+        detail: 'internal error',
+      }),
+    );
+  }
+
+  /** The body sent for an error; a route family that speaks another client's error shape overrides it (SuprSendClientErrorFilter). */
+  protected answer(body: ExtendedErrorBody | { code: number; message: string }): unknown {
+    return body;
   }
 
   private toHeraldError(exception: unknown): HeraldError | undefined {

@@ -39,7 +39,8 @@ export function mergeOpenApi(api: 'public' | 'management', fragments: readonly O
   for (const fragment of fragments) {
     for (const [path, item] of Object.entries(fragment.paths)) {
       if (path in paths) throw new Error(`OpenAPI: path ${path} is described by two services`);
-      paths[path] = withInfrastructureRefusals(withHygieneRefusal(item));
+      const refused = withInfrastructureRefusals(withHygieneRefusal(item));
+      paths[path] = api === 'public' ? withReadOnlyKeyRefusal(refused) : refused;
     }
     mergeNamed(schemas, fragment.components?.schemas ?? {}, 'schema');
     mergeNamed(securitySchemes, fragment.components?.securitySchemes ?? {}, 'security scheme');
@@ -95,6 +96,25 @@ function withInfrastructureRefusals(item: Readonly<Record<string, unknown>>): Re
       if (!OPERATION_METHODS.has(method) || !responses) return [method, operation];
       const missing = Object.fromEntries(Object.entries(refusals).filter(([status]) => !(status in responses)));
       return [method, { ...(operation as object), responses: { ...responses, ...missing } }];
+    }),
+  );
+}
+
+/**
+ * A read-only API key may only GET and HEAD: every other authenticated operation of
+ * `{base_url}` (one that can answer 401) can answer 403 for it. Operations that document
+ * their own 403 keep theirs.
+ */
+function withReadOnlyKeyRefusal(item: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  return Object.fromEntries(
+    Object.entries(item).map(([method, operation]) => {
+      const responses = (operation as { responses?: Record<string, unknown> } | null)?.responses;
+      if (!OPERATION_METHODS.has(method) || method === 'get' || method === 'head' || !responses || !('401' in responses) || '403' in responses) return [method, operation];
+      const refusal = {
+        description: 'The API key is read-only (a console viewer\'s, or one created with `read_only`): it may only GET; nothing was done',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+      };
+      return [method, { ...(operation as object), responses: { ...responses, 403: refusal } }];
     }),
   );
 }

@@ -2,7 +2,7 @@ import { InProcessBus, InProcessBusOptions, KafkaBus, MessageBus, NamespacedBus,
 import { allTopics } from '@herald/contracts';
 import { HeraldConfig } from '../config/herald-config';
 import { HealthRegistry } from '../health/health-registry';
-import { HeraldLogger } from '../logging/logger';
+import { HeraldLogger, chooseLogFormat } from '../logging/logger';
 import { InstrumentedBus, createMetricsRegistry } from '../metrics/metrics';
 import { PlatformContext } from '../nest/platform-context';
 
@@ -28,7 +28,7 @@ export function createPlatformContext(
   databaseUrl: string,
   options: PlatformContextOptions = {},
 ): PlatformContext {
-  const logger = new HeraldLogger(role, config.logLevel);
+  const logger = new HeraldLogger(role, config.logLevel, process.stdout, {}, chooseLogFormat(config.logFormat, process.stdout.isTTY === true));
   const metrics = createMetricsRegistry(role);
   const health = new HealthRegistry();
   const busLogger = logger.child({ component: 'bus' });

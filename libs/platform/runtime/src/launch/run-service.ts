@@ -24,6 +24,8 @@ export async function runService(service: ServiceDefinition, env: NodeJS.Process
   const context = createPlatformContext(service.name, config, config.databaseUrl as string);
   const lifecycle = new ProcessLifecycle(context.logger, context.health, config.shutdownTimeoutMs);
   lifecycle.installSignalHandlers();
+  // Run by npm (`npm run start:service`): end with npm, even when its SIGTERM does not reach this process.
+  if (env.npm_lifecycle_event) lifecycle.stopWithParent();
   try {
     await ensureHeraldTopics(context.bus, config.topicPartitions);
     const app = await createHttpApp(service.api, context, [service]);

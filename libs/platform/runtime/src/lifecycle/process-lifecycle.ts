@@ -54,6 +54,27 @@ export class ProcessLifecycle {
     }
   }
 
+  /**
+   * Shuts down gracefully once the parent process is gone (this process was re-parented).
+   * For a process started by `npm start`: npm forwards SIGTERM to the shell it runs the
+   * script in, and a shell that did not exec node dies without passing it on, or npm itself
+   * is killed outright; either way node would keep the ports and the data folder with
+   * nobody left to stop it. Only for a parent whose end should end this process (npm's
+   * script), not a shell an operator daemonised node from.
+   */
+  stopWithParent(options: { pollMs?: number; parentPid?: () => number } = {}): () => void {
+    const parentPid = options.parentPid ?? (() => process.ppid);
+    const parent = parentPid();
+    const poll = setInterval(() => {
+      if (parentPid() === parent || this.shuttingDown) return;
+      clearInterval(poll);
+      this.logger.warn('parent process exited: shutting down', { parent_pid: parent });
+      void this.shutdown('parent process exited').then((code) => this.exit(code));
+    }, options.pollMs ?? 500);
+    poll.unref();
+    return () => clearInterval(poll);
+  }
+
   shutdown(reason: string): Promise<number> {
     this.shuttingDown ??= this.runSteps(reason);
     return this.shuttingDown;

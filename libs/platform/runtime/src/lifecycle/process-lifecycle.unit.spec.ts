@@ -1,5 +1,6 @@
 import { HealthRegistry } from '../health/health-registry';
 import { HeraldLogger } from '../logging/logger';
+import { expectEventually } from '@herald/testing';
 import { ProcessLifecycle } from './process-lifecycle';
 
 const quiet = new HeraldLogger('test', 'error', { write: () => undefined });
@@ -33,5 +34,24 @@ describe('ProcessLifecycle', () => {
     const lifecycle = new ProcessLifecycle(quiet, new HealthRegistry(), 30, () => undefined);
     lifecycle.onShutdown('stuck', () => new Promise(() => undefined));
     expect(await lifecycle.shutdown('SIGTERM')).toBe(1);
+  });
+
+  it('shuts down gracefully when its parent process goes away, and only then', async () => {
+    let parent = 100;
+    const exits: number[] = [];
+    const steps: string[] = [];
+    const lifecycle = new ProcessLifecycle(quiet, new HealthRegistry(), 5_000, (code) => void exits.push(code));
+    lifecycle.onShutdown('http', async () => void steps.push('http'));
+    let polls = 0;
+    const stop = lifecycle.stopWithParent({ pollMs: 5, parentPid: () => (polls++, parent) });
+    try {
+      // Still the same parent: polls change nothing.
+      await expectEventually(() => expect(polls).toBeGreaterThan(3));
+      expect({ steps, exits }).toEqual({ steps: [], exits: [] });
+      parent = 1; // re-parented to init: npm (or its shell) has exited
+      await expectEventually(() => expect({ steps, exits }).toEqual({ steps: ['http'], exits: [0] }));
+    } finally {
+      stop();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { LoggerService } from '@nestjs/common';
-import { LogLevel } from '../config/herald-config';
+import { LogFormat, LogLevel } from '../config/herald-config';
 
 export type LogFields = Record<string, unknown>;
 
@@ -12,10 +12,47 @@ export interface LogSink {
 }
 
 /**
- * Structured JSON logs, one object a line: time, level, service, msg, then fields
- * (run_id, message_id, workspace, ...). Fields whose names look secret are
- * redacted here, so a careless call site cannot leak a credential.
- * Also serves as Nest's logger.
+ * The format of a process's logs: the one set (HERALD_LOG_FORMAT), else pretty for a
+ * person at a terminal and JSON for whatever collects the output (a pipe, a file, a
+ * container runtime).
+ */
+export function chooseLogFormat(setting: LogFormat | undefined, stdoutIsTty: boolean): LogFormat {
+  return setting ?? (stdoutIsTty ? 'pretty' : 'json');
+}
+
+/** Fields shown right after the message in the pretty format, for following a run. */
+const LEADING_FIELDS = ['run_id', 'message_id'];
+const ENTRY_FIELDS = new Set(['time', 'level', 'service', 'msg', 'err', 'stack']);
+
+/**
+ * One entry for a person: `time level service: message run_id=.. message_id=.. key=value`
+ * on one line (UTC time of day), an error's type and message in the line and its stack
+ * on the lines after it, indented. Values are the JSON entry's, already redacted.
+ */
+export function formatPretty(entry: LogFields): string {
+  const time = typeof entry.time === 'string' ? entry.time.slice(11) : '';
+  const level = String(entry.level ?? '').toUpperCase().padEnd(5);
+  const keys = Object.keys(entry).filter((key) => !ENTRY_FIELDS.has(key));
+  const ordered = [...LEADING_FIELDS.filter((key) => keys.includes(key)), ...keys.filter((key) => !LEADING_FIELDS.includes(key))];
+  const fields = ordered.filter((key) => entry[key] !== undefined).map((key) => `${key}=${prettyValue(entry[key])}`);
+  const err = entry.err as { type?: string; message?: string; code?: unknown; stack?: string } | undefined;
+  if (err) fields.push(`err=${prettyValue(`${err.type ?? 'Error'}: ${err.message ?? ''}${err.code !== undefined ? ` (${String(err.code)})` : ''}`)}`);
+  const line = [time, level, `${String(entry.service)}:`, String(entry.msg ?? ''), ...fields].filter(Boolean).join(' ');
+  const stack = err?.stack ?? (typeof entry.stack === 'string' ? entry.stack : undefined);
+  const trace = stack ? stack.split('\n').slice(1).map((frame) => `    ${frame.trim()}`) : [];
+  return [line, ...trace].join('\n');
+}
+
+function prettyValue(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  return safeJson(value);
+}
+
+/**
+ * Structured logs, one entry a line: time, level, service, msg, then fields
+ * (run_id, message_id, workspace, ...), as JSON or, for a person, pretty (`formatPretty`).
+ * Fields whose names look secret are redacted here, so a careless call site cannot
+ * leak a credential. Also serves as Nest's logger.
  */
 export class HeraldLogger implements LoggerService {
   constructor(
@@ -23,10 +60,12 @@ export class HeraldLogger implements LoggerService {
     private readonly level: LogLevel = 'info',
     private readonly sink: LogSink = process.stdout,
     private readonly bound: LogFields = {},
+    // Before the configuration is read (a configuration error is itself logged): by the terminal alone.
+    private readonly format: LogFormat = sink === process.stdout ? chooseLogFormat(undefined, process.stdout.isTTY === true) : 'json',
   ) {}
 
   child(fields: LogFields): HeraldLogger {
-    return new HeraldLogger(this.service, this.level, this.sink, { ...this.bound, ...fields });
+    return new HeraldLogger(this.service, this.level, this.sink, { ...this.bound, ...fields }, this.format);
   }
 
   debug(message: unknown, ...rest: unknown[]): void {
@@ -75,7 +114,8 @@ export class HeraldLogger implements LoggerService {
         else entry.context = extra;
       } else if (typeof extra === 'object' && extra !== null) Object.assign(entry, extra);
     }
-    this.sink.write(`${safeJson(redact(entry))}\n`);
+    const redacted = redact(entry) as LogFields;
+    this.sink.write(`${this.format === 'pretty' ? formatPretty(redacted) : safeJson(redacted)}\n`);
   }
 }
 

@@ -8,7 +8,7 @@ import { classifyFailure } from '@herald/bus';
  * batch to its own worker (`partitionsConsumedConcurrently` at a time), and fetches
  * again only once all of them are handled. Handled apart, each is its own read and its
  * own append transaction, four of them contending for the same Postgres, and a message
- * waits for the slowest of its fetch (bench/RESULTS.md "Flow": a quarter of the
+ * waits for the slowest of its fetch (flow bench, 2026-11-28: a quarter of the
  * partitions halved the latency at 100-300 triggers/s). Merged, a fetch costs one read
  * and one transaction. The batches that arrive in one turn of the event loop are
  * merged: the workers of one fetch start in the same turn.

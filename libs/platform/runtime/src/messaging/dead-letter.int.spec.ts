@@ -1,6 +1,15 @@
 import { Client } from 'pg';
 import { Registry } from 'prom-client';
-import { DeadLetterPayload, HeraldError, ParseResult, TOPICS } from '@herald/contracts';
+import {
+  CREDENTIALS_CHANGED_TYPE,
+  CREDENTIALS_CHANGED_VERSION,
+  CredentialsChanged,
+  DeadLetterPayload,
+  HeraldError,
+  ParseResult,
+  TOPICS,
+  parseCredentialsChanged,
+} from '@herald/contracts';
 import { InProcessBus, KafkaBus, MessageBus, MessageHandler, NamespacedBus, Subscription } from '@herald/bus';
 import { TestDatabase, openTestDatabase } from '@herald/database';
 import { busTargets, databaseTargets, expectEventually, uniqueName } from '@herald/testing';
@@ -19,10 +28,10 @@ function parseGreeting(payload: unknown): ParseResult<Greeting> {
     : { ok: false, errors: [{ path: 'payload.name', message: 'must be a non-empty string' }] };
 }
 
-function envelope(payload: unknown, type = 'greeting'): string {
+function envelope(payload: unknown, type = 'greeting', schemaVersion = 1): string {
   return JSON.stringify({
     type,
-    schema_version: 1,
+    schema_version: schemaVersion,
     message_id: uniqueName('m'),
     workspace_id: 'ws-1',
     produced_at: new Date().toISOString(),
@@ -62,7 +71,7 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
 
   /** Subscribes like the ConsumerRegistry does: the envelope consumer inside the bounded attempts. */
   async function consume(topic: string, consumer: Omit<EnvelopeConsumer<Greeting>, 'type' | 'parsePayload'>, policy: PoisonPolicy = { maxAttempts: 3 }): Promise<void> {
-    const inner: MessageHandler = deadLetteringHandler(deadLetters, { ...consumer, type: 'greeting', parsePayload: parseGreeting });
+    const inner: MessageHandler = deadLetteringHandler(deadLetters, { schemaVersions: [1], ...consumer, type: 'greeting', parsePayload: parseGreeting });
     subscriptions.push(
       await bus.subscribe({
         groupId: consumer.groupId,
@@ -103,6 +112,7 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
       groupId: group,
       type: 'greeting',
+      schemaVersions: [1],
       parsePayload: parseGreeting,
       handleBatch: async (items: readonly ParsedMessage<Greeting>[]) => {
         batches.push({ names: items.map((i) => i.payload.name), partitions: new Set(items.map((i) => i.message.partition)).size });
@@ -203,6 +213,85 @@ describe.each(busTargets())('dead-lettering consumer on $kind', (target) => {
     expect(poisoned.filter((b) => b.partitions === 1 && b.names.length > 1).length).toBeGreaterThan(0);
     // Nothing of the other partitions was handled twice.
     for (const name of names.filter((n) => n !== 'user-0')) expect(handled.filter((n) => n === name)).toHaveLength(1);
+  });
+
+  it('dead-letters a message of a schema_version its consumer does not read, never retried, and goes on with the next', async () => {
+    const topic = await sourceTopic('dlt.version');
+    const group = uniqueName('g');
+    const attemptsOf = new Map<string, number>();
+    const greeted: string[] = [];
+    await consume(topic, {
+      groupId: group,
+      handle: async (payload) => {
+        attemptsOf.set(payload.name, (attemptsOf.get(payload.name) ?? 0) + 1);
+        greeted.push(payload.name);
+      },
+    });
+    // A consumer that also reads version 2 (as one upgraded first would) takes it.
+    const upgraded: string[] = [];
+    await consume(topic, { groupId: uniqueName('g2'), schemaVersions: [1, 2], handle: async (payload) => void upgraded.push(payload.name) });
+    await readDeadLetters();
+
+    // Valid in every other respect: only its version is new.
+    await bus.publish(topic, [
+      { key: 'k', value: envelope({ name: 'zoe' }, 'greeting', 2) },
+      { key: 'k', value: envelope({ name: 'yan' }) },
+    ]);
+
+    await expectEventually(() => {
+      expect(greeted).toEqual(['yan']);
+      expect(upgraded).toEqual(['zoe', 'yan']);
+      expect(lettersOf(topic)).toHaveLength(1);
+    }, { timeoutMs: 30_000 });
+    expect(attemptsOf.has('zoe')).toBe(false);
+    expect(lettersOf(topic)[0]).toMatchObject({
+      reason_code: 'unknown_schema_version',
+      reason: 'greeting version 2 is not known here (known: 1)',
+      errors: [{ path: 'schema_version', message: 'greeting version 2 is not known here (known: 1)' }],
+      consumer_group: `dlt-ns.${group}`,
+      attempts: 1,
+    });
+    expect(JSON.parse(lettersOf(topic)[0].original)).toMatchObject({ schema_version: 2, payload: { name: 'zoe' } });
+    expect(await metrics.metrics()).toContain(`herald_bus_dead_letters_total{topic="${topic}",group="${group}",reason="unknown_schema_version"} 1`);
+  });
+
+  it("batch mode: a consumer of a Herald message type reads the versions @herald/contracts lists for it, and sets aside another", async () => {
+    // A type with no entry there cannot be consumed without declaring its versions: found at subscription.
+    expect(() => deadLetteringHandler(deadLetters, { groupId: 'g', type: 'farewell', parsePayload: parseGreeting, handle: async () => undefined })).toThrow(
+      'message type farewell has no entry in KNOWN_SCHEMA_VERSIONS',
+    );
+    const topic = await sourceTopic('dlt.version.batch');
+    const group = uniqueName('g');
+    const change = (id: string): CredentialsChanged => ({ kind: 'api_key', change: 'created', api_key_id: id, workspace_id: 'ws-1', workspace_slug: 'ws', key_hash: 'ab'.repeat(32) });
+    // Published first, so the batch holds all of them.
+    await bus.publish(topic, [
+      { key: 'ws-1', value: envelope(change('key-1'), CREDENTIALS_CHANGED_TYPE, CREDENTIALS_CHANGED_VERSION) },
+      { key: 'ws-1', value: envelope(change('key-2'), CREDENTIALS_CHANGED_TYPE, CREDENTIALS_CHANGED_VERSION + 1) },
+      { key: 'ws-1', value: envelope(change('key-3'), CREDENTIALS_CHANGED_TYPE, CREDENTIALS_CHANGED_VERSION) },
+    ]);
+    const applied: string[] = [];
+    const { handler, batchHandler } = deadLetteringBatchHandler(deadLetters, {
+      groupId: group,
+      type: CREDENTIALS_CHANGED_TYPE,
+      parsePayload: parseCredentialsChanged,
+      handleBatch: async (items: readonly ParsedMessage<CredentialsChanged>[]) => {
+        for (const item of items) if (item.payload.kind === 'api_key') applied.push(item.payload.api_key_id);
+      },
+    });
+    const single = boundedAttempts(deadLetters, group, handler, { maxAttempts: 3 });
+    subscriptions.push(await bus.subscribe({ groupId: group, topics: [topic], retry: FAST_RETRY, handler: single, batchHandler: boundedBatchAttempts(batchHandler, single) }));
+    await readDeadLetters();
+
+    await expectEventually(() => {
+      expect(applied).toEqual(['key-1', 'key-3']);
+      expect(lettersOf(topic)).toHaveLength(1);
+    }, { timeoutMs: 30_000 });
+    expect(lettersOf(topic)[0]).toMatchObject({
+      reason_code: 'unknown_schema_version',
+      reason: `credentials.changed version ${CREDENTIALS_CHANGED_VERSION + 1} is not known here (known: ${CREDENTIALS_CHANGED_VERSION})`,
+      errors: [{ path: 'schema_version' }],
+    });
+    expect(JSON.parse(lettersOf(topic)[0].original)).toMatchObject({ payload: { api_key_id: 'key-2' } });
   });
 
   it('retries an outage without a bound and without losing the message', async () => {

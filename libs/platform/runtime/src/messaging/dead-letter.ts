@@ -6,8 +6,10 @@ import {
   HeraldError,
   ParseResult,
   TOPICS,
+  knownSchemaVersions,
   parseEnvelope,
   storableText,
+  unknownSchemaVersion,
 } from '@herald/contracts';
 import { BatchHandler, DEFAULT_MAX_BATCH_MESSAGES, IncomingMessage, MessageBus, MessageHandler, MessageOutcome, classifyFailure } from '@herald/bus';
 import { Counter, Registry } from 'prom-client';
@@ -18,6 +20,12 @@ export interface EnvelopeConsumer<T> {
   readonly groupId: string;
   /** The envelope `type` this consumer accepts. */
   readonly type: string;
+  /**
+   * The `schema_version`s of `type` it reads; by default the type's entry in
+   * `KNOWN_SCHEMA_VERSIONS` (@herald/contracts), which a type must then have. A message of
+   * another version is dead-lettered (`unknown_schema_version`).
+   */
+  readonly schemaVersions?: readonly number[];
   /** Validates the payload; what fails goes to the dead-letter topic. */
   readonly parsePayload: (payload: unknown) => ParseResult<T>;
   readonly handle: (payload: T, envelope: Envelope<T>, message: IncomingMessage) => Promise<void>;
@@ -87,8 +95,10 @@ export class DeadLetters {
       { key: storableText(message.key), value: JSON.stringify(payload), headers: { 'x-dead-letter-reason': storableText(shortReason) } },
     ]);
     this.counter?.inc({ topic: message.topic, group: groupId, reason: reasonCode });
-    // A message Herald itself could not process needs an operator; an invalid one is the sender's mistake.
-    const level = reasonCode === 'unprocessable' || reasonCode === 'attempts_exhausted' ? 'error' : 'warn';
+    // A message Herald itself could not process needs an operator (so does a producer newer
+    // than its consumer: every message of that version is set aside until the consumer is
+    // upgraded and they are replayed); an invalid one is the sender's mistake.
+    const level = reasonCode === 'unprocessable' || reasonCode === 'attempts_exhausted' || reasonCode === 'unknown_schema_version' ? 'error' : 'warn';
     this.logger.write(level, 'message dead-lettered', {
       topic: message.origin.topic,
       partition: message.partition,
@@ -117,22 +127,52 @@ function deadLetterCounter(registry: Registry): Counter<'topic' | 'group' | 'rea
   );
 }
 
+/** Why a consumer cannot read a message, before its handler sees it. */
+interface Unreadable {
+  readonly reasonCode: 'invalid_envelope' | 'unknown_schema_version' | 'invalid_payload';
+  readonly reason: string;
+  readonly errors: readonly FieldError[];
+}
+
+/**
+ * Reads a message as `consumer` does: a valid envelope of its type, of a schema version
+ * in `known`, with a valid payload. Pure; what it answers as unreadable is dead-lettered.
+ */
+function readMessage<T>(
+  message: IncomingMessage,
+  consumer: Pick<EnvelopeConsumer<T>, 'type' | 'parsePayload'>,
+  known: readonly number[],
+): ParsedMessage<T> | Unreadable {
+  const envelope = parseEnvelope(message.value, consumer.type);
+  if (!envelope.ok) return { reasonCode: 'invalid_envelope', reason: 'invalid envelope', errors: envelope.errors };
+  // Before the payload: a payload of an unknown version may parse and mean something else.
+  const unknownVersion = unknownSchemaVersion(envelope.value, known);
+  if (unknownVersion !== undefined) return { reasonCode: 'unknown_schema_version', reason: unknownVersion.message, errors: [unknownVersion] };
+  const payload = consumer.parsePayload(envelope.value.payload);
+  if (!payload.ok) return { reasonCode: 'invalid_payload', reason: 'invalid payload', errors: payload.errors };
+  return { payload: payload.value, envelope: { ...envelope.value, payload: payload.value } as Envelope<T>, message };
+}
+
+/** The versions a consumer reads (see `EnvelopeConsumer.schemaVersions`); throws at subscription for an unregistered type. */
+function readableVersions(consumer: Pick<EnvelopeConsumer<unknown>, 'type' | 'schemaVersions'>): readonly number[] {
+  return consumer.schemaVersions ?? knownSchemaVersions(consumer.type);
+}
+
 /**
  * Wraps a consumer so that an invalid message never blocks its partition: a message
- * that is not a valid envelope of the expected type, or whose handler rejects it as
- * invalid (a HeraldError `validation_error`), is dead-lettered and acknowledged. Other
+ * that is not a valid envelope of the expected type, is of a `schema_version` the
+ * consumer does not read, or whose handler rejects it as invalid (a HeraldError
+ * `validation_error`), is dead-lettered and acknowledged, never retried. Other
  * failures are thrown on, for `boundedAttempts` (which the ConsumerRegistry puts
  * around every handler) to retry or set aside.
  */
 export function deadLetteringHandler<T>(deadLetters: DeadLetters, consumer: EnvelopeConsumer<T>): MessageHandler {
+  const known = readableVersions(consumer);
   return async (message) => {
-    const envelope = parseEnvelope(message.value, consumer.type);
-    if (!envelope.ok) return deadLetters.send(consumer.groupId, message, 'invalid_envelope', 'invalid envelope', envelope.errors);
-    const payload = consumer.parsePayload(envelope.value.payload);
-    if (!payload.ok) return deadLetters.send(consumer.groupId, message, 'invalid_payload', 'invalid payload', payload.errors);
-    const typed = { ...envelope.value, payload: payload.value } as Envelope<T>;
+    const read = readMessage(message, consumer, known);
+    if ('reasonCode' in read) return deadLetters.send(consumer.groupId, message, read.reasonCode, read.reason, read.errors);
     try {
-      await consumer.handle(payload.value, typed, message);
+      await consumer.handle(read.payload, read.envelope, message);
       return 'handled';
     } catch (error) {
       if (error instanceof HeraldError && error.code === 'validation_error') {
@@ -162,25 +202,18 @@ export function deadLetteringBatchHandler<T>(
     ...consumer,
     handle: (payload, envelope, message) => consumer.handleBatch([{ payload, envelope, message }]),
   });
+  const known = readableVersions(consumer);
   const batchHandler: BatchHandler = async (messages) => {
     const valid: Array<ParsedMessage<T>> = [];
-    const invalid: Array<{ message: IncomingMessage; reasonCode: 'invalid_envelope' | 'invalid_payload'; errors: readonly FieldError[] }> = [];
+    const invalid: Array<{ message: IncomingMessage; unreadable: Unreadable }> = [];
     for (const message of messages) {
-      const envelope = parseEnvelope(message.value, consumer.type);
-      if (!envelope.ok) {
-        invalid.push({ message, reasonCode: 'invalid_envelope', errors: envelope.errors });
-        continue;
-      }
-      const payload = consumer.parsePayload(envelope.value.payload);
-      if (!payload.ok) {
-        invalid.push({ message, reasonCode: 'invalid_payload', errors: payload.errors });
-        continue;
-      }
-      valid.push({ payload: payload.value, envelope: { ...envelope.value, payload: payload.value } as Envelope<T>, message });
+      const read = readMessage(message, consumer, known);
+      if ('reasonCode' in read) invalid.push({ message, unreadable: read });
+      else valid.push(read);
     }
     if (valid.length > 0) await handleMerged(valid);
-    for (const { message, reasonCode, errors } of invalid) {
-      await deadLetters.send(consumer.groupId, message, reasonCode, reasonCode === 'invalid_envelope' ? 'invalid envelope' : 'invalid payload', errors);
+    for (const { message, unreadable } of invalid) {
+      await deadLetters.send(consumer.groupId, message, unreadable.reasonCode, unreadable.reason, unreadable.errors);
     }
     const setAside = new Set(invalid.map((i) => i.message));
     return messages.map((m): MessageOutcome => (setAside.has(m) ? 'dead_lettered' : 'handled'));

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { IncomingMessage, MessageBus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from '@herald/bus';
+import { withTimeout } from '../scheduling/timeouts';
 
 /** One registry per process, labelled with the process's role (a service name, or `embedded`). */
 export function createMetricsRegistry(processRole: string): Registry {
@@ -84,16 +85,6 @@ export function outboxRelayMetrics(registry: Registry, schema: string): OutboxRe
     onParked: () => parkedTotal.inc({ schema }),
     watchParked: (count) => void sources.set(schema, count),
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /**

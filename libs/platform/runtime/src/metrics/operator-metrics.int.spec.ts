@@ -50,6 +50,7 @@ function backlogService(gate: Gate): ServiceDefinition {
       await this.consumers.consume([TOPIC], {
         groupId: GROUP,
         type: 'greeting',
+        schemaVersions: [1],
         parsePayload: parseGreeting,
         handle: async (greeting) => {
           await gate.wait();

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { withTimeout } from '../scheduling/timeouts';
 
 /** Which replica a role metric comes from: the pod name in Kubernetes (HOSTNAME), else the host, with the pid. */
 export function replicaName(): string {
@@ -182,14 +183,4 @@ export function timerPollerMetrics(registry: Registry, schema: string, replica =
       role.watch(schema, poller);
     },
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

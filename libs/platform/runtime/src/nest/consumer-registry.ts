@@ -21,8 +21,9 @@ import { HEALTH_REGISTRY, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS, METRICS_REG
  *
  * Subscriptions join their groups in the background, all at once: a Kafka join waits
  * for every other member of the group to rejoin (up to a heartbeat each), and awaiting
- * each group in turn made a second replica take 10-25 s to listen (bench/RESULTS.md
- * "Startup"). The process serves HTTP and reports ready meanwhile: nothing HTTP serves
+ * each group in turn made a second replica take 10-25 s to listen (startup bench,
+ * 2026-11-25; docs/architecture.md, Operations). The process serves HTTP and reports
+ * ready meanwhile: nothing HTTP serves
  * depends on owning partitions, and a group's backlog shows as consumer lag. A join that
  * fails is retried, and readiness fails (check `consumers`) until it succeeds. Who needs
  * the join before going on (a group reading from the latest offset) awaits `started`.

@@ -1,8 +1,10 @@
+import { maxHeaderSize } from 'node:http';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { HeraldError, inputHygieneProblems, jsonTextNestingProblem } from '@herald/contracts';
+import { FieldError, HeraldError, idLengthProblem, inputHygieneProblems, jsonTextNestingProblem } from '@herald/contracts';
 import { ApiExceptionFilter, errorBody } from '../http/api-exception.filter';
+import { ConnectionGate, httpServerOptions, limitConnections, readOpenFileLimit, resolveConnectionCaps } from '../http/connection-limits';
 import { mergeOpenApi } from '../http/openapi';
 import { createValidationPipe } from '../http/validation';
 import { ServiceDefinition } from '../launch/service-definition';
@@ -14,6 +16,18 @@ import { PlatformModule } from './platform.module';
 export const HTTP_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
+ * The router's longest path parameter, in its percent-encoded form: Node's own limit on a
+ * request's head (16 KiB unless `--max-http-header-size` says otherwise; a 431 past it), so
+ * the router never answers its own 414 and an id past `MAX_ID_LENGTH` is Herald's 400
+ * naming the parameter instead. An id of `MAX_ID_LENGTH` characters, each percent-encoded,
+ * fits many times over.
+ */
+const MAX_PATH_PARAMETER_BYTES = maxHeaderSize;
+
+/** One decoder for every body: `fatal` refuses malformed UTF-8 instead of turning it into U+FFFD; the BOM is kept, as `Buffer#toString` keeps it. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
  * One Nest application on Fastify serving one HTTP port: the given service modules
  * plus the platform (health, metrics). Each API (`{base_url}`, `{management_url}`)
  * is one such application; the embedded mode runs two of them in one process.
@@ -23,7 +37,9 @@ export const HTTP_BODY_LIMIT_BYTES = 1024 * 1024;
  * SDK signature is an MD5 of exactly those bytes. An empty body parses to `undefined`
  * instead of failing: the SuprSend SDKs send `Content-Type: application/json` on
  * body-less GETs and DELETEs. Prototype poisoning is refused as by Fastify's default.
- * Text nested past the input limits is refused before it is parsed.
+ * Text nested past the input limits is refused before it is parsed, and bytes that are
+ * not UTF-8 are refused (a 400), never read as U+FFFD and stored as if sent: the strict
+ * decode is the one decode of the body, at the cost of the lenient one it replaces.
  */
 function registerJsonBodyParser(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -35,7 +51,13 @@ function registerJsonBodyParser(app: NestFastifyApplication): void {
       done(null, undefined);
       return;
     }
-    const text = raw.toString('utf8');
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(raw);
+    } catch {
+      done(HeraldError.validation([{ path: '', message: 'is not valid UTF-8: the body must be JSON encoded as UTF-8' }]), undefined);
+      return;
+    }
     // Nesting and key counts before the parse: JSON.parse spends most of a second on a megabyte of `[[[[`.
     const tooDeep = jsonTextNestingProblem(text);
     if (tooDeep) {
@@ -51,7 +73,9 @@ function registerJsonBodyParser(app: NestFastifyApplication): void {
  * request: path parameters, the query and the parsed body must hold nothing Postgres
  * cannot store (NUL, lone surrogates, in values and keys) and stay within the nesting
  * and key-count limits (`INPUT_LIMITS`). The check is one iterative walk, so a
- * 100,000-deep body is a 400 naming where, not a stack overflow further on.
+ * 100,000-deep body is a 400 naming where, not a stack overflow further on. Every path
+ * parameter is an id (a distinct_id, an object id, a slug…) and holds at most
+ * `MAX_ID_LENGTH` characters, the limit bodies apply to the same ids.
  */
 function refuseUnstorableInput(app: NestFastifyApplication): void {
   app
@@ -59,6 +83,7 @@ function refuseUnstorableInput(app: NestFastifyApplication): void {
     .getInstance()
     .addHook('preValidation', (request, reply, done) => {
       const problems = [
+        ...pathIdProblems(request.params),
         ...inputHygieneProblems(request.params ?? {}),
         ...inputHygieneProblems(request.query ?? {}),
         ...inputHygieneProblems(request.body),
@@ -69,6 +94,17 @@ function refuseUnstorableInput(app: NestFastifyApplication): void {
       }
       void reply.status(400).send(errorBody(HeraldError.validation(problems)));
     });
+}
+
+/** Path parameters longer than an id may be; the wildcard (`*`, a static file's path) is no id. */
+function pathIdProblems(params: unknown): FieldError[] {
+  if (typeof params !== 'object' || params === null) return [];
+  const problems: FieldError[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    const problem = name === '*' || typeof value !== 'string' ? undefined : idLengthProblem(value);
+    if (problem) problems.push({ path: name, message: problem });
+  }
+  return problems;
 }
 
 /** `GET /openapi.json`: the merged description of the services this application hosts, unauthenticated like public docs. */
@@ -97,11 +133,18 @@ export async function createHttpApp(
     module: HttpAppRoot,
     imports: [PlatformModule.forRoot(context), ...serviceModules],
   };
+  const limits = context.config.http;
   const adapter = new FastifyAdapter({
     // Every path of the interface ends in a slash; accept both spellings.
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_BYTES },
     bodyLimit: HTTP_BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // Whose X-Forwarded-For names the client (request.ip, which the auth-failure limits count).
+    trustProxy: typeof context.config.trustProxy === 'boolean' ? context.config.trustProxy : [...context.config.trustProxy],
+    // Fastify's defaults hold a connection forever (connectionTimeout and requestTimeout 0).
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    http: httpServerOptions(limits),
   });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: context.logger,
@@ -109,6 +152,12 @@ export async function createHttpApp(
     // Our own JSON parser below keeps the raw bytes (SDK signatures cover them).
     bodyParser: false,
   });
+  const connections = new ConnectionGate(resolveConnectionCaps(limits, readOpenFileLimit()));
+  limitConnections(app.getHttpServer(), limits, connections);
+  context.health.register(`http_connections_${api}`, async () => {
+    if (connections.full) throw new Error(`${connections.open} connections open: the cap of ${connections.caps.total} is reached`);
+  });
+  context.logger.info('HTTP connection caps', { api, max_connections: connections.caps.total, max_connections_per_address: connections.caps.perAddress });
   registerJsonBodyParser(app);
   refuseUnstorableInput(app);
   serveOpenApi(app, api, services);

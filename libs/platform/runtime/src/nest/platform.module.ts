@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { AuthFailureLimiter } from '../security/auth-failure-limiter';
 import { ConsumerRegistry } from './consumer-registry';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
@@ -29,6 +30,8 @@ export class PlatformModule {
       { provide: HEALTH_REGISTRY, useValue: context.health },
       { provide: DATABASE_URL, useValue: context.databaseUrl },
       { provide: CLOCK, useValue: systemClock },
+      // One per HTTP application: every guard of its services counts into the same limits.
+      { provide: AuthFailureLimiter, useValue: new AuthFailureLimiter(context.config.authFailures, systemClock) },
       ConsumerRegistry,
     ];
     return {

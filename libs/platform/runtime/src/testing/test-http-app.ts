@@ -31,7 +31,16 @@ export async function startTestHttpApp(
   options: { bus?: MessageBus; env?: Record<string, string>; secretsKey?: Buffer } = {},
 ): Promise<TestHttpApp> {
   const config: HeraldConfig = {
-    ...loadHeraldConfig({ HERALD_PORT: '0', HERALD_MANAGEMENT_PORT: '0', ...options.env }),
+    // Failed authentications unlimited unless a test sets limits: tests poll until a new credential arrives.
+    ...loadHeraldConfig({
+      HERALD_PORT: '0',
+      HERALD_MANAGEMENT_PORT: '0',
+      HERALD_AUTH_MAX_FAILURES_PER_ADDRESS: '1000000',
+      HERALD_AUTH_MAX_FAILURES_PER_CREDENTIAL: '1000000',
+      // One service alone: no engine acknowledges audience writes, so they answer at once.
+      HERALD_AUDIENCE_VISIBILITY_TIMEOUT_MS: '0',
+      ...options.env,
+    }),
     secretsKey: options.secretsKey ?? randomBytes(32),
   };
   // Unwritten lines at the configured level (info by default), as deployed: at debug, every run event built a line for nothing (benches run here).

@@ -6,7 +6,18 @@ import { OutcomeFields } from './outcome-message';
 /** What one destination identity's sends (every vendor of the route by priority) came to. */
 export type IdentityResult =
   | { readonly ok: true; readonly vendor: string; readonly vendorMessageId?: string }
-  | { readonly ok: false; readonly retryable: boolean; readonly reason: string };
+  /** `vendor`: the `<channel>/<vendor>` tried last, so a failed message names the vendor that refused it. */
+  | { readonly ok: false; readonly retryable: boolean; readonly reason: string; readonly vendor?: string };
+
+/**
+ * A vendor's failure as the message log shows it: prefixed with the vendor's name, unless
+ * the vendor's own reason starts with it already (`smtp: 421 …`, `sendgrid answered 500: …`),
+ * so it reads `smtp: connect …`, never `smtp: smtp: connect …`.
+ */
+export function vendorFailureReason(vendor: string, reason: string): string {
+  const namesItself = reason.startsWith(vendor) && /^[\s:]/.test(reason.slice(vendor.length));
+  return namesItself ? reason : `${vendor}: ${reason}`;
+}
 
 /** What reached the dispatcher about a delivery; time and jitter come in with it, never from inside. */
 export type DeliveryInput =
@@ -84,6 +95,8 @@ function sendsCompleted(input: Extract<DeliveryInput, { type: 'sends_completed' 
   if (failures.length === 0) return succeeded(state, lastSent);
   const reason = failures.map((failure) => failure.reason).join('; ');
   const canRetry = failures.some((failure) => failure.retryable);
+  // The vendor tried last for the last identity that failed: the message log names it, sent or not.
+  const tried = failures.at(-1)?.vendor;
   if (canRetry && state.attempts < state.policy.maxAttempts) {
     const delayMs = retryDelayMs(state.policy, state.attempts, input.jitter);
     const report: OutcomeFields = {
@@ -91,12 +104,13 @@ function sendsCompleted(input: Extract<DeliveryInput, { type: 'sends_completed' 
       attempts: state.attempts,
       next_attempt_at: new Date(now.getTime() + delayMs).toISOString(),
       error: { message: reason, retryable: true },
+      ...(tried ? { vendor: tried } : {}),
     };
     return { kind: 'retry', delayMs, reason, report };
   }
   // Some identities got it: the message reached the recipient, so report it sent.
   if (sentNow.length > 0 || state.sentBefore > 0) return succeeded(state, lastSent, reason);
-  return failed(state, reason, canRetry);
+  return failed(state, reason, canRetry, tried);
 }
 
 function succeeded(state: DeliveryState, result: Extract<IdentityResult, { ok: true }> | undefined, partialFailure?: string): DeliveryDecision {
@@ -109,11 +123,11 @@ function succeeded(state: DeliveryState, result: Extract<IdentityResult, { ok: t
   };
 }
 
-function failed(state: DeliveryState, reason: string, wasRetryable: boolean): DeliveryDecision {
+function failed(state: DeliveryState, reason: string, wasRetryable: boolean, tried?: string): DeliveryDecision {
   return {
     kind: 'record',
     final: { status: 'failed', error: reason },
-    outcome: { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable }, attempts: state.attempts },
+    outcome: { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable }, attempts: state.attempts, ...(tried ? { vendor: tried } : {}) },
   };
 }
 

@@ -1,4 +1,4 @@
-import { DeliveryState, IdentityResult, decideDelivery } from './delivery-decider';
+import { DeliveryState, IdentityResult, decideDelivery, vendorFailureReason } from './delivery-decider';
 
 const now = new Date('2026-11-25T00:00:00.000Z');
 const policy = { maxAttempts: 3, initialRetryDelayMs: 1_000, maxRetryDelayMs: 60_000 };
@@ -8,6 +8,16 @@ const sentBy = (vendor: string, vendorMessageId?: string): IdentityResult => ({ 
 const failedWith = (reason: string, retryable: boolean): IdentityResult => ({ ok: false, retryable, reason });
 
 describe('decideDelivery', () => {
+  it('names the vendor tried last on a retry report and on a final failure, so the message log shows who refused it', () => {
+    const refused: IdentityResult = { ok: false, retryable: true, reason: 'smtp: connect ECONNREFUSED', vendor: 'email/smtp' };
+    expect(decideDelivery({ type: 'sends_completed', results: [refused], jitter: 0 }, emailAt(1), now)).toMatchObject({ kind: 'retry', report: { status: 'retrying', vendor: 'email/smtp' } });
+    expect(decideDelivery({ type: 'sends_completed', results: [refused], jitter: 0 }, emailAt(3), now)).toMatchObject({
+      kind: 'record',
+      final: { status: 'failed' },
+      outcome: { status: 'delivery_failure', vendor: 'email/smtp', error: { message: 'smtp: connect ECONNREFUSED' } },
+    });
+  });
+
   it('records a delivery sent to every identity as sent_by_vendor, naming the last vendor that took it', () => {
     const decision = decideDelivery({ type: 'sends_completed', results: [sentBy('email/smtp', 'm-1'), sentBy('email/sendgrid', 'm-2')], jitter: 0.5 }, emailAt(1), now);
     expect(decision).toEqual({
@@ -71,5 +81,15 @@ describe('decideDelivery', () => {
     expect(decideDelivery({ type: 'command_redelivered', found: { kind: 'settled' } }, emailAt(1), now)).toEqual({ kind: 'acknowledge' });
     expect(decideDelivery({ type: 'command_redelivered', found: { kind: 'held', leaseLeftMs: 4_000 } }, emailAt(1), now)).toEqual({ kind: 'acknowledge', recheckInMs: 4_050 });
     expect(decideDelivery({ type: 'command_redelivered', found: { kind: 'taken' } }, emailAt(1), now)).toEqual({ kind: 'resume_abandoned' });
+  });
+});
+
+describe('vendorFailureReason', () => {
+  it('prefixes a reason with its vendor once: never `smtp: smtp: …` when the vendor named itself', () => {
+    expect(vendorFailureReason('smtp', 'smtp: connect ECONNREFUSED 127.0.0.1:2525')).toBe('smtp: connect ECONNREFUSED 127.0.0.1:2525');
+    expect(vendorFailureReason('sendgrid', 'sendgrid answered 500: oops')).toBe('sendgrid answered 500: oops');
+    expect(vendorFailureReason('smtp', 'connect ECONNREFUSED')).toBe('smtp: connect ECONNREFUSED');
+    // A reason that merely starts with the same letters is not the vendor naming itself.
+    expect(vendorFailureReason('ses', 'session expired')).toBe('ses: session expired');
   });
 });

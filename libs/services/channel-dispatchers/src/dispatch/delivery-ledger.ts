@@ -248,6 +248,26 @@ export class DeliveryLedger {
     return rows.length > 0;
   }
 
+  /**
+   * An operator's retry of a delivery that failed for good (its vendor was fixed since):
+   * the row is scheduled again, due now, and the retry poller attempts it as any retry
+   * (rendered and routed again, counting the attempt; identities sent before stay sent).
+   * Only a `failed` row of the workspace moves; the answer says what the row was.
+   */
+  async retryFailed(workspaceId: string, deliveryId: string): Promise<'scheduled' | 'not_found' | { readonly status: string }> {
+    const [rows] = (await this.db.query(
+      `UPDATE dispatch.deliveries SET status = 'retry_scheduled', next_attempt_at = now(), owner = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE delivery_id = $1 AND workspace_id = $2::uuid AND status = 'failed' RETURNING delivery_id`,
+      [deliveryId, workspaceId],
+    )) as [unknown[], number];
+    if (rows.length > 0) {
+      this.due(0);
+      return 'scheduled';
+    }
+    const [found] = (await this.db.query(`SELECT status FROM dispatch.deliveries WHERE delivery_id = $1 AND workspace_id = $2::uuid`, [deliveryId, workspaceId])) as Array<{ status: string }>;
+    return found ? { status: found.status } : 'not_found';
+  }
+
   /** False when this owner no longer holds the claim (nothing changed). */
   async scheduleRetry(deliveryId: string, delayMs: number, error: string): Promise<boolean> {
     const [rows] = (await this.db.query(

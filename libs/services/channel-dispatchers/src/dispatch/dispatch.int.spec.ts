@@ -117,6 +117,34 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     expect(failure.error?.message).toContain('503');
   });
 
+  it('retries a failed delivery on request (POST /v1/message/{id}/retry/) once its vendor is fixed: only a failed one, only with the workspace\'s API key', async () => {
+    const command = deliveryCommand('sms', { text: 'after the fix' }, ['+4915112345678']);
+    twilio.respond({ status: 400, body: { message: 'The From number is not a Twilio number' } });
+    await dispatch.publishCommand(command);
+    expect((await dispatch.outcomeOf(command.delivery_id)).envelope.payload).toMatchObject({ status: 'delivery_failure', attempts: 1, error: { retryable: false } });
+    // The vendor answers again (fixed); the retry sends it and reports a second outcome, counting the attempt.
+    const before = twilio.requests.length;
+    expect(await dispatch.call('POST', `v1/message/${command.delivery_id}/retry/`)).toEqual({ status: 202, body: { message_id: command.delivery_id, status: 'retry_scheduled' } });
+    await expectEventually(() =>
+      expect(dispatch.outcomes.filter((outcome) => outcome.envelope.payload.delivery_id === command.delivery_id).map((outcome) => outcome.envelope.payload)).toEqual([
+        expect.objectContaining({ status: 'delivery_failure' }),
+        expect.objectContaining({ status: 'sent_by_vendor', vendor: 'sms/twilio', attempts: 2 }),
+      ]),
+    );
+    expect(twilio.requests.slice(before).filter((request) => request.body.includes('after+the+fix'))).toHaveLength(1);
+    // Sent now: nothing to retry; an id no delivery has: not found.
+    expect(await dispatch.call('POST', `v1/message/${command.delivery_id}/retry/`)).toMatchObject({ status: 409, body: { message: expect.stringContaining('is sent, not failed') } });
+    expect(await dispatch.call('POST', 'v1/message/no-such-delivery/retry/')).toMatchObject({ status: 404 });
+    // The console calls it from its own origin: the preflight, and a refusal it can read.
+    const preflight = await fetch(`${dispatch.app.url}v1/message/${command.delivery_id}/retry/`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://console.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    expect([preflight.status, preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([204, '*', 'POST, OPTIONS']);
+    const anonymous = await fetch(`${dispatch.app.url}v1/message/${command.delivery_id}/retry/`, { method: 'POST', headers: { origin: 'https://console.example.com', authorization: 'Bearer hak_unknown' } });
+    expect([anonymous.status, anonymous.headers.get('access-control-allow-origin')]).toEqual([401, '*']);
+  });
+
   it('stores a vendor answer Postgres could not (a NUL, an emoji cut in half by the reason\'s length limit) with those characters replaced, and goes on', async () => {
     // The reason keeps the body's first 300 characters: the 300th is the first half of 😀.
     const body = `bad\u0000${'b'.repeat(295)}😀 tail`;
@@ -125,7 +153,7 @@ describe.each(runModeTargets())('channel-dispatchers ($name)', ({ database, bus 
     await dispatch.publishCommand(command);
     const failure = (await dispatch.outcomeOf(command.delivery_id)).envelope.payload;
     expect(failure).toMatchObject({ status: 'delivery_failure', attempts: 1, error: { retryable: false } });
-    expect(failure.error?.message).toBe(`twilio: twilio answered 400: bad\uFFFD${'b'.repeat(295)}\uFFFD`);
+    expect(failure.error?.message).toBe(`twilio answered 400: bad\uFFFD${'b'.repeat(295)}\uFFFD`);
 
     twilio.respond({ status: 201, body: { sid: 'SM\u0000after' } });
     const next = deliveryCommand('sms', { text: 'next one' }, ['+4915112345678']);

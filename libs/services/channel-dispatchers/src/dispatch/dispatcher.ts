@@ -1,20 +1,23 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { Channel, DeliveryRequested, deterministicUuid, storableText } from '@herald/contracts';
+import { Channel, DeliveryRequested, DeliveryWarning, deterministicUuid, storableText, suppressionAddress } from '@herald/contracts';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
+import { EngagementTracking } from '../engagement/engagement-tracking';
 import { VendorReadModel } from '../read-models/vendor-read-model';
-import { RenderResult, RenderedContent, TemplateEngine, renderContent, translationScope } from '@herald/rendering';
+import { RenderResult, RenderedContent, TemplateEngine, renderVariant, translationScope } from '@herald/rendering';
 import { TranslationReadModel } from '../read-models/translation-read-model';
+import { Suppression, SuppressionListStore } from '../suppressions/suppression-list-store';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
-import { DeliveryDecision, DeliveryInput, DeliveryState, IdentityResult, decideDelivery } from './delivery-decider';
+import { DeliveryDecision, DeliveryInput, DeliveryState, IdentityResult, decideDelivery, vendorFailureReason } from './delivery-decider';
 import { ClaimedDelivery, DeliveryLedger, FinishRecord } from './delivery-ledger';
 import { DispatchMetrics } from './dispatch-metrics';
-import { outcomeMessage } from './outcome-message';
+import { OutcomeFields, outcomeMessage } from './outcome-message';
+import { renderWarnings } from './render-warnings';
 import { RetryReports } from './retry-reports';
 import { VendorLimits } from './vendor-limits';
 import { WriteBatcher } from './write-batcher';
@@ -59,6 +62,8 @@ export class Dispatcher {
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     private readonly retryReports: RetryReports,
     private readonly metrics: DispatchMetrics,
+    private readonly suppressions: SuppressionListStore,
+    private readonly engagement: EngagementTracking,
   ) {
     this.vendorLimits = new VendorLimits(options.maxCallsPerVendor);
     this.starts = new WriteBatcher(async (ids) => {
@@ -76,7 +81,8 @@ export class Dispatcher {
   async prepare(workspaceId: string, command: DeliveryRequested): Promise<Preparation> {
     // `{{t "key"}}` reads the workspace's translations for the recipient's locale (fr-CA → fr → en).
     const translations = translationScope(await this.translationModel.translationsOf(workspaceId), command.recipient.locale ?? command.template.locale);
-    const rendered = renderContent(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true, translations });
+    // Email content may be MJML: compiled once per template version (cached), then rendered as HTML.
+    const rendered = await renderVariant(this.templates, command.channel, command.template.content, command.render_data, { strict: command.template.strict === true, translations });
     if (rendered.ok && rendered.missingVariables.length > 0) {
       this.logger.warn('template variables or translation keys missing: variables render empty, keys as the key', {
         delivery_id: command.delivery_id,
@@ -117,29 +123,55 @@ export class Dispatcher {
     const { rendered, routes } = prepared ?? (await this.prepare(delivery.workspaceId, command));
     // Not retried: the same data renders the same way (a strict template's missing variables included).
     if (!rendered.ok) return this.carryOut(delivery, { type: 'unsendable', reason: rendered.reason });
-    if (routes.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: `no vendor is configured for the ${command.channel} channel` });
-    if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) return this.carryOut(delivery, { type: 'abandoned_without_dedupe' }, routes);
+    // Logged at prepare; carried on the outcome too, so the message log shows them.
+    const warnings = renderWarnings(rendered.missingVariables);
+    if (routes.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: `no vendor is configured for the ${command.channel} channel` }, routes, warnings);
+    if (abandoned && !routes.every((route) => route.vendor.dedupesByKey)) return this.carryOut(delivery, { type: 'abandoned_without_dedupe' }, routes, warnings);
     const identities = command.destination.identities;
-    if (identities.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: 'the command has no destination identity' }, routes);
+    if (identities.length === 0) return this.carryOut(delivery, { type: 'unsendable', reason: 'the command has no destination identity' }, routes, warnings);
     const content = await this.withAttachments(delivery, rendered.content);
-    if (!content.ok) return this.carryOut(delivery, { type: 'unsendable', reason: content.reason }, routes);
+    if (!content.ok) return this.carryOut(delivery, { type: 'unsendable', reason: content.reason }, routes, warnings);
 
     // From here a vendor may be called: a claim whose owner dies now is in doubt. A claim written `sending` is so already.
     if (!delivery.started && !(await this.starts.run(delivery.deliveryId))) return this.lostClaim(delivery);
     const sent = new Set(delivery.sentIdentities);
     const pending = identities.map((_, index) => index).filter((index) => !sent.has(index));
     const results: IdentityResult[] = [];
+    const suppressed = await this.suppressedIdentities(delivery, pending);
     for (const [position, index] of pending.entries()) {
-      const result = await this.sendToIdentity(delivery, content.content, routes, identities[index], index);
+      const suppression = suppressed.get(index);
+      // Not sent, not retried: the list says the address bounced or complained (or an operator put it there).
+      const result: IdentityResult = suppression
+        ? { ok: false, retryable: false, reason: `suppressed: ${String(identities[index])} is on the workspace's suppression list (${suppression.reason}${suppression.detail ? `: ${suppression.detail}` : ''})` }
+        : await this.sendToIdentity(delivery, content.content, routes, identities[index], index);
       results.push(result);
       // Narrows what a lost attempt (or a retry) leaves to send. When every identity went out, the record says so itself.
       const recordedWithResult = position === pending.length - 1 && results.every((each) => each.ok);
       if (result.ok && !recordedWithResult && !(await this.ledger.markIdentitySent(delivery.deliveryId, index))) return this.lostClaim(delivery);
     }
-    return this.carryOut(delivery, { type: 'sends_completed', results, jitter: Math.random() }, routes);
+    return this.carryOut(delivery, { type: 'sends_completed', results, jitter: Math.random() }, routes, warnings);
   }
 
-  private async carryOut(delivery: ClaimedDelivery, input: DeliveryInput, routes: readonly Route[] = []): Promise<void> {
+  /** The identities (by index) among `pending` whose address is on the workspace's suppression list for the channel. */
+  private async suppressedIdentities(delivery: ClaimedDelivery, pending: readonly number[]): Promise<Map<number, Suppression>> {
+    const channel = delivery.command.channel;
+    const found = new Map<number, Suppression>();
+    if (channel !== 'email' && channel !== 'sms' && channel !== 'whatsapp') return found;
+    const addresses = new Map<number, string>();
+    for (const index of pending) {
+      const identity = delivery.command.destination.identities[index];
+      if (typeof identity === 'string') addresses.set(index, suppressionAddress(channel, identity));
+    }
+    const listed = await this.suppressions.suppressedAmong(delivery.workspaceId, channel, [...addresses.values()]);
+    for (const [index, address] of addresses) {
+      const entry = listed.get(address);
+      if (entry) found.set(index, entry);
+    }
+    return found;
+  }
+
+  private async carryOut(delivery: ClaimedDelivery, input: DeliveryInput, routes: readonly Route[] = [], warnings: readonly DeliveryWarning[] = []): Promise<void> {
+    const withWarnings = (fields: OutcomeFields): OutcomeFields => (warnings.length === 0 ? fields : { ...fields, warnings });
     const state: DeliveryState = { channel: delivery.command.channel, attempts: delivery.attempts, sentBefore: delivery.sentIdentities.length, policy: this.options };
     const now = this.clock.now();
     const decision = decideDelivery(input, state, now);
@@ -148,13 +180,13 @@ export class Dispatcher {
     switch (decision.kind) {
       case 'record': {
         if (decision.final.status === 'failed') this.logger.warn('delivery failed', { delivery_id: delivery.deliveryId, attempts: delivery.attempts, reason: decision.final.error });
-        const outcome = outcomeMessage(delivery, decision.outcome, now);
+        const outcome = outcomeMessage(delivery, withWarnings(decision.outcome), now);
         if (!(await this.finishes.run({ deliveryId: delivery.deliveryId, state: decision.final, outcome }))) return this.lostClaim(delivery);
         this.metrics.outcome(channel, decision.final.vendor ?? primaryVendor, decision.outcome.status);
         return;
       }
       case 'retry': {
-        await this.retryReports.scheduled(delivery, decision.report);
+        await this.retryReports.scheduled(delivery, withWarnings(decision.report));
         this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: decision.delayMs, reason: decision.reason });
         if (!(await this.ledger.scheduleRetry(delivery.deliveryId, decision.delayMs, decision.reason))) return this.lostClaim(delivery);
         this.metrics.outcome(channel, primaryVendor, 'retrying');
@@ -176,14 +208,16 @@ export class Dispatcher {
   private async sendToIdentity(delivery: ClaimedDelivery, content: RenderedContent, routes: readonly Route[], identity: unknown, index: number): Promise<IdentityResult> {
     const reasons: string[] = [];
     let anyRetryable = false;
+    let tried: string | undefined;
     for (const route of routes) {
       const result = await this.vendorLimits.run(route.config.id, () => this.sendThrough(route, delivery, content, identity, index));
       if (result.ok) return { ok: true, vendor: `${route.config.channel}/${route.config.vendor}`, vendorMessageId: result.vendorMessageId };
       anyRetryable ||= result.retryable;
-      reasons.push(`${route.config.vendor}: ${result.reason}`);
+      tried = `${route.config.channel}/${route.config.vendor}`;
+      reasons.push(vendorFailureReason(route.config.vendor, result.reason));
       this.logger.warn('vendor failed', { delivery_id: delivery.deliveryId, vendor: route.config.vendor, retryable: result.retryable, reason: result.reason });
     }
-    return { ok: false, retryable: anyRetryable, reason: reasons.join('; ') };
+    return { ok: false, retryable: anyRetryable, reason: reasons.join('; '), vendor: tried };
   }
 
   private async sendThrough(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
@@ -208,7 +242,8 @@ export class Dispatcher {
         workspaceId: delivery.workspaceId,
         recipientId: delivery.command.recipient.distinct_id,
         tenantId: delivery.command.tenant_id,
-        content,
+        // Per vendor: its configuration may turn tracking off.
+        content: this.engagement.contentFor(delivery, content, route.config),
         identity,
         config: route.config,
         idempotencyKey: deterministicUuid('delivery', delivery.deliveryId, String(index)),

@@ -1,8 +1,8 @@
-import { DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, DeliveryOutcome, DeliveryRequested, TOPICS, deterministicUuid, envelopeOf } from '@herald/contracts';
+import { DELIVERY_OUTCOME_TYPE, DeliveryOutcome, DeliveryRequested, TOPICS, deliveryOutcomeVersion, deterministicUuid, envelopeOf } from '@herald/contracts';
 import { OutboxMessage } from '@herald/event-store';
 
 /** What an outcome says beyond the command it reports on. */
-export type OutcomeFields = Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error' | 'attempts' | 'next_attempt_at'>;
+export type OutcomeFields = Pick<DeliveryOutcome, 'status' | 'vendor' | 'vendor_message_id' | 'error' | 'attempts' | 'next_attempt_at' | 'warnings' | 'vendor_event'>;
 
 /**
  * A `delivery.outcome` for the outbox, keyed like its command (`workspace:recipient`).
@@ -22,6 +22,7 @@ export function outcomeMessage(
     message_id: command.message_id,
     workspace_slug: command.workspace_slug,
     channel: command.channel,
+    ...outcomeContext(command),
     ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
     status: fields.status,
     at: at.toISOString(),
@@ -31,7 +32,19 @@ export function outcomeMessage(
     messageId,
     topic: TOPICS.deliveryOutcome.name,
     key: delivery.messageKey,
-    value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, DELIVERY_OUTCOME_VERSION, messageId, delivery.workspaceId, at, payload)),
+    value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, deliveryOutcomeVersion(fields.status), messageId, delivery.workspaceId, at, payload)),
     headers: { 'message-id': messageId },
+  };
+}
+
+/** The command's workflow, template, category, tenant and recipient, as every outcome of it carries them. */
+function outcomeContext(command: DeliveryRequested): Pick<DeliveryOutcome, 'workflow_slug' | 'template_slug' | 'category' | 'tenant_id' | 'recipient'> {
+  const { kind, distinct_id, object_type, id } = command.recipient;
+  return {
+    workflow_slug: command.workflow.slug,
+    template_slug: command.template.slug,
+    ...(command.category === undefined ? {} : { category: command.category }),
+    ...(command.tenant_id === undefined ? {} : { tenant_id: command.tenant_id }),
+    recipient: kind === 'user' ? { kind, distinct_id } : { kind, object_type, id },
   };
 }

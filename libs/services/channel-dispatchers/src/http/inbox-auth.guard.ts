@@ -1,7 +1,19 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, createParamDecorator } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { BrowserAuthenticator, HERALD_LOGGER, HeraldLogger, USER_TOKEN_HEADER, firstHeader, isPublicKey, parseBearerToken } from '@herald/runtime';
+import {
+  AuthFailureLimiter,
+  BrowserAuthenticator,
+  HERALD_LOGGER,
+  HeraldLogger,
+  USER_TOKEN_HEADER,
+  firstHeader,
+  isBearer,
+  isPublicKey,
+  parseBearerToken,
+  presentedCredential,
+  refuseWriteWithReadOnlyKey,
+} from '@herald/runtime';
 import { ApiKeyReadModel, InboxWorkspace } from '../read-models/api-key-read-model';
 
 /** Who may act on the inbox of the route's `distinct_id`, and what bounds their event streams. */
@@ -30,6 +42,7 @@ export class InboxAuthGuard implements CanActivate {
     private readonly apiKeys: ApiKeyReadModel,
     private readonly browsers: BrowserAuthenticator,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -39,6 +52,8 @@ export class InboxAuthGuard implements CanActivate {
     const query = (request.query ?? {}) as Record<string, unknown>;
     const publicKey = authorization === undefined ? query.public_key : authorization;
     if (!isPublicKey(publicKey)) {
+      // A backend's call, or the operator console's from its own origin: readable by any origin, refusals included (OperatorCors).
+      if (isBearer(authorization)) void reply.header('access-control-allow-origin', '*');
       request.inboxCaller = await this.backend(request, authorization);
     } else {
       const token = firstHeader(request.headers[USER_TOKEN_HEADER]) ?? (typeof query.token === 'string' ? query.token : undefined);
@@ -54,10 +69,12 @@ export class InboxAuthGuard implements CanActivate {
   }
 
   private async backend(request: InboxRequest, authorization: string | undefined): Promise<InboxCaller> {
+    this.failures.refuseIfLimited(request.ip, presentedCredential(authorization));
     const bearer = parseBearerToken(authorization);
     if (!bearer.ok) throw this.refuse(request, 'authentication_failed', bearer.reason, bearer.detail);
     const workspace = await this.apiKeys.workspaceOfApiKey(bearer.token);
     if (workspace === null) throw this.refuse(request, 'authentication_failed', 'unknown_api_key', 'invalid API key');
+    refuseWriteWithReadOnlyKey(workspace, request.method);
     return { workspace, limitKey: `api_key:${workspace.id}` };
   }
 
@@ -68,6 +85,7 @@ export class InboxAuthGuard implements CanActivate {
       path: request.routeOptions.url,
       reason,
     });
+    if (code === 'authentication_failed') this.failures.recordFailure(request.ip, presentedCredential(request.headers.authorization));
     return new HeraldError(code, detail);
   }
 }

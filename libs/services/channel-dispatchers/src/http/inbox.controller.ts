@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { FieldError, HeraldError } from '@herald/contracts';
+import { FieldError, HeraldError, readQueryBigint } from '@herald/contracts';
 import { CLOCK, Clock } from '@herald/runtime';
 import { InboxItem, InboxOwner, InboxStore, InboxUpdate } from '../inbox/inbox-store';
 import { InboxStreams } from '../inbox/inbox-streams';
@@ -8,7 +8,6 @@ import { CurrentCaller, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
-const CURSOR = /^[1-9]\d{0,18}$/;
 const UPDATE_FIELDS = ['seen', 'read', 'archived', 'clicked'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -134,8 +133,8 @@ function pageOf(query: Record<string, unknown>): { limit: number; before?: strin
   const cursor = (name: 'before' | 'after'): string | undefined => {
     const value = query[name];
     if (value === undefined) return undefined;
-    if (typeof value !== 'string' || !CURSOR.test(value)) errors.push({ path: name, message: 'must be a cursor from a previous page' });
-    return typeof value === 'string' ? value : undefined;
+    // A cursor is an item's bigint sequence: past the bigint range it names nothing (and Postgres would refuse to compare it).
+    return readQueryBigint(value, name, errors, 'must be a cursor from a previous page')?.toString();
   };
   const before = cursor('before');
   const after = cursor('after');

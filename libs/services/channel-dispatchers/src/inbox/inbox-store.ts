@@ -3,7 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { readThenWrite } from '@herald/database';
 import { DataSource, EntityManager } from 'typeorm';
-import { DeliveryRequested, INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, InboxItemState, InboxUpdated, TOPICS, envelopeOf, userKey } from '@herald/contracts';
+import {
+  DeliveryRequested,
+  INBOX_BULK_UPDATED_TYPE,
+  INBOX_BULK_UPDATED_VERSION,
+  INBOX_UPDATED_TYPE,
+  INBOX_UPDATED_VERSION,
+  InboxBulkUpdated,
+  InboxItemState,
+  InboxUpdated,
+  TOPICS,
+  envelopeOf,
+  userKey,
+} from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { outcomeMessage } from '../dispatch/outcome-message';
@@ -138,10 +150,14 @@ export class InboxStore {
     await readThenWrite<StoredRow, void>(
       this.db,
       {
-        sql: `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id)
-              SELECT m.id, m.workspace_id, m.distinct_id, m.delivery_id, m.title, m.body, m.avatar, m.action_url, m.tenant_id
-                FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY
-                     AS m(id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, ord)
+        // A relative expiry counts from now, on the database's clock as every other stamp of the row.
+        sql: `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, pinned, expires_at, tags, extras)
+              SELECT m.id, m.workspace_id, m.distinct_id, m.delivery_id, m.title, m.body, m.avatar, m.action_url, m.tenant_id, m.pinned,
+                     CASE WHEN m.expiry_after_s IS NOT NULL THEN now() + make_interval(secs => m.expiry_after_s) ELSE m.expiry_at END,
+                     ARRAY(SELECT jsonb_array_elements_text(m.tags::jsonb)), m.extras::jsonb
+                FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                            $10::boolean[], $11::float8[], $12::timestamptz[], $13::text[], $14::text[]) WITH ORDINALITY
+                     AS m(id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, pinned, expiry_after_s, expiry_at, tags, extras, ord)
                ORDER BY m.ord
               ON CONFLICT (id) DO NOTHING RETURNING ${ITEM_COLUMNS}, workspace_id, distinct_id, tenant_id`,
         parameters: [
@@ -154,6 +170,11 @@ export class InboxStore {
           messages.map((m) => m.content.avatar ?? null),
           messages.map((m) => m.content.actionUrl ?? null),
           messages.map((m) => m.tenantId ?? null),
+          messages.map((m) => m.content.pinned === true),
+          messages.map((m) => (m.content.expiry !== undefined && 'afterSeconds' in m.content.expiry ? m.content.expiry.afterSeconds : null)),
+          messages.map((m) => (m.content.expiry !== undefined && 'at' in m.content.expiry ? m.content.expiry.at : null)),
+          messages.map((m) => JSON.stringify(m.content.tags ?? [])),
+          messages.map((m) => inboxExtrasOf(m.content)),
         ],
       },
       async (rows, writes) => {
@@ -204,9 +225,10 @@ export class InboxStore {
   /**
    * Sets or clears the flags; seen is implied by read and by a click. Null when the item
    * is not this recipient's. The first time a message is seen, and the first time it is
-   * clicked, a `delivery.outcome` goes to the outbox in the same transaction.
+   * clicked, a `delivery.outcome` goes to the outbox in the same transaction. `bulk`: one
+   * message of a bulk change, which `announceBulk` announces whole once done.
    */
-  async update(owner: InboxOwner, id: string, update: InboxUpdate): Promise<InboxItem | null> {
+  async update(owner: InboxOwner, id: string, update: InboxUpdate, options: { readonly bulk?: boolean } = {}): Promise<InboxItem | null> {
     const { workspaceId, distinctId } = owner;
     const filter = ownerFilter(owner, 2);
     const stamp = (flag: boolean | undefined, column: string): string =>
@@ -226,10 +248,68 @@ export class InboxStore {
       await publishEngagement(tx, workspaceId, row[0]);
       const item = itemOf(row[0]);
       // The recipient's other open pages update their badges from this.
-      await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage({ workspace_id: workspaceId, distinct_id: distinctId, tenant_id: row[0].tenant_id ?? undefined, change: 'updated', item })]);
+      const announcement: InboxUpdated = { workspace_id: workspaceId, distinct_id: distinctId, tenant_id: row[0].tenant_id ?? undefined, change: 'updated', item };
+      await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage(options.bulk ? { ...announcement, bulk: true } : announcement)]);
       return item;
     });
   }
+
+  /**
+   * After a bulk change's own updates (each published with `bulk`): the change as a whole,
+   * for the pages that show it at once (the web SDK's socket) rather than message by message.
+   */
+  async announceBulk(owner: InboxOwner, change: 'all_read' | 'seen', notificationIds?: readonly string[]): Promise<void> {
+    await this.db.transaction((tx) => writeOutbox(tx, DISPATCH_OUTBOX, [inboxBulkUpdatedMessage(bulkUpdateOf(owner, change, notificationIds))]));
+  }
+}
+
+export function bulkUpdateOf(owner: InboxOwner, change: InboxBulkUpdated['change'], notificationIds?: readonly string[]): InboxBulkUpdated {
+  return {
+    workspace_id: owner.workspaceId,
+    distinct_id: owner.distinctId,
+    ...(owner.tenantId === undefined ? {} : { tenant_id: owner.tenantId }),
+    change,
+    ...(notificationIds === undefined ? {} : { notification_ids: notificationIds }),
+  };
+}
+
+/** On the inbox's topic and key, after the updates of the change it sums up. */
+export function inboxBulkUpdatedMessage(update: InboxBulkUpdated): OutboxMessage {
+  const messageId = randomUUID();
+  return {
+    messageId,
+    topic: TOPICS.inboxUpdated.name,
+    key: userKey(update.workspace_id, update.distinct_id),
+    value: JSON.stringify(envelopeOf(INBOX_BULK_UPDATED_TYPE, INBOX_BULK_UPDATED_VERSION, messageId, update.workspace_id, new Date(), update)),
+    headers: { 'message-id': messageId },
+  };
+}
+
+/**
+ * What a message shows besides its text, stored as JSON (`extras`): only the feed reads
+ * it, and nothing filters on it. Null when the template set none of it.
+ */
+export interface InboxExtras {
+  readonly subtext?: { readonly text: string; readonly url?: string };
+  readonly buttons?: ReadonlyArray<{ readonly text: string; readonly url: string; readonly open_in_new_tab?: boolean }>;
+  readonly avatar_url?: string;
+  readonly open_in_new_tab?: boolean;
+  readonly extra_data?: string;
+  readonly expiry_visible?: boolean;
+  readonly importance?: 'high';
+}
+
+function inboxExtrasOf(content: InboxContent): string | null {
+  const extras: InboxExtras = {
+    ...(content.subtext ? { subtext: content.subtext } : {}),
+    ...(content.buttons ? { buttons: content.buttons.map((b) => ({ text: b.text, url: b.url, ...(b.openInNewTab ? { open_in_new_tab: true } : {}) })) } : {}),
+    ...(content.avatarUrl ? { avatar_url: content.avatarUrl } : {}),
+    ...(content.openInNewTab ? { open_in_new_tab: true } : {}),
+    ...(content.extraData !== undefined ? { extra_data: content.extraData } : {}),
+    ...(content.expiry?.visible ? { expiry_visible: true } : {}),
+    ...(content.importance === 'high' ? { importance: 'high' as const } : {}),
+  };
+  return Object.keys(extras).length === 0 ? null : JSON.stringify(extras);
 }
 
 /** Keyed by recipient, so one recipient's changes stay in order; a random id, since each change is news. */

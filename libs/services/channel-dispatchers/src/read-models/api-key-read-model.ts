@@ -2,11 +2,14 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, TOPICS, parseCredentialsChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, hashToken } from '@herald/runtime';
+import { MessageBus } from '@herald/bus';
+import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, acknowledgeCredentials, hashToken } from '@herald/runtime';
 
 export interface InboxWorkspace {
   readonly id: string;
   readonly slug: string;
+  /** A read-only API key: the inbox API lets it GET and HEAD only. */
+  readonly readOnly?: boolean;
 }
 
 const CACHE_TTL_MS = 5_000;
@@ -24,6 +27,8 @@ export class ApiKeyReadModel implements OnApplicationBootstrap {
     @InjectDataSource('dispatch') private readonly db: DataSource,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -31,7 +36,11 @@ export class ApiKeyReadModel implements OnApplicationBootstrap {
       groupId: 'herald.dispatch.credentials',
       type: CREDENTIALS_CHANGED_TYPE,
       parsePayload: parseCredentialsChanged,
-      handle: (change) => this.apply(change),
+      handle: async (change, envelope) => {
+        await this.apply(change);
+        // Management's key routes answer once the inbox API, too, takes (or refuses) the key.
+        acknowledgeCredentials(this.bus, this.clock, this.logger, 'channel-dispatchers', envelope);
+      },
     });
   }
 
@@ -39,11 +48,12 @@ export class ApiKeyReadModel implements OnApplicationBootstrap {
     const hash = hashToken(apiKey).toString('hex');
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > Date.now()) return cached.workspace;
-    const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug FROM dispatch.api_keys WHERE key_hash = $1`, [hash])) as Array<{
+    const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug, read_only FROM dispatch.api_keys WHERE key_hash = $1`, [hash])) as Array<{
       workspace_id: string;
       workspace_slug: string;
+      read_only: boolean;
     }>;
-    const workspace = row ? { id: row.workspace_id, slug: row.workspace_slug } : null;
+    const workspace = row ? { id: row.workspace_id, slug: row.workspace_slug, ...(row.read_only ? { readOnly: true } : {}) } : null;
     if (this.cache.size >= CACHE_CAPACITY) this.cache.clear();
     this.cache.set(hash, { workspace, expiresAt: Date.now() + CACHE_TTL_MS });
     return workspace;
@@ -56,9 +66,9 @@ export class ApiKeyReadModel implements OnApplicationBootstrap {
       await this.db.query(`DELETE FROM dispatch.api_keys WHERE api_key_id = $1`, [change.api_key_id]);
     } else {
       await this.db.query(
-        `INSERT INTO dispatch.api_keys (api_key_id, key_hash, workspace_id, workspace_slug) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (api_key_id) DO UPDATE SET key_hash = EXCLUDED.key_hash, workspace_slug = EXCLUDED.workspace_slug`,
-        [change.api_key_id, change.key_hash, change.workspace_id, change.workspace_slug],
+        `INSERT INTO dispatch.api_keys (api_key_id, key_hash, workspace_id, workspace_slug, read_only) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (api_key_id) DO UPDATE SET key_hash = EXCLUDED.key_hash, workspace_slug = EXCLUDED.workspace_slug, read_only = EXCLUDED.read_only`,
+        [change.api_key_id, change.key_hash, change.workspace_id, change.workspace_slug, change.read_only === true],
       );
     }
     this.cache.clear();

@@ -73,6 +73,23 @@ export class VendorReadModel implements OnApplicationBootstrap {
     return entry.vendors;
   }
 
+  /**
+   * A vendor configuration by its id (the id in its status callback URL), enabled or not:
+   * a disabled vendor's messages sent earlier still get their receipts. Undefined when
+   * unknown or deleted. Not cached: callbacks are few beside sends.
+   */
+  async vendorById(vendorId: string): Promise<(VendorConfig & { readonly workspaceId: string }) | undefined> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(vendorId)) return undefined;
+    const rows = (await this.db.query(
+      `SELECT workspace_id, vendor_id, channel, vendor, priority, base_url, settings, credentials_sealed, version FROM dispatch.vendors
+        WHERE vendor_id = $1 AND NOT is_deleted`,
+      [vendorId],
+    )) as Array<VendorRow & { workspace_id: string }>;
+    const row = rows[0];
+    const config = row ? this.open(row)[0] : undefined;
+    return config && row ? { ...config, workspaceId: row.workspace_id } : undefined;
+  }
+
   private async read(workspaceId: string, channel: Channel): Promise<readonly VendorConfig[]> {
     const rows = (await this.db.query(
       `SELECT vendor_id, channel, vendor, priority, base_url, settings, credentials_sealed, version FROM dispatch.vendors

@@ -15,7 +15,7 @@ import {
 import { MessageBus } from '@herald/bus';
 import { SecretBox, ServiceDefinition, TestHttpApp, ensureHeraldTopics, hashToken, openTargetBus, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
 import { BusTarget, DatabaseTarget, expectEventually, fetchJson, openApiResponseChecker, uniqueName } from '@herald/testing';
-import { ChannelDispatchersModule, channelDispatchers } from '../channel-dispatchers.module';
+import { ChannelDispatchersModule, VendorCallbackOptions, channelDispatchers } from '../channel-dispatchers.module';
 import { DispatchOptions } from '../dispatch/dispatch-options';
 import { dispatchOpenApi } from '../openapi/dispatch-openapi';
 
@@ -28,8 +28,10 @@ export interface DispatchTestApp {
   readonly apiKey: string;
   /** Every outcome published on `notify.delivery.outcome.v1`, with its key. */
   readonly outcomes: Array<{ key: string; envelope: Envelope<DeliveryOutcome> }>;
-  /** Announces a vendor as management-api does (credentials sealed with `vendor:<id>`) and waits until the read model has it. */
-  announceVendor(channel: Channel, vendor: string, options: VendorAnnouncement): Promise<void>;
+  /** Announces a vendor as management-api does (credentials sealed with `vendor:<id>`) and waits until the read model has it; resolves with its id. */
+  announceVendor(channel: Channel, vendor: string, options: VendorAnnouncement): Promise<string>;
+  /** Announces a workspace key and its secret as management-api does (sealed with `workspace_key:<id>`), for this workspace or `workspaceId`. */
+  announceWorkspaceKey(key: string, secret: string, workspaceId?: string): Promise<void>;
   /** Announces the workspace's live translation files as management-api does on commit, and waits until the read model has them. */
   announceTranslations(files: ReadonlyArray<{ locale: string; namespace?: string | null; content: Record<string, string> }>): Promise<void>;
   /**
@@ -64,13 +66,18 @@ const TEST_OPTIONS: Partial<DispatchOptions> = { initialRetryDelayMs: 100, maxRe
  * channel-dispatchers on a fresh database and bus of the target, fed with an API key and
  * vendors through the messages management-api publishes, with a reader of the outcomes.
  */
-export async function startDispatchTestApp(database: DatabaseTarget, busTarget: BusTarget, options: Partial<DispatchOptions> = {}): Promise<DispatchTestApp> {
+export async function startDispatchTestApp(
+  database: DatabaseTarget,
+  busTarget: BusTarget,
+  options: Partial<DispatchOptions> = {},
+  callbacks: VendorCallbackOptions = {},
+): Promise<DispatchTestApp> {
   const secretsKey = randomBytes(32);
   const box = new SecretBox(secretsKey);
   const { url: databaseUrl, dispose } = await openTargetDatabase(database);
   const bus = openTargetBus(busTarget, 'dispatch-test');
   await ensureHeraldTopics(bus, 3);
-  const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register({ ...TEST_OPTIONS, ...options }) };
+  const service: ServiceDefinition = { ...channelDispatchers, module: () => ChannelDispatchersModule.register({ ...TEST_OPTIONS, ...options }, {}, callbacks) };
   // The vendors of these tests are local servers, which the outbound address rule refuses unless allowed.
   const app = await startTestHttpApp(service, databaseUrl, { bus, secretsKey, env: { HERALD_OUTBOUND_ALLOW: '127.0.0.0/8' } });
   const workspaceId = randomUUID();
@@ -154,6 +161,16 @@ export async function startDispatchTestApp(database: DatabaseTarget, busTarget: 
         expect(rows[0]?.version).toBe(version);
       });
       // The read model caches per workspace and channel; the consumer cleared it on apply.
+      return vendorId;
+    },
+    announceWorkspaceKey: async (key, secret, ofWorkspace = workspaceId) => {
+      const workspaceKeyId = randomUUID();
+      const sealed = box.seal(secret, `workspace_key:${workspaceKeyId}`).toString('base64');
+      const change = { kind: 'workspace_key', change: 'created', workspace_key_id: workspaceKeyId, workspace_id: ofWorkspace, workspace_slug: 'staging', key, secret_sealed: sealed };
+      const messageId = randomUUID();
+      await bus.publish(TOPICS.credentialsChanged.name, [
+        { key: ofWorkspace, value: JSON.stringify(envelopeOf(CREDENTIALS_CHANGED_TYPE, 1, messageId, ofWorkspace, new Date(), change)), headers: { 'message-id': messageId } },
+      ]);
     },
     announceTranslations: async (files) => {
       const version = (versions.get('translations') ?? 0) + 1;

@@ -6,6 +6,7 @@ import { SlackVendor } from './chat/slack-vendor';
 import { MailgunVendor, PostmarkVendor, ResendVendor, SendgridVendor } from './email/http-email-vendors';
 import { GuardedHttp } from './http/guarded-http';
 import { PlivoVendor, TwilioVendor, VonageVendor } from './sms/sms-vendors';
+import { StatusCallbackUrls } from './status-callback-urls';
 import { ChannelVendor, CredentialValue, SendResult, VendorConfig } from './vendor.port';
 
 // The local vendor servers listen on loopback, which the outbound rule refuses unless allowed.
@@ -173,6 +174,27 @@ describe('sms vendors: plivo', () => {
     expect(jsonBody()).toEqual({ src: '+14155550100', dst: '+4915112345678', text: 'Your code is 1234' });
     expect(await send(plivo, sms, '+4915112345678', cfg)).toMatchObject({ ok: false, retryable: true });
     expect(await send(plivo, sms, '+49', cfg)).toMatchObject({ ok: false, retryable: false, reason: expect.stringContaining('dst parameter is invalid') });
+  });
+});
+
+describe('sms vendors: per-message status callbacks', () => {
+  const callbacks = new StatusCallbackUrls('https://herald.example.com/');
+  const url = 'https://herald.example.com/v1/vendor-callbacks/v1/';
+
+  it('name the public callback route of their configuration (Twilio StatusCallback, Vonage callback, Plivo url), only when it can be verified', async () => {
+    server.respond({ status: 201, body: { sid: 'SM1' } }, { status: 200, body: { messages: [{ status: '0', 'message-id': 'vn-1' }] } }, { status: 200, body: { messages: [{ status: '0', 'message-id': 'vn-2' }] } }, {
+      status: 202,
+      body: { message_uuid: ['p-1'] },
+    });
+    await send(new TwilioVendor(http, callbacks), sms, '+4915112345678', config('sms', 'twilio', { account_sid: `AC${'a'.repeat(32)}`, auth_token: 't', from: '+14155550100' }));
+    expect(formBody()).toMatchObject({ StatusCallback: url });
+    await send(new VonageVendor(http, callbacks), sms, '+4915112345678', config('sms', 'vonage', { api_key: 'vk', api_secret: 'vs', from: 'Acme', signature_secret: 'sig' }));
+    expect(formBody()).toMatchObject({ callback: url });
+    // Without the signature secret Herald would refuse Vonage's receipts: none is asked for.
+    await send(new VonageVendor(http, callbacks), sms, '+4915112345678', config('sms', 'vonage', { api_key: 'vk', api_secret: 'vs', from: 'Acme' }));
+    expect(formBody().callback).toBeUndefined();
+    await send(new PlivoVendor(http, callbacks), sms, '+4915112345678', config('sms', 'plivo', { auth_id: 'MA', auth_token: 't', from: '+14155550100' }));
+    expect(jsonBody()).toMatchObject({ url, method: 'POST' });
   });
 });
 

@@ -11,6 +11,7 @@ import { ApnsVendor } from './push/apns-vendor';
 import { FcmVendor } from './push/fcm-vendor';
 import { WebpushVendor } from './push/webpush-vendor';
 import { PlivoVendor, TwilioVendor, VonageVendor } from './sms/sms-vendors';
+import { NO_STATUS_CALLBACKS, StatusCallbackUrls } from './status-callback-urls';
 import { ChannelVendor } from './vendor.port';
 import { MetaCloudVendor } from './whatsapp/meta-cloud-vendor';
 
@@ -24,6 +25,8 @@ export class VendorRegistry {
     private readonly http: HttpPort,
     guard: AddressGuard,
     inbox: InboxStore,
+    /** The per-message status callback URLs the SMS vendors name (none without HERALD_PUBLIC_URL). */
+    callbacks: StatusCallbackUrls = NO_STATUS_CALLBACKS,
   ) {
     // SMTP and APNs make their own connections (nodemailer, HTTP/2), checked by the guard; the rest go through `http`.
     this.smtp = new SmtpVendor(guard);
@@ -34,9 +37,9 @@ export class VendorRegistry {
       new MailgunVendor(http),
       new PostmarkVendor(http),
       new ResendVendor(http),
-      new TwilioVendor(http),
-      new VonageVendor(http),
-      new PlivoVendor(http),
+      new TwilioVendor(http, callbacks),
+      new VonageVendor(http, callbacks),
+      new PlivoVendor(http, callbacks),
       new SlackVendor(http),
       new MsTeamsVendor(http),
       new MetaCloudVendor(http),

@@ -32,7 +32,8 @@ export interface SendRequest<C extends RenderedContent = RenderedContent> {
 }
 
 export type SendResult =
-  | { readonly ok: true; readonly vendorMessageId?: string }
+  /** `answer`: the vendor's own reply where the adapter has one besides its id (SMTP's final reply), shown by vendor tests. */
+  | { readonly ok: true; readonly vendorMessageId?: string; readonly answer?: string }
   | { readonly ok: false; readonly retryable: boolean; readonly reason: string };
 
 /**
@@ -50,7 +51,7 @@ export interface ChannelVendor {
   send(request: SendRequest): Promise<SendResult>;
 }
 
-export const sent = (vendorMessageId?: string): SendResult => ({ ok: true, vendorMessageId });
+export const sent = (vendorMessageId?: string, answer?: string): SendResult => (answer === undefined ? { ok: true, vendorMessageId } : { ok: true, vendorMessageId, answer });
 export const retryable = (reason: string): SendResult => ({ ok: false, retryable: true, reason });
 export const permanent = (reason: string): SendResult => ({ ok: false, retryable: false, reason });
 

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AcceptedVia, HeraldError, NormalisedEvent, NormalisedTrigger, TOPICS } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import {
+  AudienceVisibility,
   AuthenticatedWorkspace,
   CLOCK,
   Clock,
@@ -50,6 +51,7 @@ export class Acceptance {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(HERALD_CONFIG) config: HeraldConfig,
+    private readonly audienceVisibility: AudienceVisibility,
   ) {
     this.chunkLimits = { partitions: config.topicPartitions, maxMessageBytes: config.busMaxMessageBytes };
   }
@@ -115,6 +117,9 @@ export class Acceptance {
       operations: identity.operations.length,
       via,
     });
+    // Read-your-writes: answered once the engine holds the profile it made (a repeat's
+    // original was waited for by its own request, and its acknowledgement is long gone).
+    if (!accepted.repeat) await this.audienceVisibility.waitUntilApplied([accepted.messageId], 'identity event');
     return accepted;
   }
 

@@ -7,6 +7,7 @@ import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { validateBroadcast } from '../validation';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
+import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
 
 /**
  * `POST /{workspace_key}/broadcast/` (reference `trigger-broadcast`, called by the SDKs'
@@ -24,6 +25,7 @@ export class BroadcastController {
   ) {}
 
   @Post()
+  @RequestBodySchema(ROUTE_BODIES.broadcast)
   async broadcast(
     @CurrentWorkspace() workspace: AuthenticatedWorkspace,
     @Param('workspace_key') workspaceKey: string,

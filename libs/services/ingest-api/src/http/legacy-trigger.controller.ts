@@ -8,6 +8,7 @@ import { validateLegacyTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
+import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
 
 /**
  * `POST /{workspace_key}/trigger/` (reference `dynamic-workflow-trigger`): the legacy
@@ -27,6 +28,7 @@ export class LegacyTriggerController {
   ) {}
 
   @Post()
+  @RequestBodySchema(ROUTE_BODIES.legacyTrigger)
   async trigger(
     @CurrentWorkspace() workspace: AuthenticatedWorkspace,
     @Param('workspace_key') workspaceKey: string,

@@ -8,6 +8,7 @@ import { BulkResponse, acceptBulk } from './bulk-records';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
 import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
 
 /**
  * `POST /trigger/`: one object → 202, an array (bulk) → 207 per record. An exact replay
@@ -22,6 +23,7 @@ export class TriggerController {
   ) {}
 
   @Post()
+  @RequestBodySchema(ROUTE_BODIES.trigger)
   async trigger(
     @CurrentWorkspace() workspace: AuthenticatedWorkspace,
     @Req() request: AuthenticatedRequest,

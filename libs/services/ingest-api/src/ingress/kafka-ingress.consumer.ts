@@ -9,7 +9,7 @@ import {
 } from '@herald/runtime';
 import { Acceptance } from '../acceptance/acceptance';
 import { INGRESS_SIGNATURE_HEADER, INGRESS_WORKSPACE_KEY_HEADER, ingressSignatureMatches } from './ingress-signature';
-import { validateEvent, validateTrigger } from '../validation';
+import { isIdentityEvent, validateEvent, validateIdentityEvent, validateTrigger } from '../validation';
 import { MAX_INGEST_BODY_BYTES } from '../http/request-body';
 
 export const INGRESS_GROUP_ID = 'herald.ingest.ingress';
@@ -26,7 +26,9 @@ class Rejected extends Error {
 
 /**
  * The public Kafka ingress: client backends publish trigger and event bodies straight
- * to `notify.ingress.trigger.v1` / `notify.ingress.event.v1`, proving their workspace
+ * to `notify.ingress.trigger.v1` / `notify.ingress.event.v1` (identity events, the
+ * SDKs' user profile changes, on either: one published before a trigger on the same
+ * topic and key is seen by the trigger's run), proving their workspace
  * with a signature header. Each message is validated exactly like the REST body and
  * accepted through the same path (idempotency, fan-out). What can never be accepted
  * (bad signature, invalid body, unknown workflow) goes to the dead-letter topic with
@@ -82,7 +84,11 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
       const workspace = await this.authenticate(message);
       const body = parseBody(message.value);
       const messageId = deterministicUuid('ingress', message.topic, String(message.partition), message.offset, String(message.timestamp));
-      if (message.topic === TOPICS.ingressTrigger.name) {
+      if (isIdentityEvent(body)) {
+        // On either topic; it answers (and the key's next message is taken) once the engine
+        // holds the profile, so a trigger after it on the same topic and key sees it.
+        await this.acceptance.acceptIdentityEvent(workspace, valid(validateIdentityEvent(body)), 'kafka', messageId);
+      } else if (message.topic === TOPICS.ingressTrigger.name) {
         await this.acceptance.acceptTrigger(workspace, valid(validateTrigger(body)), 'kafka', messageId);
       } else {
         await this.acceptance.acceptEvent(workspace, valid(validateEvent(body)), 'kafka', messageId);

@@ -2,18 +2,20 @@
  * ingest-api's part of `{base_url}/openapi.json` (triggers and events), merged with the
  * other public services' parts by the HTTP application. Written after the SuprSend
  * reference (paths, field names, statuses) and kept honest by the integration tests,
- * which check every response they receive against it.
+ * which check every response they receive against it. Request bodies and their
+ * components are not written here: they are the schemas the handlers validate with
+ * (ROUTE_BODIES, `ingestSchemas`; docs/architecture.md, "Contracts").
  */
-import { PUBLIC_API_SHARED } from '@herald/runtime';
+import { TSchema } from '@sinclair/typebox';
+import { openApiSchemaOf } from '@herald/contracts';
+import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
+import { ROUTE_BODIES } from '../http/request-body-schema';
+import { ingestSchemas } from '../validation/ingest-checks';
 
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const strings: Schema = { type: 'array', items: { type: 'string' } };
-const channelName: Schema = { type: 'string', enum: ['email', 'sms', 'inbox', 'androidpush', 'iospush', 'slack', 'ms_teams', 'webpush', 'whatsapp'] };
-const context: Schema = { type: 'object', properties: { tenant_id: { type: 'string' } }, description: 'Must equal the top-level tenant_id' };
-const webhook: Schema = { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } };
 
 const errorResponses = (...statuses: number[]): Record<string, Schema> =>
   Object.fromEntries(
@@ -69,7 +71,7 @@ const bulkResponse: Schema = {
   },
 };
 
-const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
+const jsonBody = (schema: TSchema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema: openApiSchemaOf(schema) } } });
 
 export const ingestOpenApi = {
   security: PUBLIC_API_SHARED.security,
@@ -78,10 +80,7 @@ export const ingestOpenApi = {
       post: {
         operationId: 'triggerWorkflow',
         summary: 'Trigger a workflow for up to 100 recipients, or up to 100 triggers at once',
-        requestBody: jsonBody(
-          { oneOf: [ref('WorkflowTrigger'), { type: 'array', minItems: 1, maxItems: 100, items: ref('WorkflowTrigger') }] },
-          'One trigger (202) or an array of triggers (bulk, 207). At most 800 KB.',
-        ),
+        requestBody: jsonBody(ROUTE_BODIES.trigger, 'One trigger (202) or an array of triggers (bulk, 207). At most 800 KB.'),
         responses: {
           '202': json(
             { type: 'object', required: ['message_id', 'status'], properties: { message_id: { type: 'string', format: 'uuid' }, status: { const: 'success' } } },
@@ -97,24 +96,7 @@ export const ingestOpenApi = {
         operationId: 'triggerBroadcast',
         summary: 'Send a template to every member of a subscriber list',
         parameters: [{ in: 'path', name: 'workspace_key', required: true, schema: { type: 'string' }, description: "One of the authenticated workspace's keys" }],
-        requestBody: jsonBody(
-          {
-            type: 'object',
-            required: ['list_id', 'template', 'notification_category'],
-            properties: {
-              list_id: { type: 'string' },
-              template: { type: 'string' },
-              notification_category: { type: 'string' },
-              channels: { type: 'array', items: channelName },
-              data: { type: 'object' },
-              delay: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: '`XXdXXhXXmXXs`, or seconds' },
-              trigger_at: { type: 'string', format: 'date-time' },
-              tenant_id: { type: 'string' },
-              $idempotency_key: { type: 'string', maxLength: 255 },
-            },
-          },
-          'The broadcast',
-        ),
+        requestBody: jsonBody(ROUTE_BODIES.broadcast, 'The broadcast'),
         responses: {
           '202': json({ type: 'object', required: ['message'], properties: { message: { type: 'string' } } }, 'Accepted: each member gets a run'),
           ...errorResponses(400, 401, 404, 409, 413, 429, 503),
@@ -130,10 +112,7 @@ export const ingestOpenApi = {
           '(`$channels` narrows it), under `notification_category`. `delivery.smart` makes it smart channel routing (the mandatory channels, then the first other channel that can send). ' +
           'Validation, idempotency and fan-out are those of `/trigger/`.',
         parameters: [{ in: 'path', name: 'workspace_key', required: true, schema: { type: 'string' }, description: "One of the authenticated workspace's keys" }],
-        requestBody: jsonBody(
-          { oneOf: [ref('DynamicWorkflowTrigger'), { type: 'array', minItems: 1, maxItems: 100, items: ref('DynamicWorkflowTrigger') }] },
-          'One trigger (202) or an array of them (bulk, 207). At most 800 KB.',
-        ),
+        requestBody: jsonBody(ROUTE_BODIES.legacyTrigger, 'One trigger (202) or an array of them (bulk, 207). At most 800 KB.'),
         responses: {
           '202': json(
             { type: 'object', required: ['message', 'message_id'], properties: { message: { const: 'Accepted - OK' }, message_id: { type: 'string', format: 'uuid' } } },
@@ -148,16 +127,7 @@ export const ingestOpenApi = {
       post: {
         operationId: 'trackEvent',
         summary: 'Track an event (starts workflows triggered by it, resumes wait-until nodes), or save a user (an identity event of the SuprSend SDKs)',
-        requestBody: jsonBody(
-          {
-            oneOf: [
-              ref('Event'),
-              ref('IdentityEvent'),
-              { type: 'array', minItems: 1, maxItems: 400, items: { anyOf: [ref('Event'), ref('IdentityEvent')] }, description: 'At most 100 track events and 400 records in all' },
-            ],
-          },
-          'One event (202) or an array of either kind or both (207). A body with `$user_operations` is an identity event.',
-        ),
+        requestBody: jsonBody(ROUTE_BODIES.event, 'One event (202) or an array of either kind or both (207). A body with `$user_operations` is an identity event.'),
         responses: {
           '202': json({ type: 'object', required: ['message'], properties: { message: { const: 'OK' } } }, 'Accepted'),
           '207': json(bulkResponse, 'Bulk: a result per record, in order'),
@@ -165,145 +135,57 @@ export const ingestOpenApi = {
         },
       },
     },
+    '/v2/event': {
+      post: {
+        operationId: 'trackSdkEvent',
+        summary: "An event of SuprSend's web SDK from a page (identify, track, or a profile edit, for the user token's user), or of a backend SDK (suprsend-py-sdk's track_event)",
+        description:
+          'From a page (public key and user token): identify is `{event: "$identify", properties: {$identified_id}}`; a profile edit is `{distinct_id, $set | $set_once | $add | $append | $remove | $unset}`; any other body is a track event `{distinct_id, event, properties}`. ' +
+          'From a backend (workspace signature or API key): any record `/event/` accepts, for any user. ' +
+          'Either way validated and accepted as `/event/` accepts the same record; `$insert_id` is the idempotency key unless `$idempotency_key` is given. CORS for the public key\'s allowed origins, errors included. Also served as `/v2/event/`.',
+        security: [...BROWSER_SDK_OPENAPI.security, ...PUBLIC_API_SHARED.security],
+        requestBody: jsonBody(ROUTE_BODIES.sdkEvent, 'The SDK body'),
+        responses: {
+          '202': json(
+            { type: 'object', required: ['message'], properties: { message: { const: 'OK' }, message_id: { type: 'string', description: 'Backend calls: the accepted message' } } },
+            'Accepted',
+          ),
+          '400': json(ref('SdkErrorResponse'), 'Validation error: every failing field by its path in `error.message`'),
+          '401': json(ref('SdkErrorResponse'), 'Missing or invalid public key, user token, workspace signature or API key'),
+          '403': json(ref('SdkErrorResponse'), "Another user than the token's, or an origin the public key does not allow"),
+          '409': json(ref('SdkErrorResponse'), 'A call with this $insert_id is still being processed; retry'),
+          '413': json(ref('SdkErrorResponse'), 'Body larger than 800 KB'),
+          '429': json(ref('SdkErrorResponse'), 'Too many failed attempts, or the backlog is over its bound; see Retry-After'),
+          '503': json(ref('SdkErrorResponse'), 'The database is unreachable; retry'),
+        },
+      },
+    },
+    '/v2/bulk/event': {
+      post: {
+        operationId: 'trackSdkEventsInBulk',
+        summary: "A backend SDK's bulk of events (suprsend-py-sdk's bulk_events), as `/event/` takes an array",
+        description:
+          'Up to 400 records (at most 100 track events), each validated and accepted on its own as `/event/` accepts it, `$insert_id` being its idempotency key unless `$idempotency_key` is given. Also served as `/v2/bulk/event/`.',
+        security: PUBLIC_API_SHARED.security,
+        requestBody: jsonBody(ROUTE_BODIES.sdkBulkEvent, 'The events. At most 800 KB.'),
+        responses: {
+          '207': json(bulkResponse, 'A result per record, in order'),
+          '400': json(ref('SdkErrorResponse'), 'The body is not an array of 1 to 400 records (at most 100 track events); `error.message` names the path'),
+          '401': json(ref('SdkErrorResponse'), 'Missing or invalid workspace signature or API key'),
+          '409': json(ref('SdkErrorResponse'), 'An identical signed request is still being processed; retry'),
+          '413': json(ref('SdkErrorResponse'), 'Body larger than 800 KB'),
+          '429': json(ref('SdkErrorResponse'), 'Too many failed attempts, or the backlog is over its bound; see Retry-After'),
+          '503': json(ref('SdkErrorResponse'), 'The database is unreachable; retry'),
+        },
+      },
+    },
   },
   components: {
-    securitySchemes: PUBLIC_API_SHARED.securitySchemes,
+    securitySchemes: { ...PUBLIC_API_SHARED.securitySchemes, ...BROWSER_SDK_OPENAPI.securitySchemes },
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
-      WorkflowTrigger: {
-        type: 'object',
-        required: ['workflow', 'recipients'],
-        properties: {
-          workflow: { type: 'string', description: 'Workflow slug' },
-          recipients: { type: 'array', minItems: 1, maxItems: 100, items: { oneOf: [{ type: 'string', description: 'distinct_id' }, ref('UserRecipient'), ref('ObjectRecipient')] } },
-          actor: { oneOf: [{ type: 'string' }, ref('UserRecipient')] },
-          data: { type: 'object', properties: { $attachments: { type: 'array', items: ref('Attachment') } } },
-          tenant_id: { type: 'string' },
-          $idempotency_key: { type: 'string', maxLength: 255 },
-        },
-      },
-      DynamicWorkflowTrigger: {
-        type: 'object',
-        required: ['name', 'template', 'notification_category', 'users'],
-        properties: {
-          name: { type: 'string', description: 'Names the workflow (and its runs in the message log)' },
-          template: { type: 'string', description: 'Template slug' },
-          notification_category: { type: 'string', description: 'Preference category' },
-          users: { type: 'array', minItems: 1, maxItems: 100, items: { oneOf: [{ type: 'string', description: 'distinct_id' }, ref('UserRecipient')] } },
-          data: { type: 'object', properties: { $attachments: { type: 'array', items: ref('Attachment') } } },
-          delay: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: '`XXdXXhXXmXXs`, or seconds' },
-          trigger_at: { type: 'string', format: 'date-time' },
-          delivery: {
-            type: 'object',
-            properties: {
-              smart: { type: 'boolean', default: false },
-              success: { type: 'string', description: '`delivered`, `seen`, `interaction` (or `interacted`), or the name of your own success event' },
-              time_to_live: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 1 }], description: '`XXdXXhXXmXXs`, or seconds' },
-              mandatory_channels: { type: 'array', items: channelName },
-            },
-          },
-          tenant_id: { type: 'string' },
-          brand_id: { type: 'string', description: 'Older name of tenant_id (tenant_id wins when both are sent)' },
-          $idempotency_key: { type: 'string', maxLength: 255 },
-        },
-      },
-      UserRecipient: {
-        type: 'object',
-        description: 'distinct_id is required unless is_transient. Other properties update the profile.',
-        properties: {
-          distinct_id: { type: 'string' },
-          is_transient: { type: 'boolean' },
-          $channels: { type: 'array', items: channelName },
-          $email: { type: 'array', items: { type: 'string', format: 'email' } },
-          $sms: strings,
-          $whatsapp: strings,
-          $inbox: strings,
-          $androidpush: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['token'] }] } },
-          $iospush: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['token'] }] } },
-          $webpush: { type: 'array', items: { type: 'object', required: ['endpoint', 'keys'] } },
-          $slack: {
-            type: 'array',
-            items: {
-              oneOf: [
-                { type: 'object', required: ['email'], description: 'access_token optional: without it the Slack vendor bot token is used' },
-                { type: 'object', required: ['user_id'], description: 'access_token optional: without it the Slack vendor bot token is used' },
-                { type: 'object', required: ['channel'], description: 'access_token optional: without it the Slack vendor bot token is used' },
-                { type: 'object', required: ['incoming_webhook'], properties: { incoming_webhook: webhook } },
-              ],
-            },
-          },
-          $ms_teams: {
-            type: 'array',
-            items: {
-              oneOf: [
-                { type: 'object', required: ['tenant_id', 'service_url', 'conversation_id'] },
-                { type: 'object', required: ['tenant_id', 'service_url', 'user_id'] },
-                { type: 'object', required: ['incoming_webhook'], properties: { incoming_webhook: webhook } },
-              ],
-            },
-          },
-          $timezone: { type: 'string', description: 'IANA time zone name' },
-          $locale: { type: 'string' },
-          $context: context,
-        },
-      },
-      ObjectRecipient: {
-        type: 'object',
-        required: ['id', 'object_type'],
-        properties: { id: { type: 'string' }, object_type: { type: 'string' }, $context: context },
-      },
-      Attachment: {
-        oneOf: [
-          { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' }, filename: { type: 'string' }, ignore_if_error: { type: 'boolean' } } },
-          {
-            type: 'object',
-            required: ['data'],
-            properties: { data: { type: 'string', description: 'base64, below 50 KB decoded' }, filename: { type: 'string' }, contentType: { type: 'string' } },
-          },
-        ],
-      },
-      Event: {
-        type: 'object',
-        required: ['distinct_id', 'event'],
-        properties: {
-          distinct_id: { type: 'string' },
-          event: { type: 'string', maxLength: 255 },
-          properties: { type: 'object' },
-          tenant_id: { type: 'string' },
-          $idempotency_key: { type: 'string', maxLength: 255 },
-        },
-      },
-      IdentityEvent: {
-        type: 'object',
-        description:
-          "What the SDKs' `user.get_instance(id).save()`, `bulk_users` and `users.async_edit` send. The operations change the user's profile (created when missing), or its per-tenant profile with `tenant_id`, in order. `$schema`, `$insert_id`, `$time`, `env` and `properties` are accepted and ignored.",
-        required: ['distinct_id', '$user_operations'],
-        properties: {
-          distinct_id: { type: 'string' },
-          $user_operations: { type: 'array', items: ref('UserOperation') },
-          tenant_id: { type: 'string' },
-          $idempotency_key: { type: 'string', maxLength: 255 },
-          $schema: { type: 'string' },
-          $insert_id: { type: 'string' },
-          $time: { type: 'integer' },
-          env: { type: 'string' },
-          properties: { type: 'object' },
-        },
-      },
-      UserOperation: {
-        type: 'object',
-        description:
-          'One or more operations, applied in this order. Channel keys (`$email`, `$sms`, `$whatsapp`, `$inbox`, `$androidpush`, `$iospush`, `$webpush`, `$slack`, `$ms_teams`) take values as inline recipients do; a push token may come with `$id_provider` and `$bundle_id` beside it.',
-        additionalProperties: false,
-        properties: {
-          $set: { type: 'object', description: 'Set properties, or replace a channel\'s values. `$preferred_language` is stored as `$locale`; `$timezone` is an IANA zone.' },
-          $set_once: { type: 'object', description: 'Set properties that are not set yet' },
-          $add: { type: 'object', additionalProperties: { type: 'number' }, description: 'Add to numeric properties' },
-          $append: { type: 'object', description: 'Add channel values, or append to list properties' },
-          $remove: { type: 'object', description: 'Remove channel values, or remove from list properties' },
-          $unset: { type: 'array', items: { type: 'string' }, description: 'Remove properties or whole channels' },
-        },
-      },
+      ...BROWSER_SDK_OPENAPI.schemas,
+      ...ingestSchemas.openApiComponents(),
     },
   },
 };

@@ -1,9 +1,7 @@
-import { Channel, JsonRecord, ParseResult } from '@herald/contracts';
-import { isDuration } from '@herald/workflow';
-import { readChannel } from './channel-identities';
-import { Issues } from './issues';
-import { ObjectReader, withoutUndefined } from './json-reader';
-import { readIdempotencyKey, readTenantId } from './shared-fields';
+import { Static, Type } from '@sinclair/typebox';
+import { Channel, FormattedString, JsonRecord, Nullable, ParseResult, Present } from '@herald/contracts';
+import { ingestSchemas } from './ingest-checks';
+import { ChannelName, IdString, withoutUndefined } from './recipient-schemas';
 
 export interface NormalisedBroadcast {
   readonly list_id: string;
@@ -19,48 +17,44 @@ export interface NormalisedBroadcast {
 }
 
 /**
- * Validates a `POST /{workspace_key}/broadcast/` body (reference `trigger-broadcast`):
- * `list_id`, `template`, `notification_category`, and optionally `channels`, `data`,
- * `delay` (`XXdXXhXXmXXs` or seconds), `trigger_at` (ISO 8601), `tenant_id`,
- * `$idempotency_key`. Unknown fields (`$insert_id`, `$time`, `brand_id`) are ignored.
+ * A `POST /{workspace_key}/broadcast/` body (reference `trigger-broadcast`). Unknown
+ * fields (`$insert_id`, `$time`, `brand_id`) are allowed.
  */
+export const BroadcastSchema = ingestSchemas.named(
+  'Broadcast',
+  Type.Object({
+    list_id: Present(IdString),
+    template: Present(FormattedString('non_blank')),
+    notification_category: Present(FormattedString('non_blank')),
+    channels: Nullable(Type.Array(ChannelName)),
+    data: Nullable(Type.Object({})),
+    delay: Nullable(Type.Unsafe<string | number>({ 'x-check': 'broadcast_delay', description: '`XXdXXhXXmXXs`, or seconds' })),
+    trigger_at: Nullable(FormattedString('storable_date_time', { description: 'ISO 8601 date-time' })),
+    tenant_id: Nullable(IdString),
+    $idempotency_key: Nullable(FormattedString('idempotency_key', { description: '1 to 255 characters after trimming' })),
+  }),
+);
+type BroadcastBody = Static<typeof BroadcastSchema>;
+
+const broadcastParser = ingestSchemas.parser(BroadcastSchema);
+
+/** Validates and normalises a broadcast: a delay in seconds becomes a duration, `trigger_at` UTC ISO 8601. */
 export function validateBroadcast(body: unknown): ParseResult<NormalisedBroadcast> {
-  const issues = new Issues();
-  const root = ObjectReader.of(body, '', issues);
-  if (root === undefined) return { ok: false, errors: issues.list() };
-  const list_id = root.string('list_id', { required: true, nonBlank: true });
-  const template = root.string('template', { required: true, nonBlank: true });
-  const notification_category = root.string('notification_category', { required: true, nonBlank: true });
-  const channels = root.list('channels', readChannel);
-  const data = root.object('data');
-  const delay = readDelay(root);
-  const trigger_at = root.string('trigger_at');
-  if (trigger_at !== undefined && Number.isNaN(Date.parse(trigger_at))) root.report('trigger_at', 'must be an ISO 8601 date-time');
-  const { tenant_id } = readTenantId(root);
-  const idempotency_key = readIdempotencyKey(root);
-  if (!issues.isEmpty || list_id === undefined || template === undefined || notification_category === undefined) return { ok: false, errors: issues.list() };
+  const parsed = broadcastParser.parse(body);
+  if (!parsed.ok) return parsed;
+  const broadcast: BroadcastBody = parsed.value;
   return {
     ok: true,
     value: withoutUndefined({
-      list_id,
-      template,
-      notification_category,
-      channels,
-      data: { ...data?.source },
-      delay,
-      trigger_at: trigger_at === undefined ? undefined : new Date(trigger_at).toISOString(),
-      tenant_id,
-      idempotency_key,
+      list_id: broadcast.list_id,
+      template: broadcast.template,
+      notification_category: broadcast.notification_category,
+      channels: broadcast.channels ?? undefined,
+      data: { ...broadcast.data },
+      delay: broadcast.delay == null ? undefined : typeof broadcast.delay === 'number' || /^\d+$/.test(broadcast.delay) ? `0d0h0m${broadcast.delay}s` : broadcast.delay,
+      trigger_at: broadcast.trigger_at == null ? undefined : new Date(broadcast.trigger_at).toISOString(),
+      tenant_id: broadcast.tenant_id ?? undefined,
+      idempotency_key: broadcast.$idempotency_key?.trim(),
     }),
   };
-}
-
-function readDelay(root: ObjectReader): string | undefined {
-  const value = root.value('delay');
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return `0d0h0m${value}s`;
-  if (typeof value === 'string' && /^\d+$/.test(value)) return `0d0h0m${value}s`;
-  if (typeof value === 'string' && isDuration(value)) return value;
-  root.report('delay', 'must be a duration like 0d1h30m0s, or a number of seconds');
-  return undefined;
 }

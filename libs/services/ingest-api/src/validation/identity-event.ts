@@ -1,9 +1,7 @@
-import { PROFILE_LIMITS, ParseResult, USER_OPERATION_KEYS, UserOperation, countProfileChanges } from '@herald/contracts';
-import { CHANNEL_KEYS, readInlineChannels } from './channel-identities';
-import { LOCALE, TIME_ZONE } from './formats';
-import { Issues, itemPath } from './issues';
-import { ObjectReader, isRecord, readString, withoutUndefined } from './json-reader';
-import { readIdempotencyKey, readTenantId } from './shared-fields';
+import { Static, TSchema, Type } from '@sinclair/typebox';
+import { FieldError, FormattedString, Nullable, PROFILE_LIMITS, ParseResult, Present, USER_OPERATION_KEYS, UserOperation, countProfileChanges } from '@herald/contracts';
+import { ingestSchemas, isRecord } from './ingest-checks';
+import { CHANNEL_KEYS, CHANNEL_PROPERTIES, IdString, InlineChannelsBody, OneOrManyNonBlank, channelsOf, withoutUndefined } from './recipient-schemas';
 
 /** An identity event of the SuprSend SDKs, validated: the user, and the operations to apply to its profile in order. */
 export interface NormalisedIdentityEvent {
@@ -13,8 +11,6 @@ export interface NormalisedIdentityEvent {
   readonly tenant_id?: string;
   readonly idempotency_key?: string;
 }
-
-type OperationKey = (typeof USER_OPERATION_KEYS)[number];
 
 /**
  * The push channels whose token the SDKs send beside `$id_provider` (and `$bundle_id`
@@ -29,127 +25,149 @@ export function isIdentityEvent(body: unknown): boolean {
   return isRecord(body) && Object.hasOwn(body, '$user_operations');
 }
 
+const refused = (message: string): TSchema => Type.Unsafe({ not: {}, 'x-message': message });
+const channelsRefused = (message: string): Record<string, TSchema> => Object.fromEntries(CHANNEL_KEYS.map((key) => [key, Type.Optional(refused(message))]));
+/** Property names of the profile: not blank; `$timezone` an IANA zone. */
+const PROFILE_NAMES = { patternProperties: { '^\\s*$': { not: {}, 'x-message': 'a property name must not be empty' } } };
+const TimeZone = Type.Optional(FormattedString('time_zone'));
+
 /**
- * Validates one identity event (docs/sdk-compatibility.md): `{distinct_id,
- * $user_operations: [...], tenant_id?, $idempotency_key?}` plus the SDKs' `$schema`,
- * `$insert_id`, `$time`, `env` and `properties`, which are ignored. Each operation
- * object holds `$set`, `$set_once`, `$add`, `$append`, `$remove` or `$unset`; every
- * failing one is reported by its path (`$user_operations[2].$append.$email`).
+ * One operation object of `$user_operations`: `$set`, `$set_once`, `$add`, `$append`,
+ * `$remove` and/or `$unset`, applied in that order. Channel keys take values as inline
+ * recipients do. `$preferred_language` (the SDKs' `set_preferred_language`) is stored as
+ * `$locale`, the key inline recipients and upserts use.
  */
-export function validateIdentityEvent(body: unknown): ParseResult<NormalisedIdentityEvent> {
-  const issues = new Issues();
-  const root = ObjectReader.of(body, '', issues);
-  if (root === undefined) return { ok: false, errors: issues.list() };
+export const UserOperationSchema = ingestSchemas.named(
+  'UserOperation',
+  Type.Object(
+    {
+      $set: Type.Optional(
+        Type.Object(
+          { ...CHANNEL_PROPERTIES, $timezone: TimeZone, $preferred_language: Type.Optional(FormattedString('locale')) },
+          { ...PROFILE_NAMES, description: "Set properties, or replace a channel's values" },
+        ),
+      ),
+      $set_once: Type.Optional(
+        Type.Object(
+          { ...channelsRefused('a channel cannot be set once; use $set or $append'), $timezone: TimeZone, $preferred_language: Type.Optional(FormattedString('locale')) },
+          { ...PROFILE_NAMES, description: 'Set properties that are not set yet' },
+        ),
+      ),
+      $add: Type.Optional(
+        Type.Object(channelsRefused('a channel cannot be incremented'), { additionalProperties: Type.Number(), description: 'Add to numeric properties' }),
+      ),
+      $append: Type.Optional(ListChanges('Add channel values, or append to list properties')),
+      $remove: Type.Optional(ListChanges('Remove channel values, or remove from list properties')),
+      $unset: Type.Optional(Type.Unsafe<string | string[]>({ ...OneOrManyNonBlank, description: 'Remove properties or whole channels' })),
+    },
+    { additionalProperties: refused(`must be one of ${USER_OPERATION_KEYS.join(', ')}`) },
+  ),
+);
 
-  const distinct_id = root.string('distinct_id', { required: true, nonBlank: true });
-  const operations = root.list('$user_operations', readOperation, { required: true });
-  const changes = operations === undefined ? 0 : countProfileChanges(operations);
-  if (changes > PROFILE_LIMITS.maxChangesPerRequest) {
-    root.report('$user_operations', `holds ${changes} changes: at most ${PROFILE_LIMITS.maxChangesPerRequest} per event are accepted; split it into several events`);
-  }
-  const { tenant_id } = readTenantId(root);
-  const idempotency_key = readIdempotencyKey(root);
-
-  if (!issues.isEmpty || distinct_id === undefined || operations === undefined) return { ok: false, errors: issues.list() };
-  return { ok: true, value: withoutUndefined({ distinct_id, operations, tenant_id, idempotency_key }) };
+/** `$append` / `$remove`: channel values (a push token may come with `$id_provider` and `$bundle_id` beside it), or list properties. */
+function ListChanges(description: string) {
+  return Type.Object({ ...CHANNEL_PROPERTIES, $timezone: TimeZone }, { ...PROFILE_NAMES, description });
 }
 
-function readOperation(value: unknown, path: string, issues: Issues): UserOperation | undefined {
-  const reader = ObjectReader.of(value, path, issues);
-  if (reader === undefined) return undefined;
-  const operation: Partial<Record<OperationKey, unknown>> = {};
-  for (const [key, args] of Object.entries(reader.source)) {
-    const read = isOperationKey(key) ? OPERATION_READERS[key] : undefined;
-    if (read === undefined) reader.report(key, `must be one of ${USER_OPERATION_KEYS.join(', ')}`);
-    else operation[key as OperationKey] = read(args, reader.pathOf(key), issues);
+/**
+ * What the SDKs' `user.get_instance(id).save()`, `bulk_users` and `users.async_edit`
+ * send (docs/sdk-compatibility.md). `$schema`, `$insert_id`, `$time`, `env` and
+ * `properties` are accepted and ignored.
+ */
+export const IdentityEventSchema = ingestSchemas.named(
+  'IdentityEvent',
+  Type.Object(
+    {
+      distinct_id: Present(IdString),
+      $user_operations: Present(Type.Array(UserOperationSchema)),
+      tenant_id: Nullable(IdString),
+      $idempotency_key: Nullable(FormattedString('idempotency_key', { description: '1 to 255 characters after trimming' })),
+    },
+    { description: "The operations change the user's profile (created when missing), or its per-tenant profile with `tenant_id`, in order." },
+  ),
+);
+type IdentityEventBody = Static<typeof IdentityEventSchema>;
+type OperationBody = Static<typeof UserOperationSchema>;
+
+const identityParser = ingestSchemas.parser(IdentityEventSchema);
+
+/**
+ * Validates one identity event; every failing operation is reported by its path
+ * (`$user_operations[2].$append.$email`). The SDKs' push companions are folded into the
+ * token's object form first, so an added token and its later removal compare equal.
+ */
+export function validateIdentityEvent(body: unknown): ParseResult<NormalisedIdentityEvent> {
+  const folded = withPushCompanionsFolded(body);
+  const errors = identityParser.errors(folded);
+  if (errors.length > 0) return { ok: false, errors };
+  const event = folded as IdentityEventBody;
+  const operations = event.$user_operations.map(operationOf);
+  const changes = countProfileChanges(operations);
+  if (changes > PROFILE_LIMITS.maxChangesPerRequest) {
+    const error: FieldError = {
+      path: '$user_operations',
+      message: `holds ${changes} changes: at most ${PROFILE_LIMITS.maxChangesPerRequest} per event are accepted; split it into several events`,
+    };
+    return { ok: false, errors: [error] };
+  }
+  return {
+    ok: true,
+    value: withoutUndefined({ distinct_id: event.distinct_id, operations, tenant_id: event.tenant_id ?? undefined, idempotency_key: event.$idempotency_key?.trim() }),
+  };
+}
+
+/** The body with each `$append` / `$remove` push token sent as a string turned into `{token, provider, bundle_id}` (a copy; the rest shared). */
+function withPushCompanionsFolded(body: unknown): unknown {
+  if (!isRecord(body) || !Array.isArray(body.$user_operations)) return body;
+  const operations: unknown[] = body.$user_operations;
+  return {
+    ...body,
+    $user_operations: operations.map((operation) => {
+      if (!isRecord(operation)) return operation;
+      const { $append, $remove } = operation;
+      if (!isRecord($append) && !isRecord($remove)) return operation;
+      return { ...operation, ...(isRecord($append) ? { $append: fold($append) } : {}), ...(isRecord($remove) ? { $remove: fold($remove) } : {}) };
+    }),
+  };
+}
+
+function fold(source: Record<string, unknown>): Record<string, unknown> {
+  const provider = typeof source.$id_provider === 'string' ? source.$id_provider : undefined;
+  const bundle_id = typeof source.$bundle_id === 'string' ? source.$bundle_id : undefined;
+  return Object.fromEntries(
+    Object.entries(source)
+      .filter(([key]) => !PUSH_COMPANIONS.has(key))
+      .map(([key, value]) => [key, PUSH_KEYS.has(key) && typeof value === 'string' ? withoutUndefined({ token: value, provider, bundle_id }) : value]),
+  );
+}
+
+function operationOf(body: OperationBody): UserOperation {
+  const operation: Record<string, unknown> = {};
+  // The order the SDK sent, as the hand-written readers kept it.
+  for (const key of Object.keys(body)) {
+    if (key === '$set') operation.$set = assignmentsOf(body.$set as Record<string, unknown>, true);
+    else if (key === '$set_once') operation.$set_once = assignmentsOf(body.$set_once as Record<string, unknown>, false);
+    else if (key === '$add') operation.$add = body.$add;
+    else if (key === '$append' || key === '$remove') operation[key] = { ...propertiesOf(body[key] as Record<string, unknown>), ...channelValues(body[key] as InlineChannelsBody) };
+    else if (key === '$unset') operation.$unset = Array.isArray(body.$unset) ? body.$unset : [body.$unset];
   }
   return operation as UserOperation;
 }
 
-function isOperationKey(key: string): key is OperationKey {
-  return (USER_OPERATION_KEYS as readonly string[]).includes(key);
+function assignmentsOf(args: Record<string, unknown>, channels: boolean): Record<string, unknown> {
+  const properties = propertiesOf(args);
+  const values = channels ? channelValues(args as InlineChannelsBody) : {};
+  if (!Object.hasOwn(properties, '$preferred_language')) return { ...properties, ...values };
+  const { $preferred_language: locale, ...rest } = properties;
+  return { ...rest, $locale: locale, ...values };
 }
 
-const OPERATION_READERS: Record<OperationKey, (args: unknown, path: string, issues: Issues) => unknown> = {
-  $set: (args, path, issues) => readAssignments(args, path, issues, { channels: true }),
-  $set_once: (args, path, issues) => readAssignments(args, path, issues, { channels: false }),
-  $add: readIncrements,
-  $append: readListChanges,
-  $remove: readListChanges,
-  $unset: readNames,
-};
-
-/**
- * `$set` / `$set_once`: properties of any JSON value. `$set` may also replace a channel's
- * values. `$preferred_language` (the SDKs' `set_preferred_language`) is stored as
- * `$locale`, the key inline recipients and upserts use; `$timezone` must be an IANA zone.
- */
-function readAssignments(args: unknown, path: string, issues: Issues, allow: { channels: boolean }): Record<string, unknown> | undefined {
-  const reader = ObjectReader.of(args, path, issues);
-  if (reader === undefined) return undefined;
-  if (!allow.channels) for (const key of Object.keys(reader.source)) if (CHANNEL_KEY_SET.has(key)) reader.report(key, 'a channel cannot be set once; use $set or $append');
-  const properties = readProperties(reader, issues);
-  if (Object.hasOwn(properties, '$preferred_language')) {
-    const { $preferred_language: language, ...rest } = properties;
-    const locale = readString(language, reader.pathOf('$preferred_language'), issues, { format: LOCALE });
-    return { ...rest, ...(locale === undefined ? {} : { $locale: locale }), ...(allow.channels ? channelValues(reader) : {}) };
-  }
-  return { ...properties, ...(allow.channels ? channelValues(reader) : {}) };
+/** The non-channel keys of an operation, as sent. */
+function propertiesOf(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([key]) => !CHANNEL_KEY_SET.has(key)));
 }
 
-/** The non-channel keys of an operation: blank names are refused, `$timezone` checked. */
-function readProperties(reader: ObjectReader, issues: Issues): Record<string, unknown> {
-  const properties = reader.rest(CHANNEL_KEY_SET);
-  for (const key of Object.keys(properties)) if (key.trim() === '') reader.report(key, 'a property name must not be empty');
-  if (Object.hasOwn(properties, '$timezone')) readString(properties.$timezone, reader.pathOf('$timezone'), issues, { format: TIME_ZONE });
-  return properties;
-}
-
-/** `$add`: numbers added to numeric properties. */
-function readIncrements(args: unknown, path: string, issues: Issues): Record<string, number> | undefined {
-  const reader = ObjectReader.of(args, path, issues);
-  if (reader === undefined) return undefined;
-  const increments: Record<string, number> = {};
-  for (const [key, value] of Object.entries(reader.source)) {
-    if (CHANNEL_KEY_SET.has(key)) reader.report(key, 'a channel cannot be incremented');
-    else if (typeof value !== 'number' || !Number.isFinite(value)) reader.report(key, 'must be a number');
-    else increments[key] = value;
-  }
-  return increments;
-}
-
-/**
- * `$append` / `$remove`: channel values (each checked like an inline recipient's) or
- * list properties. The SDKs send a push token with its provider beside it
- * (`{$androidpush: "tok", $id_provider: "fcm"}`); it is folded into the token's object
- * form so an added token and its later removal compare equal.
- */
-function readListChanges(args: unknown, path: string, issues: Issues): Record<string, unknown> | undefined {
-  const reader = ObjectReader.of(args, path, issues);
-  if (reader === undefined) return undefined;
-  const folded = new ObjectReader(foldPushCompanions(reader.source), path, issues);
-  const properties = readProperties(new ObjectReader(folded.rest(PUSH_COMPANIONS), path, issues), issues);
-  return { ...properties, ...channelValues(folded) };
-}
-
-function foldPushCompanions(source: Record<string, unknown>): Record<string, unknown> {
-  const provider = typeof source.$id_provider === 'string' ? source.$id_provider : undefined;
-  const bundle_id = typeof source.$bundle_id === 'string' ? source.$bundle_id : undefined;
-  return Object.fromEntries(
-    Object.entries(source).map(([key, value]) => [key, PUSH_KEYS.has(key) && typeof value === 'string' ? withoutUndefined({ token: value, provider, bundle_id }) : value]),
-  );
-}
-
-/** The channel keys of an operation, validated, as `$<channel>: [values]`. */
-function channelValues(reader: ObjectReader): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(readInlineChannels(reader)).map(([channel, values]) => [`$${channel}`, values]));
-}
-
-/** `$unset`: the names of properties or channels (`$email`) to remove. */
-function readNames(args: unknown, path: string, issues: Issues): string[] | undefined {
-  const names = Array.isArray(args) ? args : [args];
-  return names.flatMap((name, i) => {
-    const one = readString(name, Array.isArray(args) ? itemPath(path, i) : path, issues, { nonBlank: true });
-    return one === undefined ? [] : [one];
-  });
+/** The channel keys of an operation, normalised, as `$<channel>: [values]`. */
+function channelValues(args: InlineChannelsBody): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(channelsOf(args)).map(([channel, values]) => [`$${channel}`, values]));
 }

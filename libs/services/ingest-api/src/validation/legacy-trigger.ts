@@ -1,92 +1,121 @@
-import { Channel, NormalisedTrigger, ParseResult, Recipient } from '@herald/contracts';
-import { DynamicDelivery, dynamicWorkflow, isDuration } from '@herald/workflow';
-import { readAttachments } from './attachments';
-import { readChannel } from './channel-identities';
-import { Issues } from './issues';
-import { ObjectReader, isRecord, withoutUndefined } from './json-reader';
-import { readRecipient } from './recipient';
-import { readIdempotencyKey } from './shared-fields';
-import { MAX_RECIPIENTS } from './trigger';
+import { Static, Type } from '@sinclair/typebox';
+import { FormattedString, NormalisedTrigger, Nullable, ParseResult, Present } from '@herald/contracts';
+import { DynamicDelivery, dynamicWorkflow } from '@herald/workflow';
+import { ingestSchemas } from './ingest-checks';
+import { AttachmentHolder, ChannelName, IdString, RecipientSchema, attachmentsOf, recipientOf, withoutUndefined } from './recipient-schemas';
+import { contextTenantErrors } from './tenant-context';
+import { MAX_RECIPIENTS, withTenantErrors } from './trigger';
 
 /** SuprSend's name for the `interacted` status in `delivery.success`. */
 const SUCCESS_ALIASES: Readonly<Record<string, string>> = { interaction: 'interacted', interacted: 'interacted', delivered: 'delivered', seen: 'seen' };
 
+const LegacyDelay = Type.Unsafe<string | number>({ 'x-check': 'legacy_delay', description: '`XXdXXhXXmXXs`, or seconds' });
+
+/** A recipient as `/trigger/` takes it, and a user's `$preferred_language`. */
+const LegacyUserSchema = Type.Unsafe<Static<typeof RecipientSchema> & { readonly $preferred_language?: string | null }>({
+  allOf: [RecipientSchema, { properties: { $preferred_language: Nullable(FormattedString('locale')) } }],
+});
+
 /**
- * Validates a legacy "dynamic workflow" body (`POST /{workspace_key}/trigger/`, reference
+ * A legacy "dynamic workflow" body (`POST /{workspace_key}/trigger/`, reference
  * `dynamic-workflow-trigger`, the SDKs' `trigger_workflow`/`triggerWorkflow` and bulk
- * workflows): `name`, `template`, `notification_category`, `users[]` (recipients as in
- * `/trigger/`, plus `$preferred_language`), and optionally `data`, `delay`
- * (`XXdXXhXXmXXs` or seconds), `trigger_at`, `delivery`, `tenant_id` (or the older
- * `brand_id`), `$idempotency_key`. It becomes a trigger carrying its own single-step workflow.
+ * workflows). Its users are recipients as in `/trigger/`, plus `$preferred_language`
+ * (the locale unless `$locale` is sent).
+ */
+export const DynamicWorkflowTriggerSchema = ingestSchemas.named(
+  'DynamicWorkflowTrigger',
+  Type.Object(
+    {
+      name: Present(FormattedString('non_blank', { description: 'Names the workflow (and its runs in the message log)' })),
+      template: Present(FormattedString('non_blank', { description: 'Template slug' })),
+      notification_category: Present(FormattedString('non_blank', { description: 'Preference category' })),
+      users: Present(
+        Type.Array(LegacyUserSchema, {
+          minItems: 1,
+          maxItems: MAX_RECIPIENTS,
+          'x-noun': 'user',
+        }),
+      ),
+      data: Nullable(AttachmentHolder),
+      delay: Nullable(LegacyDelay),
+      trigger_at: Nullable(FormattedString('storable_date_time')),
+      delivery: Nullable(
+        Type.Object({
+          smart: Nullable(Type.Boolean({ default: false })),
+          success: Nullable(FormattedString('non_blank', { description: '`delivered`, `seen`, `interaction` (or `interacted`), or the name of your own success event' })),
+          time_to_live: Nullable(Type.Unsafe<string | number>({ 'x-check': 'legacy_delay', not: { enum: [0, '0', '0s'] }, 'x-message': 'must be longer than zero' })),
+          mandatory_channels: Nullable(Type.Array(ChannelName)),
+        }),
+      ),
+      tenant_id: Nullable(IdString),
+      $idempotency_key: Nullable(FormattedString('idempotency_key', { description: '1 to 255 characters after trimming' })),
+    },
+    {
+      // brand_id is the SDKs' older name of tenant_id; tenant_id wins when both are sent, and brand_id is then not read.
+      if: { required: ['tenant_id'], properties: { tenant_id: { type: 'string' } } },
+      else: { properties: { brand_id: Nullable(IdString) } },
+    },
+  ),
+);
+type DynamicWorkflowTriggerBody = Static<typeof DynamicWorkflowTriggerSchema> & { readonly brand_id?: string | null };
+
+const legacyParser = ingestSchemas.parser(DynamicWorkflowTriggerSchema);
+
+/**
+ * Validates a legacy dynamic-workflow trigger: it becomes a trigger carrying its own
+ * single-step workflow (an optional delay or trigger_at, then the template).
  */
 export function validateLegacyTrigger(body: unknown): ParseResult<NormalisedTrigger> {
-  const issues = new Issues();
-  const root = ObjectReader.of(body, '', issues);
-  if (root === undefined) return { ok: false, errors: issues.list() };
-  const name = root.string('name', { required: true, nonBlank: true });
-  const template = root.string('template', { required: true, nonBlank: true });
-  const notification_category = root.string('notification_category', { required: true, nonBlank: true });
-  // brand_id is the SDKs' older name of tenant_id; tenant_id wins when both are sent.
-  const tenant_id = root.string('tenant_id', { nonBlank: true }) ?? root.string('brand_id', { nonBlank: true });
-  const tenant = { tenant_id, valid: tenant_id !== undefined || !(root.has('tenant_id') || root.has('brand_id')) };
-  const idempotency_key = readIdempotencyKey(root);
-  const recipients = root.list<Recipient>('users', (value, path) => readRecipient(withLocale(value), path, issues, tenant), {
-    required: true,
-    min: 1,
-    max: MAX_RECIPIENTS,
-    noun: 'user',
-  });
-  const dataReader = root.object('data');
-  const attachments = dataReader === undefined ? [] : readAttachments(dataReader);
-  const delay = readDelay(root, 'delay');
-  const trigger_at = root.string('trigger_at');
-  if (trigger_at !== undefined && Number.isNaN(Date.parse(trigger_at))) root.report('trigger_at', 'must be an ISO 8601 date-time');
-  const delivery = readDelivery(root);
-  if (!issues.isEmpty || name === undefined || template === undefined || notification_category === undefined || recipients === undefined) {
-    return { ok: false, errors: issues.list() };
-  }
+  const errors = withTenantErrors(legacyParser.errors(body), contextTenantErrors(body, 'users', ['tenant_id', 'brand_id']));
+  if (errors.length > 0) return { ok: false, errors };
+  const trigger = body as DynamicWorkflowTriggerBody;
+  const trigger_at = trigger.trigger_at == null ? undefined : new Date(trigger.trigger_at).toISOString();
   const inline_workflow = dynamicWorkflow(
-    withoutUndefined({ name, template, notification_category, delay, trigger_at: trigger_at === undefined ? undefined : new Date(trigger_at).toISOString(), delivery }),
+    withoutUndefined({
+      name: trigger.name,
+      template: trigger.template,
+      notification_category: trigger.notification_category,
+      delay: delayOf(trigger.delay),
+      trigger_at,
+      delivery: trigger.delivery == null ? undefined : deliveryOf(trigger.delivery),
+    }),
   );
   return {
     ok: true,
-    value: withoutUndefined({ workflow: name, recipients, data: { ...dataReader?.source }, attachments, tenant_id, idempotency_key, inline_workflow }),
+    value: withoutUndefined({
+      workflow: trigger.name,
+      recipients: trigger.users.map((user) => recipientOf(withLocale(user))),
+      data: { ...trigger.data },
+      attachments: attachmentsOf(trigger.data),
+      tenant_id: trigger.tenant_id ?? trigger.brand_id ?? undefined,
+      idempotency_key: trigger.$idempotency_key?.trim(),
+      inline_workflow,
+    }),
   };
 }
 
 /** The legacy user's `$preferred_language` is `$locale` (as identity events store it), unless both are sent. */
-function withLocale(value: unknown): unknown {
-  if (!isRecord(value) || !Object.hasOwn(value, '$preferred_language') || Object.hasOwn(value, '$locale')) return value;
-  const { $preferred_language, ...rest } = value;
-  return { ...rest, $locale: $preferred_language };
+function withLocale<T>(user: T): T {
+  if (typeof user !== 'object' || user === null || !Object.hasOwn(user, '$preferred_language') || Object.hasOwn(user, '$locale')) return user;
+  const { $preferred_language, ...rest } = user as Record<string, unknown>;
+  return { ...rest, $locale: $preferred_language } as T;
 }
 
-function readDelay(reader: ObjectReader, key: string): string | undefined {
-  const value = reader.value(key);
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return `${value}s`;
-  if (typeof value === 'string' && /^\d+$/.test(value)) return `${value}s`;
-  if (typeof value === 'string' && isDuration(value)) return value;
-  reader.report(key, 'must be a duration like 1d2h30m10s, or a number of seconds');
-  return undefined;
+/** A valid delay: seconds (a number or digits) become `<n>s`; a duration stays as sent. */
+function delayOf(value: string | number | null | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'number' || /^\d+$/.test(value) ? `${value}s` : value;
 }
 
-function readDelivery(root: ObjectReader): DynamicDelivery | undefined {
-  const delivery = root.object('delivery');
-  if (delivery === undefined) return undefined;
-  const smart = delivery.boolean('smart') ?? false;
-  const successText = delivery.string('success', { nonBlank: true });
+function deliveryOf(delivery: NonNullable<DynamicWorkflowTriggerBody['delivery']>): DynamicDelivery {
+  const successText = delivery.success ?? undefined;
   // A status SuprSend knows, or else the name of the user's own success event.
   const status = successText === undefined ? undefined : SUCCESS_ALIASES[successText];
-  const time_to_live = readDelay(delivery, 'time_to_live');
-  if (time_to_live === '0s') delivery.report('time_to_live', 'must be longer than zero');
-  const mandatory_channels = delivery.list<Channel>('mandatory_channels', readChannel);
   return withoutUndefined({
-    smart,
+    smart: delivery.smart ?? false,
     success: status ?? successText,
     success_is_event: successText !== undefined && status === undefined ? true : undefined,
-    time_to_live,
-    mandatory_channels,
+    time_to_live: delayOf(delivery.time_to_live),
+    mandatory_channels: delivery.mandatory_channels ?? undefined,
   });
 }
-

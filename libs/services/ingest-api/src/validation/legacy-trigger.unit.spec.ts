@@ -32,6 +32,13 @@ describe('validateLegacyTrigger', () => {
     expect(validateLegacyTrigger({ ...base, brand_id: 'acme', tenant_id: 'globex' })).toMatchObject({ value: { tenant_id: 'globex' } });
   });
 
+  it('refuses a trigger_at Postgres could not store, which would be acknowledged and then stranded', () => {
+    for (const trigger_at of ['+275760-09-13T00:00:00.000Z', '2024-02-30T00:00:00Z', '0000-01-01T00:00:00Z']) {
+      expect(validateLegacyTrigger({ ...base, trigger_at })).toMatchObject({ ok: false, errors: [{ path: 'trigger_at' }] });
+    }
+    expect(validateLegacyTrigger({ ...base, trigger_at: '9999-12-31T23:59:59Z' })).toMatchObject({ ok: true });
+  });
+
   it('names every failing field', () => {
     const result = validateLegacyTrigger({ users: [{ distinct_id: 'u', $channels: ['fax'] }], delivery: { time_to_live: 0, success: '' }, data: 5 });
     expect(result.ok ? [] : result.errors.map((error) => error.path).sort()).toEqual(

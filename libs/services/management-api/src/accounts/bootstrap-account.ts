@@ -17,6 +17,8 @@ import { writeOutbox } from '@herald/event-store';
 import { maskedKey } from '../api-keys/api-keys.controller';
 import { seedDefaultCategories } from '../preference-categories/default-categories';
 import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
+import { OperatorRepository } from '../operators/operator.repository';
+import { hashPassword, passwordProblems } from '../operators/passwords';
 import { SECRETS_KEY } from './secrets-key';
 
 export interface BootstrapOutput {
@@ -39,6 +41,7 @@ export class BootstrapAccount implements OnApplicationBootstrap {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SECRETS_KEY) private readonly secretsKey: Buffer,
     @Inject(BOOTSTRAP_OUTPUT) private readonly output: BootstrapOutput,
+    private readonly operators: OperatorRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -103,6 +106,7 @@ export class BootstrapAccount implements OnApplicationBootstrap {
     });
 
     await this.seedDefaultCategories();
+    await this.bootstrapOperator();
     if (!created) {
       this.logger.info('account already bootstrapped');
       this.warnIgnoredBootstrapVariables();
@@ -116,6 +120,22 @@ export class BootstrapAccount implements OnApplicationBootstrap {
   private async seedDefaultCategories(): Promise<void> {
     const seeded = await this.db.transaction((tx) => seedDefaultCategories(tx, 'all', this.clock.now()));
     if (seeded > 0) this.logger.info('default notification categories created', { workspaces: seeded, categories: 'system, transactional, promotional' });
+  }
+
+  /**
+   * HERALD_BOOTSTRAP_OPERATOR_EMAIL and _PASSWORD: the first account's first owner, made
+   * while it has no operator (later starts leave the operators alone). Without them, the
+   * first owner is invited with the service token (`POST /v1/operator/`).
+   */
+  private async bootstrapOperator(): Promise<void> {
+    const { operatorEmail: email, operatorPassword: password } = this.config.bootstrap;
+    if (email === undefined || password === undefined) return;
+    const problems = passwordProblems(password, email, 'HERALD_BOOTSTRAP_OPERATOR_PASSWORD');
+    if (problems.length > 0) throw new Error(`HERALD_BOOTSTRAP_OPERATOR_PASSWORD ${problems.map((problem) => problem.message).join('; ')}`);
+    const [first] = (await this.db.query(`SELECT id FROM management.accounts ORDER BY created_at, id LIMIT 1`)) as Array<{ id: string }>;
+    if (first && (await this.operators.createFirstOwner(first.id, email, email.split('@')[0], await hashPassword(password)))) {
+      this.logger.info('first console owner created from HERALD_BOOTSTRAP_OPERATOR_EMAIL', { email });
+    }
   }
 
   /** HERALD_BOOTSTRAP_* only apply to the first start: say so, rather than leave a set variable silently ignored. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CLOCK, Clock, DueLoop, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
-import { ApiKeyStore } from './api-key-store';
+import { ApiKeyRepository } from './api-key.repository';
 
 /**
  * The longest this replica sleeps between sweeps: keys created by another replica (which
@@ -11,7 +11,7 @@ export const LONGEST_EXPIRY_SLEEP_MS = 60_000;
 const SHORTEST_EXPIRY_SLEEP_MS = 1_000;
 
 /**
- * Deletes API keys when their `expires_at` passes (`ApiKeyStore.expireDue`), announcing
+ * Deletes API keys when their `expires_at` passes (`ApiKeyRepository.expireDue`), announcing
  * each deletion so every service stops accepting the key. It sleeps until the next
  * expiry it knows of, at most a minute, and a key created here with a sooner expiry wakes
  * it earlier (`expiresAt`).
@@ -21,7 +21,7 @@ export class ApiKeyExpiry implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly loop: DueLoop;
 
   constructor(
-    private readonly store: ApiKeyStore,
+    private readonly keys: ApiKeyRepository,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {
@@ -48,7 +48,7 @@ export class ApiKeyExpiry implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Deletes the keys due; resolves with how long until the next one expires. */
   private async sweep(): Promise<number | undefined> {
-    const { expired, nextExpiry } = await this.store.expireDue();
+    const { expired, nextExpiry } = await this.keys.expireDue();
     if (expired > 0) this.logger.info('expired API keys deleted', { component: 'api-key-expiry', expired });
     return nextExpiry ? Math.max(nextExpiry.getTime() - this.clock.now().getTime(), SHORTEST_EXPIRY_SLEEP_MS) : undefined;
   }

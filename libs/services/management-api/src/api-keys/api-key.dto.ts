@@ -1,4 +1,4 @@
-import { IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import { IsBoolean, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
 
 export class CreateApiKeyDto {
   @IsString()
@@ -14,4 +14,9 @@ export class CreateApiKeyDto {
   @IsOptional()
   @IsISO8601({ strict: true })
   expires_at?: string;
+
+  /** The key may only read (GET and HEAD on `{base_url}`); anything else is refused with 403. Herald's, for dashboards. */
+  @IsOptional()
+  @IsBoolean()
+  read_only?: boolean;
 }

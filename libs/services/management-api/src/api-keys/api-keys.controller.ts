@@ -6,7 +6,8 @@ import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateApiKeyDto } from './api-key.dto';
 import { ApiKeyExpiry } from './api-key-expiry';
-import { ApiKeyRow, ApiKeyStore } from './api-key-store';
+import { ApiKey, ApiKeyRepository } from './api-key.repository';
+import { RequiredRole } from '../auth/roles';
 
 export interface ApiKeyView {
   readonly id: string;
@@ -19,6 +20,8 @@ export interface ApiKeyView {
   readonly deleted_at: Date | null;
   readonly deleted_by: null;
   readonly expires_at: Date | null;
+  /** Only GET and HEAD on `{base_url}` (Herald). */
+  readonly read_only: boolean;
 }
 
 /**
@@ -29,12 +32,13 @@ export interface ApiKeyView {
 @UseGuards(ServiceTokenGuard)
 export class ApiKeysController {
   constructor(
-    private readonly store: ApiKeyStore,
+    private readonly keys: ApiKeyRepository,
     private readonly scope: WorkspaceScope,
     private readonly expiry: ApiKeyExpiry,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -44,10 +48,11 @@ export class ApiKeysController {
   ): Promise<OffsetList<ApiKeyView>> {
     const page = offsetPage(limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const { count, rows } = await this.store.list(workspace, page);
-    return { meta: { count, ...page }, results: rows.map(view) };
+    const { count, keys } = await this.keys.listLive(workspace, page);
+    return { meta: { count, ...page }, results: keys.map(view) };
   }
 
+  @RequiredRole('owner')
   @Post()
   @HttpCode(201)
   async create(
@@ -64,11 +69,12 @@ export class ApiKeysController {
     }
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const apiKey = generateCredential('hak');
-    const row = await this.store.create(workspace, body.name, hashToken(apiKey), maskedKey(apiKey), expiresAt);
+    const created = await this.keys.create(workspace, body.name, hashToken(apiKey), maskedKey(apiKey), expiresAt, body.read_only ?? false);
     if (expiresAt !== null) this.expiry.expiresAt(expiresAt);
-    return { ...view(row), api_key: apiKey };
+    return { ...view(created), api_key: apiKey };
   }
 
+  @RequiredRole('owner')
   @Delete(':id')
   @HttpCode(204)
   async remove(
@@ -77,7 +83,7 @@ export class ApiKeysController {
     @Param('id', new ParseUUIDPipe({ exceptionFactory: () => HeraldError.notFound('API key not found') })) id: string,
   ): Promise<void> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    if (!(await this.store.remove(workspace, id))) throw HeraldError.notFound('API key not found');
+    if (!(await this.keys.remove(workspace, id))) throw HeraldError.notFound('API key not found');
   }
 }
 
@@ -86,17 +92,18 @@ export function maskedKey(apiKey: string): string {
   return `${apiKey.slice(0, 8)}${'*'.repeat(12)}`;
 }
 
-function view(row: ApiKeyRow): ApiKeyView {
+function view(key: ApiKey): ApiKeyView {
   return {
-    id: row.id,
-    masked_api_key: row.key_hint,
-    is_deleted: row.deleted_at !== null,
-    name: row.name,
+    id: key.id,
+    masked_api_key: key.keyHint,
+    is_deleted: key.deletedAt !== null,
+    name: key.name,
     allowed_domains: [],
-    created_at: row.created_at,
+    created_at: key.createdAt,
     created_by: null,
-    deleted_at: row.deleted_at,
+    deleted_at: key.deletedAt,
     deleted_by: null,
-    expires_at: row.expires_at,
+    expires_at: key.expiresAt,
+    read_only: key.readOnly,
   };
 }

@@ -4,6 +4,7 @@ import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreatePublicKeyDto, PatchPublicKeyDto } from './public-key.dto';
 import { PublicKeyRow, PublicKeyStore } from './public-key-store';
+import { RequiredRole } from '../auth/roles';
 
 export interface PublicKeyView {
   readonly id: string;
@@ -33,6 +34,7 @@ export class PublicKeysController {
     private readonly keys: PublicKeyStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -46,6 +48,7 @@ export class PublicKeysController {
     return { meta: { count, ...page }, results: rows.map(viewOf) };
   }
 
+  @RequiredRole('owner')
   @Post()
   @HttpCode(201)
   async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreatePublicKeyDto): Promise<PublicKeyView> {
@@ -53,6 +56,7 @@ export class PublicKeysController {
     return viewOf(await this.keys.create(workspace, body));
   }
 
+  @RequiredRole('owner')
   @Patch(':id')
   @HttpCode(202)
   async update(
@@ -65,6 +69,7 @@ export class PublicKeysController {
     return viewOf(await this.keys.update(workspace, id, { allowed_domains: body.allowed_domains }));
   }
 
+  @RequiredRole('owner')
   @Patch(':id/rotate')
   @HttpCode(202)
   async rotate(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('id') id: string): Promise<PublicKeyView> {
@@ -72,6 +77,7 @@ export class PublicKeysController {
     return viewOf(await this.keys.rotate(workspace, id));
   }
 
+  @RequiredRole('owner')
   @Delete(':id')
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('id') id: string): Promise<void> {

@@ -3,6 +3,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { PrivateKeyMaterial, SigningKeyRow, SigningKeyStore } from './signing-key-store';
+import { RequiredRole } from '../auth/roles';
 
 export interface SigningKeyView {
   readonly id: string;
@@ -30,6 +31,7 @@ export class SigningKeysController {
     private readonly keys: SigningKeyStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -43,6 +45,7 @@ export class SigningKeysController {
     return { meta: { count, ...page }, results: rows.map(viewOf) };
   }
 
+  @RequiredRole('owner')
   @Post()
   @HttpCode(201)
   async create(@Req() request: ManagementRequest, @Param('workspace') slug: string): Promise<SigningKeyView & PrivateKeyMaterial> {
@@ -50,6 +53,7 @@ export class SigningKeysController {
     return withPrivateKey(await this.keys.create(workspace));
   }
 
+  @RequiredRole('owner')
   @Post(':uid/roll')
   @HttpCode(201)
   async roll(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('uid') uid: string): Promise<SigningKeyView & PrivateKeyMaterial> {
@@ -57,6 +61,7 @@ export class SigningKeysController {
     return withPrivateKey(await this.keys.roll(workspace, uid));
   }
 
+  @RequiredRole('owner')
   @Delete(':uid')
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('uid') uid: string): Promise<void> {

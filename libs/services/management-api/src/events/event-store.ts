@@ -54,11 +54,14 @@ const SEEN = `
      CROSS JOIN LATERAL (SELECT t.event #>> '{}' AS name) e
      WHERE v.workspace_id = $1 AND v.status = 'active' AND v.document->>'trigger_type' = 'event' AND jsonb_typeof(t.event) = 'string'
      GROUP BY e.name),
-  registered AS (SELECT * FROM management.events WHERE workspace_id = $1),
+  registered AS (SELECT name, description, schema_slug, schema_version_no, created_at FROM management.events WHERE workspace_id = $1),
   seen AS (
     SELECT coalesce(r.name, t.name) AS name, coalesce(r.description, '') AS description, r.schema_slug, r.schema_version_no,
            coalesce(r.created_at, t.created_at) AS created_at
       FROM registered r FULL JOIN triggered t ON t.name = r.name)`;
+
+/** An EventRow's columns, named so that a column added to `seen` later never reaches an answer unasked. */
+const EVENT_COLUMNS = 'name, description, schema_slug, schema_version_no, created_at';
 
 @Injectable()
 export class EventStore {
@@ -70,7 +73,7 @@ export class EventStore {
 
   async list(workspace: ScopedWorkspace, page: OffsetPage): Promise<{ count: number; rows: EventRow[] }> {
     const [{ count }] = (await this.db.query(`${SEEN} SELECT count(*)::int AS count FROM seen`, [workspace.id])) as Array<{ count: number }>;
-    const rows = (await this.db.query(`${SEEN} SELECT * FROM seen ORDER BY created_at DESC, name LIMIT $2 OFFSET $3`, [
+    const rows = (await this.db.query(`${SEEN} SELECT ${EVENT_COLUMNS} FROM seen ORDER BY created_at DESC, name LIMIT $2 OFFSET $3`, [
       workspace.id,
       page.limit,
       page.offset,
@@ -79,7 +82,7 @@ export class EventStore {
   }
 
   async get(workspace: ScopedWorkspace, name: string): Promise<EventRow> {
-    const [row] = (await this.db.query(`${SEEN} SELECT * FROM seen WHERE name = $2`, [workspace.id, name])) as EventRow[];
+    const [row] = (await this.db.query(`${SEEN} SELECT ${EVENT_COLUMNS} FROM seen WHERE name = $2`, [workspace.id, name])) as EventRow[];
     if (!row) throw HeraldError.notFound(`event '${name}' not found in workspace '${workspace.slug}'`);
     return row;
   }

@@ -4,6 +4,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { EventChange, EventRow, EventStore, LinkedWorkflow } from './event-store';
+import { RequiredRole } from '../auth/roles';
 
 const EVENT_JSON_SCHEMA = 'https://schema.suprsend.com/event/v1/schema.json';
 
@@ -27,6 +28,7 @@ export class EventsController {
     private readonly store: EventStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -40,6 +42,7 @@ export class EventsController {
   }
 
   /** Registers an event, or updates the one of that name. */
+  @RequiredRole('editor')
   @Post()
   @HttpCode(200)
   async register(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Body() body: unknown): Promise<EventView> {
@@ -47,12 +50,14 @@ export class EventsController {
     return eventView(await this.store.save(await this.workspace(request, workspaceSlug), name, change, false));
   }
 
+  @RequiredRole('viewer')
   @Get(':name')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('name') name: string): Promise<EventView> {
     return eventView(await this.store.get(await this.workspace(request, workspaceSlug), name));
   }
 
   /** Changes the description or links a schema; the event must have been seen (404 otherwise). */
+  @RequiredRole('editor')
   @Patch(':name')
   async update(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('name') name: string, @Body() body: unknown): Promise<EventView> {
     const { change, errors } = changeOf(body, ['description', 'payload_schema']);
@@ -60,6 +65,7 @@ export class EventsController {
     return eventView(await this.store.save(await this.workspace(request, workspaceSlug), name, change, true));
   }
 
+  @RequiredRole('viewer')
   @Get(':name/linked_workflows')
   async linkedWorkflows(
     @Req() request: ManagementRequest,
@@ -69,6 +75,7 @@ export class EventsController {
     return { results: await this.store.linkedWorkflows(await this.workspace(request, workspaceSlug), name) };
   }
 
+  @RequiredRole('editor')
   @Patch(':name/delink_schema')
   async delinkSchema(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('name') name: string): Promise<EventView> {
     return eventView(await this.store.delinkSchema(await this.workspace(request, workspaceSlug), name));
@@ -102,7 +109,8 @@ function changeOf(body: unknown, fieldsAllowed: string[]): { change: EventChange
     else {
       const { schema, version_no: versionNo, ...rest } = link as Record<string, unknown>;
       if (typeof schema !== 'string' || schema === '') found.push({ path: 'payload_schema.schema', message: 'is required: a schema slug' });
-      if (versionNo !== undefined && versionNo !== null && !(Number.isInteger(versionNo) && (versionNo as number) > 0)) {
+      // At most Postgres' integer (the column's type): 1e308 is an integer to JavaScript and a 500 to Postgres.
+      if (versionNo !== undefined && versionNo !== null && !(Number.isInteger(versionNo) && (versionNo as number) > 0 && (versionNo as number) <= 2_147_483_647)) {
         found.push({ path: 'payload_schema.version_no', message: 'must be a positive integer or null (the live version)' });
       }
       for (const key of Object.keys(rest)) found.push({ path: `payload_schema.${key}`, message: 'is not a field of payload_schema (schema, version_no)' });

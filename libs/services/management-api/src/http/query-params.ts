@@ -11,6 +11,12 @@ export function modeOf(raw: string | undefined, allowed: readonly Mode[] = MODES
   return mode;
 }
 
+/** A version number in a path (`.../versions/{version}/` of workflows and templates): 1, 2, ... */
+export function versionNumberOf(raw: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(raw)) throw HeraldError.validation([{ path: 'version', message: 'must be a version number (1, 2, ...)' }]);
+  return Number(raw);
+}
+
 /** A boolean query parameter such as `commit=true`; absent means false. */
 export function booleanOf(name: string, raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'false') return false;

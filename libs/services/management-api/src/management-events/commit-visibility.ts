@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, OnApplicationBootstrap } from '@nestjs/common';
 import { Observable, from, lastValueFrom } from 'rxjs';
-import { DEFINITION_APPLIED_TYPE, DefinitionApplied, DefinitionChanged, DefinitionKind, TOPICS, parseDefinitionApplied, parseEnvelope } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger } from '@herald/runtime';
+import { DEFINITION_APPLIED_TYPE, DefinitionApplied, DefinitionChanged, DefinitionKind, TOPICS, parseDefinitionApplied, parseEnvelope, readsSchemaVersion } from '@herald/contracts';
+import { ConsumerRegistry, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, resolvesWithin } from '@herald/runtime';
 import { collectAnnounced } from './announced-changes';
 
 /**
@@ -58,7 +58,7 @@ export class CommitVisibility implements OnApplicationBootstrap {
       handler: async (message) => {
         // Only a hint for waiting commits: a message that does not parse is skipped, never retried.
         const envelope = parseEnvelope(message.value);
-        if (!envelope.ok || envelope.value.type !== DEFINITION_APPLIED_TYPE) return;
+        if (!envelope.ok || envelope.value.type !== DEFINITION_APPLIED_TYPE || !readsSchemaVersion(envelope.value)) return;
         const parsed = parseDefinitionApplied(envelope.value.payload);
         if (parsed.ok) this.acknowledge(parsed.value);
       },
@@ -77,10 +77,7 @@ export class CommitVisibility implements OnApplicationBootstrap {
     const pending = changes.filter((change) => READERS[change.kind] !== undefined);
     if (timeoutMs === 0 || pending.length === 0) return true;
     const waits = pending.map((change) => this.waitFor(keyOf(change.workspace_id, change.kind, change.id), change.version, READERS[change.kind] ?? []));
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const visible = await Promise.race([Promise.all(waits.map((w) => w.done)).then(() => true as const), timedOut]);
-    clearTimeout(timer);
+    const visible = await resolvesWithin(Promise.all(waits.map((w) => w.done)), timeoutMs);
     for (const wait of waits) this.waiters.delete(wait.waiter);
     if (!visible) {
       this.logger.warn('commit answered before the notification API acknowledged it (is every service running?)', {

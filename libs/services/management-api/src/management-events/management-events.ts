@@ -11,13 +11,16 @@ import {
 } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 import { recordAnnounced } from './announced-changes';
+import { recordAnnouncedCredentials } from './credentials-visibility';
 
 /** management's outbox table, as the event store names it. */
 export const MANAGEMENT_OUTBOX = eventStoreTables('management').outbox;
 
 /** The outbox row announcing a credentials change, keyed by workspace so changes of one workspace stay in order. */
 export function credentialsChangedMessage(change: CredentialsChanged, now: Date): OutboxMessage {
-  return outboxMessage(TOPICS.credentialsChanged.name, CREDENTIALS_CHANGED_TYPE, CREDENTIALS_CHANGED_VERSION, change.workspace_id, change, now);
+  const message = outboxMessage(TOPICS.credentialsChanged.name, CREDENTIALS_CHANGED_TYPE, CREDENTIALS_CHANGED_VERSION, change.workspace_id, change, now);
+  recordAnnouncedCredentials(message.messageId, change);
+  return message;
 }
 
 /** The outbox row announcing that a workflow, template, category set or vendor changed. */

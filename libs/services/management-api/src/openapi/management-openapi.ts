@@ -8,22 +8,48 @@
 import { NODE_TYPES } from '@herald/workflow';
 import { CONTENT_RULES } from '../templates/variant-content';
 import { VENDOR_CATALOGUE } from '../vendors/vendor-catalogue';
+import { CredentialField } from '../vendors/credential-fields';
 import { browserKeysOpenApi } from '../browser-keys/browser-keys-openapi';
+import { statusWebhooksOpenApi } from '../status-webhooks/status-webhooks-openapi';
+import { suppressionsOpenApi } from '../suppressions/suppressions-openapi';
+import { operatorsOpenApi, withRoleRefusals } from '../operators/operators-openapi';
 
 type Schema = Record<string, unknown>;
 
 /** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
 const vendorCredentials: Schema = {
   type: 'object',
-  description: "The vendor's credential fields (the path names the vendor; docs/reference.md has an example of each); replaces the stored set when given",
+  description: "The vendor's credential fields (the path names the vendor; docs/reference.md has an example of each); on an update, a field given replaces its stored value, a field left out keeps it, null removes an optional one",
   anyOf: VENDOR_CATALOGUE.map((spec) => ({
     title: `${spec.channel}/${spec.vendor}`,
     type: 'object',
     additionalProperties: false,
     required: Object.entries(spec.credentials).filter(([, field]) => !field.optional).map(([name]) => name),
-    properties: Object.fromEntries(Object.entries(spec.credentials).map(([name, field]) => [name, { type: field.type }])),
+    properties: Object.fromEntries(Object.entries(spec.credentials).map(([name, field]) => [name, credentialSchema(field)])),
   })),
 };
+
+/**
+ * One credential field as a form needs it (the console draws its vendor forms from these):
+ * `x-herald-shown` says what answers show of it (`full` settings, a 4-character `prefix`
+ * of keys, `none` of secrets), `format: password` marks what is never shown.
+ */
+function credentialSchema(field: CredentialField): Schema {
+  switch (field.type) {
+    case 'integer':
+      return { type: 'integer', minimum: field.min, maximum: field.max, 'x-herald-shown': 'full' };
+    case 'boolean':
+      return { type: 'boolean', 'x-herald-shown': 'full' };
+    case 'string':
+      return {
+        type: 'string',
+        'x-herald-shown': field.shown,
+        ...(field.shown === 'none' ? { format: 'password' } : {}),
+        ...(field.multiline ? { 'x-herald-multiline': true } : {}),
+        ...(field.values ? { enum: [...field.values] } : {}),
+      };
+  }
+}
 
 /** One schema per channel (its name as the title), from the rules a variant's content is checked against. */
 const variantContent: Schema = {
@@ -42,7 +68,11 @@ const variantContent: Schema = {
             ? { type: 'array', items: { type: 'string' }, maxItems: rule.maxItems }
             : rule.kind === 'object_list'
               ? { type: 'array', items: { type: 'object' }, maxItems: rule.maxItems }
-              : { type: 'object' },
+              : rule.kind === 'boolean'
+                ? { type: 'boolean' }
+                : rule.kind === 'string_or_object'
+                  ? { anyOf: [{ type: 'string', maxLength: rule.max }, { type: 'object' }] }
+                  : { type: 'object' },
       ]),
     ),
   })),
@@ -94,7 +124,7 @@ const offsetList = (item: Schema): Schema => ({
   },
 });
 const body = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
-const security = [{ ServiceTokenAuth: [] }];
+const security = [{ ServiceTokenAuth: [] }, { ConsoleSession: [] }];
 const modeQuery = query('mode', { type: 'string', enum: ['draft', 'live'], default: 'draft' }, 'Which version');
 
 const actor = nullable({ type: 'object', properties: { name: { type: 'string' }, email: nullable({ type: 'string' }) } });
@@ -106,6 +136,7 @@ const templateParam = pathParam('template_slug', 'Template slug');
 const eventParam: Schema = pathParam('url_encoded_event_name', 'Event name, URL-encoded');
 const channelParam: Schema = { ...pathParam('channel', 'Channel; another value is a 404'), schema: channelName };
 const variantParams = [workspaceParam, templateParam, channelParam, pathParam('variant_id', 'Variant id, unique within the channel')];
+const versionParam: Schema = { in: 'path', name: 'version', required: true, schema: { type: 'integer', minimum: 1 }, description: 'Version number (1, 2, ...)' };
 const liveModeQuery = query('mode', { type: 'string', enum: ['live'], default: 'live' }, 'Only the live version (the default)');
 
 /** The fields of a variant that lists show; the detail adds content, errors and vendor_approvals. */
@@ -139,9 +170,15 @@ export const managementOpenApi = {
   servers: [{ url: 'http://127.0.0.1:3001' }],
   security,
   components: {
-    securitySchemes: { ServiceTokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ServiceToken <token>`' } },
+    securitySchemes: {
+      ServiceTokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ServiceToken <token>`' },
+      ConsoleSession: { type: 'apiKey', in: 'cookie', name: 'herald_session', description: "An operator's console session (POST /v1/operator_session/), with the header X-Herald-Console: 1" },
+    },
     schemas: {
       ...browserKeysOpenApi.schemas,
+      ...statusWebhooksOpenApi.schemas,
+      ...suppressionsOpenApi.schemas,
+      ...operatorsOpenApi.schemas,
       ErrorResponse: {
         type: 'object',
         required: ['code', 'message'],
@@ -209,7 +246,7 @@ export const managementOpenApi = {
       },
       ApiKey: {
         type: 'object',
-        required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'expires_at'],
+        required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'expires_at', 'read_only'],
         properties: {
           id: { type: 'string' },
           masked_api_key: { type: 'string' },
@@ -221,6 +258,7 @@ export const managementOpenApi = {
           deleted_at: nullable(dateTime),
           deleted_by: actor,
           expires_at: { ...nullable(dateTime), description: 'When the key stops working (it is then deleted, within a minute); null: until deleted' },
+          read_only: { type: 'boolean', description: 'Herald: the key may only read (GET and HEAD on the notification API); anything else is refused with 403' },
           api_key: { type: 'string', description: 'Only in the create response.' },
         },
       },
@@ -231,6 +269,7 @@ export const managementOpenApi = {
           name: { type: 'string', minLength: 1, maxLength: 64 },
           description: { type: 'string', maxLength: 500 },
           expires_at: { ...dateTime, description: 'When the key stops working, in the future; omitted: until deleted' },
+          read_only: { type: 'boolean', default: false, description: 'Herald: a key that may only read (GET and HEAD on the notification API), for dashboards' },
         },
       },
       PreferenceCategories: {
@@ -289,6 +328,32 @@ export const managementOpenApi = {
           },
         },
       },
+      VendorTestBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['to'],
+        properties: {
+          to: {
+            anyOf: [{ type: 'string', minLength: 1, maxLength: 320 }, { type: 'object' }],
+            description: 'An email address, a phone number, a device token, a distinct_id (inbox), or an identity object as a profile holds it (Slack, Teams, web push)',
+          },
+        },
+      },
+      VendorTestAnswer: {
+        type: 'object',
+        required: ['ok', 'channel', 'vendor', 'status', 'body', 'error', 'retryable', 'vendor_message_id', 'duration_ms'],
+        properties: {
+          ok: { type: 'boolean', description: 'The vendor accepted the message' },
+          channel: channelName,
+          vendor: { type: 'string' },
+          status: nullable({ type: 'integer', description: "The vendor's HTTP status or SMTP reply code; null when no answer arrived" }),
+          body: nullable({ type: 'string', maxLength: 1000, description: "The start of the vendor's answer (HTTP body, SMTP reply)" }),
+          error: nullable({ type: 'string', description: 'Why the send failed, as a delivery would record it' }),
+          retryable: nullable({ type: 'boolean', description: 'Whether a delivery would retry this failure' }),
+          vendor_message_id: nullable({ type: 'string' }),
+          duration_ms: { type: 'integer' },
+        },
+      },
       Vendor: {
         type: 'object',
         required: ['id', 'channel', 'vendor', 'is_enabled', 'priority', 'base_url', 'settings', 'credentials', 'has_credentials', 'version', 'created_at', 'updated_at'],
@@ -303,8 +368,8 @@ export const managementOpenApi = {
           settings: { type: 'object' },
           credentials: {
             type: 'object',
-            description: 'Every credential masked: never a value in full',
-            additionalProperties: { type: 'string', pattern: '^([^*]{4}\\*{4}|\\*{8})$' },
+            description: 'Settings (host, port, sender, region) as they are; keys as their first 4 characters and a mask; passwords, tokens and private keys as a mask only',
+            additionalProperties: { type: ['string', 'integer', 'boolean'] },
           },
           has_credentials: { type: 'boolean' },
           version: { type: 'integer', minimum: 1 },
@@ -356,7 +421,7 @@ export const managementOpenApi = {
           payload_schema: nullable(ref('PayloadSchemaLink')),
           active_at: nullable(dateTime),
           updated_by: actor,
-          tree: { type: 'object' },
+          tree: { type: 'object', required: ['nodes'], properties: { nodes: { type: 'array', items: workflowNode } } },
           validation_result: ref('ValidationResult'),
           version_no: { type: 'integer', minimum: 1 },
         },
@@ -513,7 +578,11 @@ export const managementOpenApi = {
         required: ['run_id', 'recipient', 'status', 'sends', 'changes', 'notes'],
         properties: {
           run_id: { type: 'string' },
-          recipient: nullable({ type: 'object' }),
+          recipient: nullable({
+            type: 'object',
+            required: ['$type'],
+            properties: { $type: { type: 'string', enum: ['user', 'object'] }, distinct_id: { type: 'string' }, object_type: { type: 'string' }, id: { type: 'string' } },
+          }),
           status: {
             type: 'object',
             required: ['before', 'after'],
@@ -542,6 +611,7 @@ export const managementOpenApi = {
           summary: nullable({
             type: 'object',
             description: 'Runs replayed, changed and stopped; sends before and after; changes by kind; sends per channel:template before and after',
+            required: ['runs', 'runs_changed', 'runs_stopped', 'sends_before', 'sends_after', 'changes', 'sends_by_channel'],
             properties: {
               runs: { type: 'integer' },
               runs_changed: { type: 'integer' },
@@ -549,7 +619,7 @@ export const managementOpenApi = {
               sends_before: { type: 'integer' },
               sends_after: { type: 'integer' },
               changes: { type: 'object', additionalProperties: { type: 'integer' } },
-              sends_by_channel: { type: 'object', additionalProperties: { type: 'object', properties: { before: { type: 'integer' }, after: { type: 'integer' } } } },
+              sends_by_channel: { type: 'object', additionalProperties: { type: 'object', required: ['before', 'after'], properties: { before: { type: 'integer' }, after: { type: 'integer' } } } },
             },
           }),
           error: nullable({ type: 'string' }),
@@ -569,6 +639,21 @@ export const managementOpenApi = {
           active_at: nullable(dateTime),
           updated_at: dateTime,
           validation_result: ref('ValidationResult'),
+        },
+      },
+      WorkflowVersionDetail: {
+        type: 'object',
+        description: 'A version of a workflow with its definition as written (the writable fields of WorkflowBody)',
+        required: ['version_no', 'status', 'hash', 'updated_at', 'validation_result', 'definition'],
+        properties: {
+          version_no: { type: 'integer' },
+          status: { type: 'string', enum: ['draft', 'active', 'archived'] },
+          commit_message: nullable({ type: 'string' }),
+          hash: { type: 'string' },
+          active_at: nullable(dateTime),
+          updated_at: dateTime,
+          validation_result: ref('ValidationResult'),
+          definition: ref('WorkflowBody'),
         },
       },
       Template: {
@@ -715,6 +800,35 @@ export const managementOpenApi = {
           error: nullable({ type: 'string', description: 'Why the variant does not render (rendered is then null)' }),
         },
       },
+      DraftPreviewBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['content'],
+        properties: {
+          content: { ...variantContent, description: "The channel's content as an editor holds it, not saved yet (email may give `mjml` instead of `html`)" },
+          data: { type: 'object', description: "Render with this instead of the template's mock data" },
+          locale: { type: 'string', description: 'The locale `{{t}}` keys are looked up for (then its language, then `en`); `en` if absent' },
+        },
+      },
+      TemplateDraftPreview: {
+        type: 'object',
+        required: ['template_slug', 'channel', 'mode', 'locale', 'data', 'rendered', 'missing_variables', 'error', 'errors'],
+        properties: {
+          template_slug: { type: 'string' },
+          channel: channelName,
+          mode: { type: 'string', const: 'draft' },
+          locale: { type: 'string', description: 'The locale `{{t}}` keys were looked up for' },
+          data: { type: 'object', description: 'What the content was rendered with' },
+          rendered: nullable({ type: 'object', required: ['channel'], properties: { channel: channelName }, description: 'The content as a dispatcher would send it (MJML compiled to HTML)' }),
+          missing_variables: { ...strings, description: '`field: path` of each placeholder the data had no value for' },
+          error: nullable({ type: 'string', description: 'Why the content does not render (rendered is then null)' }),
+          errors: {
+            type: 'object',
+            additionalProperties: strings,
+            description: "What saving this content would report, by path relative to the content (MJML's own warnings as `mjml`, with their line); the commit refuses a variant with any",
+          },
+        },
+      },
       TemplateCommitBody: {
         type: 'object',
         description: 'The body of every PATCH .../commit/ (templates, workflows, categories)',
@@ -748,6 +862,51 @@ export const managementOpenApi = {
             },
           },
         },
+      },
+      TemplateVersion: {
+        type: 'object',
+        required: ['version_no', 'commit_message', 'committed_at', 'hash', 'is_live', 'name', 'enabled_channels', 'variants_count'],
+        properties: {
+          version_no: { type: 'integer', minimum: 1 },
+          commit_message: nullable({ type: 'string' }),
+          committed_at: dateTime,
+          hash: { type: 'string', description: 'The live hash of the version' },
+          is_live: { type: 'boolean', description: 'The version live now' },
+          name: { type: 'string' },
+          enabled_channels: { type: 'array', items: channelName },
+          variants_count: { type: 'integer', minimum: 0 },
+        },
+      },
+      TemplateVersionDetail: {
+        allOf: [
+          ref('TemplateVersion'),
+          {
+            type: 'object',
+            required: ['description', 'tags', 'strict', 'variants'],
+            properties: {
+              description: nullable({ type: 'string' }),
+              tags: strings,
+              strict: { type: 'boolean' },
+              variants: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['channel', 'id', 'tenant_id', 'locale', 'conditions', 'content', 'seq_no', 'needs_vendor_approval'],
+                  properties: {
+                    channel: channelName,
+                    id: { type: 'string' },
+                    tenant_id: nullable({ type: 'string' }),
+                    locale: { type: 'string' },
+                    conditions: { type: 'array', items: ref('VariantCondition') },
+                    content: { type: 'object', description: "The channel's content fields, as committed" },
+                    seq_no: { type: 'integer' },
+                    needs_vendor_approval: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+        ],
       },
       TemplateVariant: {
         type: 'object',
@@ -880,6 +1039,9 @@ export const managementOpenApi = {
       },
     },
     ...browserKeysOpenApi.paths,
+    ...statusWebhooksOpenApi.paths,
+    ...suppressionsOpenApi.paths,
+    ...operatorsOpenApi.paths,
     '/v1/{workspace}/ws_api_key/': {
       get: {
         summary: 'List API keys (masked)',
@@ -911,7 +1073,7 @@ export const managementOpenApi = {
       get: {
         summary: 'Get a configured vendor',
         parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
-        responses: { 200: json(ref('Vendor'), 'The vendor, credentials masked'), ...errors(401, 404) },
+        responses: { 200: json(ref('Vendor'), 'The vendor, its keys and secrets masked'), ...errors(401, 404) },
       },
       put: {
         summary: 'Configure a vendor (create or update)',
@@ -927,6 +1089,16 @@ export const managementOpenApi = {
         summary: 'Remove a vendor',
         parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
         responses: { 204: { description: 'Removed' }, ...errors(401, 404) },
+      },
+    },
+    '/v1/{workspace}/vendor/{channel}/{vendor}/test/': {
+      post: {
+        summary: 'Send one test message through the vendor as configured (Herald)',
+        description:
+          "Through channel-dispatchers' own adapter and outbound address rule (HERALD_OUTBOUND_ALLOW), enabled or not, to the body's `to`; answers what the vendor said, 200 whether it accepted the message or not. 503 when the dispatchers cannot be reached (distributed mode: HERALD_DISPATCHERS_URL).",
+        parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
+        requestBody: body(ref('VendorTestBody')),
+        responses: { 200: json(ref('VendorTestAnswer'), "The vendor's answer"), ...errors(400, 401, 404), 503: error('The dispatchers cannot be reached, or refused the request') },
       },
     },
     '/v1/{workspace}/preference_category/': {
@@ -1034,6 +1206,41 @@ export const managementOpenApi = {
         parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
         responses: {
           200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: ref('WorkflowVersion') } } }, 'Newest first'),
+          ...errors(400, 401, 404),
+        },
+      },
+    },
+    '/v1/{workspace}/workflow/{slug}/versions/{version}/': {
+      get: {
+        summary: "A version of a workflow with its definition, to compare versions (Herald)",
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug'), pathParam('version', 'Version number')],
+        responses: { 200: json(ref('WorkflowVersionDetail'), 'The version'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/workflow/{slug}/versions/{version}/rollback/': {
+      post: {
+        summary: "Make an earlier version live again, as the next version (Herald)",
+        description:
+          "The version's definition is validated against what is live now, replaces any pending draft and is committed; the versions in between stay in the history. The commit message defaults to `rollback to version N`.",
+        parameters: [
+          workspaceParam,
+          pathParam('slug', 'Workflow slug'),
+          pathParam('version', 'Version number'),
+          query('commit_message', { type: 'string' }, 'Commit message (or in the body)'),
+        ],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        responses: { 202: json(ref('Workflow'), 'The new live version'), ...errors(400, 401, 404, 409) },
+      },
+    },
+    '/v1/{workspace}/workflow/{slug}/validate/': {
+      post: {
+        summary: 'Check a workflow document as saving it as the draft would, saving nothing (Herald)',
+        description:
+          'Every problem as `path: message` (e.g. `tree.nodes[1].branches[0].nodes[0].template: no template with slug "x"`), jq and Jsonnet parsed by the engines that run them; an unknown category or a malformed payload_schema, which a save refuses with 400, are listed here too. The workflow need not exist.',
+        parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
+        requestBody: body(ref('WorkflowBody')),
+        responses: {
+          200: json({ type: 'object', required: ['validation_result'], properties: { validation_result: ref('ValidationResult') } }, 'The validation result'),
           ...errors(400, 401, 404),
         },
       },
@@ -1227,6 +1434,28 @@ export const managementOpenApi = {
         responses: { 200: json(ref('Template'), 'The live version'), ...errors(400, 401, 404) },
       },
     },
+    '/v2/{workspace}/template/{template_slug}/versions/': {
+      get: {
+        summary: "A template's history (Herald): every committed version, newest first",
+        parameters: [workspaceParam, templateParam],
+        responses: { 200: json({ type: 'object', required: ['results'], properties: { results: { type: 'array', items: ref('TemplateVersion') } } }, 'Newest first'), ...errors(401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/versions/{version}/': {
+      get: {
+        summary: 'One committed version with its metadata and variants (Herald): what a diff between versions compares',
+        parameters: [workspaceParam, templateParam, versionParam],
+        responses: { 200: json(ref('TemplateVersionDetail'), 'The version'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v2/{workspace}/template/{template_slug}/versions/{version}/restore/': {
+      post: {
+        summary: 'Make a committed version the draft again (Herald): its metadata and variants replace the draft, to be committed as the next version',
+        description: 'Each variant is checked as an edit would be (`has_error` and `errors` on the variant); vendor approvals carry over only where the live variant has the same content.',
+        parameters: [workspaceParam, templateParam, versionParam],
+        responses: { 200: json(ref('Template'), 'The draft'), ...errors(400, 401, 404) },
+      },
+    },
     '/v2/{workspace}/template/{template_slug}/variant/': {
       get: {
         summary: 'List the variants of every channel (without content)',
@@ -1283,6 +1512,16 @@ export const managementOpenApi = {
         responses: { 200: json(ref('TemplatePreview'), 'The rendered variant'), ...errors(400, 401, 404) },
       },
     },
+    '/v2/{workspace}/template/{template_slug}/channel/{channel}/preview/': {
+      post: {
+        summary: 'Render content not saved yet, as its draft variant would render (Herald)',
+        description:
+          "For an editor's live preview: the dispatchers' renderer (MJML compiled to HTML, cached per source), the template's mock data unless `data` is given, the draft translations. Content with problems still renders as far as it can: `errors` lists them, `error` says why it does not render at all.",
+        parameters: [workspaceParam, templateParam, channelParam],
+        requestBody: body(ref('DraftPreviewBody')),
+        responses: { 200: json(ref('TemplateDraftPreview'), 'The rendered content'), ...errors(400, 401, 404) },
+      },
+    },
     '/v2/{workspace}/template/{template_slug}/channel/{channel}/variant/{variant_id}/vendor_approval/': {
       patch: {
         summary: "Record a vendor's approval status of a live sms or whatsapp variant",
@@ -1305,5 +1544,8 @@ export const managementOpenApi = {
     },
   } as Record<string, Record<string, Schema>>,
 };
+
+// A role below the route's is refused (403) on every authenticated route.
+withRoleRefusals(managementOpenApi.paths as Parameters<typeof withRoleRefusals>[0]);
 
 export type OpenApiDocument = typeof managementOpenApi;

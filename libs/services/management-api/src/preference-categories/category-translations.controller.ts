@@ -3,6 +3,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryTranslation, categoryLocaleOf, categoryTranslationOf } from './category-translation';
 import { CategoryTranslationStore } from './category-translation-store';
+import { RequiredRole } from '../auth/roles';
 
 /**
  * `/v1/{workspace}/preference_category/translation/...` as in the reference: per locale, the
@@ -17,12 +18,14 @@ export class CategoryTranslationsController {
     private readonly store: CategoryTranslationStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get('locale')
   async locales(@Req() request: ManagementRequest, @Param('workspace') slug: string): Promise<{ results: Array<{ locale: string }> }> {
     const locales = await this.store.locales(await this.workspace(request, slug));
     return { results: locales.map((locale) => ({ locale })) };
   }
 
+  @RequiredRole('viewer')
   @Get('content/:locale')
   async get(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string): Promise<CategoryTranslation> {
     const valid = categoryLocaleOf(locale);
@@ -30,6 +33,7 @@ export class CategoryTranslationsController {
   }
 
   /** Creates or replaces the locale's translation. */
+  @RequiredRole('editor')
   @Post('content/:locale')
   @HttpCode(200)
   async save(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string, @Body() body: unknown): Promise<CategoryTranslation> {
@@ -38,6 +42,7 @@ export class CategoryTranslationsController {
     return this.store.save(await this.workspace(request, slug), valid, translation);
   }
 
+  @RequiredRole('editor')
   @Delete('content/:locale')
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string): Promise<void> {

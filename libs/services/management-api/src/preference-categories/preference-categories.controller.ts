@@ -5,6 +5,7 @@ import { commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf } from '../http/query-params';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryVersionView, PreferenceCategoryStore } from './preference-category-store';
+import { RequiredRole } from '../auth/roles';
 
 /**
  * `/v1/{workspace}/preference_category/`: the workspace's notification categories,
@@ -18,6 +19,7 @@ export class PreferenceCategoriesController {
     private readonly store: PreferenceCategoryStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async get(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Query('mode') mode?: string): Promise<CategoryVersionView> {
     const selected = modeOf(mode);
@@ -26,6 +28,7 @@ export class PreferenceCategoriesController {
   }
 
   /** Saves the draft; with `commit=true` (and a commit message) also makes a valid draft live. */
+  @RequiredRole('editor')
   @Post()
   @HttpCode(200)
   async save(
@@ -46,6 +49,7 @@ export class PreferenceCategoriesController {
   }
 
   /** The message comes from the query or the body (`{"commit_message": "..."}`), as for templates and workflows. */
+  @RequiredRole('editor')
   @Patch('commit')
   async commit(
     @Req() request: ManagementRequest,

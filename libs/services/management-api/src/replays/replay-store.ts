@@ -22,6 +22,9 @@ export interface ReplayJobRow {
   readonly updated_at: Date;
 }
 
+/** A ReplayJobRow's columns (the table's workspace_id stays out of answers). */
+const REPLAY_JOB_COLUMNS = 'id, workflow_slug, source, selection, status, total, done, summary, error, created_at, updated_at';
+
 /**
  * What-if replay jobs. A job is created with its request on the outbox in one
  * transaction (`notify.replay.requested.v1`, for the engine); the engine's progress
@@ -39,7 +42,7 @@ export class ReplayStore {
     return this.db.transaction(async (tx) => {
       const [row] = (await tx.query(
         `INSERT INTO management.replay_jobs (id, workspace_id, workflow_slug, source, selection, status)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, 'queued') RETURNING *`,
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, 'queued') RETURNING ${REPLAY_JOB_COLUMNS}`,
         [id, workspace.id, slug, JSON.stringify(source), JSON.stringify(selection)],
       )) as ReplayJobRow[];
       const payload = { job_id: id, workspace_id: workspace.id, workflow_slug: slug, definition, selection };
@@ -60,7 +63,7 @@ export class ReplayStore {
   async get(workspace: ScopedWorkspace, slug: string, id: string): Promise<{ job: ReplayJobRow; results?: unknown[] }> {
     const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
     const [job] = UUID.test(id)
-      ? ((await this.db.query(`SELECT * FROM management.replay_jobs WHERE workspace_id = $1 AND workflow_slug = $2 AND id = $3`, [workspace.id, slug, id])) as ReplayJobRow[])
+      ? ((await this.db.query(`SELECT ${REPLAY_JOB_COLUMNS} FROM management.replay_jobs WHERE workspace_id = $1 AND workflow_slug = $2 AND id = $3`, [workspace.id, slug, id])) as ReplayJobRow[])
       : [];
     if (!job) throw HeraldError.notFound(`replay '${id}' of workflow '${slug}' not found`);
     if (job.status !== 'done') return { job };

@@ -5,6 +5,7 @@ import { WorkflowStore } from '../workflows/workflow-store';
 import { WorkflowDocument, documentOf } from '../workflows/workflow-view';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { ReplayJobRow, ReplayStore } from './replay-store';
+import { RequiredRole } from '../auth/roles';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
 export const DEFAULT_REPLAY_RUNS = 100;
@@ -30,6 +31,7 @@ export class ReplaysController {
     private readonly store: ReplayStore,
   ) {}
 
+  @RequiredRole('editor')
   @Post()
   @HttpCode(202)
   async start(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string, @Body() body: unknown): Promise<Record<string, unknown>> {
@@ -39,6 +41,7 @@ export class ReplaysController {
     return replayView(await this.store.create(workspace, slug, source, definition, selection));
   }
 
+  @RequiredRole('viewer')
   @Get(':id')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string, @Param('id') id: string): Promise<Record<string, unknown>> {
     const { job, results } = await this.store.get(await this.workspace(request, workspaceSlug), slugOf(slug), id);

@@ -6,6 +6,7 @@ import { OffsetList, offsetPage } from '../http/offset-page';
 import { booleanOf, modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { SchemaDraft, SchemaRow, SchemaStore } from './schema-store';
+import { RequiredRole } from '../auth/roles';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
 
@@ -36,6 +37,7 @@ export class SchemasController {
     private readonly store: SchemaStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -50,6 +52,7 @@ export class SchemasController {
     return { meta: { count, ...page }, results: rows.map(schemaView) };
   }
 
+  @RequiredRole('viewer')
   @Get(':slug')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string, @Query('mode') mode?: string): Promise<SchemaView> {
     const selected = modeOf(mode);
@@ -57,6 +60,7 @@ export class SchemasController {
   }
 
   /** Creates the schema or replaces its draft; `commit=true` also makes it live. */
+  @RequiredRole('editor')
   @Post(':slug')
   @HttpCode(200)
   async upsert(
@@ -75,6 +79,7 @@ export class SchemasController {
     return schemaView(await this.store.commit(workspace, saved.slug, commitMessage?.trim() || null));
   }
 
+  @RequiredRole('editor')
   @Patch(':slug/commit')
   async commit(
     @Req() request: ManagementRequest,

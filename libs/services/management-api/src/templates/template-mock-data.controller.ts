@@ -1,14 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { HeraldError, JsonRecord } from '@herald/contracts';
-import { RenderedContent, TemplateEngine, localeTranslationsOf, renderContent, translationScope } from '@herald/rendering';
+import { Channel, FieldError, HeraldError, JsonRecord } from '@herald/contracts';
+import { RenderedContent, TemplateEngine, localeTranslationsOf, renderVariant, translationScope } from '@herald/rendering';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { committedFiles } from '../translations/translation-files';
 import { TranslationStore } from '../translations/translation-store';
-import { WorkspaceScope } from '../workspaces/workspace-scope';
+import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { MockData, transformedData, updateMockData } from './mock-data';
 import { channelOf, modeOf } from './template-params';
-import { Mode } from './template-rows';
+import { Mode, TemplateRow } from './template-rows';
 import { TemplateStore, variantNotFound } from './template-store';
+import { mjmlErrors, validateContent } from './variant-content';
+import { RequiredRole } from '../auth/roles';
 
 export interface MockDataView {
   readonly data: MockData;
@@ -31,6 +33,12 @@ export interface PreviewView {
   readonly error: string | null;
 }
 
+/** A preview of content not saved yet: as a saved variant's, with what a save would report on the content. */
+export interface DraftPreviewView extends Omit<PreviewView, 'variant_id'> {
+  /** Content problems by path relative to the content (as a variant's `errors`); the commit refuses a variant with any. */
+  readonly errors: Record<string, string[]>;
+}
+
 /**
  * A template's mock data (the reference's `mock_data`: sample input for previews), and
  * Herald's preview of any variant rendered with it by the dispatchers' own renderer,
@@ -48,6 +56,7 @@ export class TemplateMockDataController {
     private readonly translations: TranslationStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get('mock_data')
   async get(
     @Req() request: ManagementRequest,
@@ -61,6 +70,7 @@ export class TemplateMockDataController {
   }
 
   /** Partial: the fields given replace the current ones. */
+  @RequiredRole('editor')
   @Patch('mock_data')
   async update(
     @Req() request: ManagementRequest,
@@ -84,6 +94,7 @@ export class TemplateMockDataController {
    * would) for the body's `locale`, else the variant's. A variant that does not render
    * is still a 200: the answer's `error` says why, as a delivery would fail.
    */
+  @RequiredRole('viewer')
   @Post('channel/:channel/variant/:variant_id/preview')
   @HttpCode(200)
   async preview(
@@ -97,23 +108,58 @@ export class TemplateMockDataController {
   ): Promise<PreviewView> {
     const channel = channelOf(rawChannel);
     const mode = modeOf(rawMode);
-    const { data: given, locale: givenLocale } = previewRequestOf(body);
+    const { data: given, locale: givenLocale } = previewRequestOf(body, ['data', 'locale']);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
     const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
     const variant = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
     if (!variant) throw variantNotFound(slug, channel, variantId, mode);
-    const data = given ?? transformedData(await this.store.mockData(workspace, slug));
+    const rendering = await this.render(workspace, template, mode, channel, variant.content as JsonRecord, given, givenLocale ?? variant.locale);
+    return { template_slug: slug, channel, variant_id: variantId, mode, ...rendering };
+  }
+
+  /**
+   * Renders content that is not saved yet (an editor's draft, as the user types) as the
+   * draft variant would render once saved: the body's `content` for the channel, with its
+   * `data` or the template's mock data, and the draft translations for its `locale`
+   * (default en). `errors` lists what a save would report on the content (the commit
+   * refuses a variant with any); it renders anyway, as far as it can.
+   */
+  @RequiredRole('viewer')
+  @Post('channel/:channel/preview')
+  @HttpCode(200)
+  async previewDraft(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('template_slug') slug: string,
+    @Param('channel') rawChannel: string,
+    @Body() body: unknown,
+  ): Promise<DraftPreviewView> {
+    const channel = channelOf(rawChannel);
+    const { data: given, locale: givenLocale, content } = previewRequestOf(body, ['content', 'data', 'locale']);
+    if (content === undefined) throw HeraldError.validation([{ path: 'content', message: 'is required' }]);
+    const errors = [...validateContent(channel, content), ...(await mjmlErrors(channel, content))];
+    const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
+    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
+    const rendering = await this.render(workspace, template, 'draft', channel, content, given, givenLocale ?? BASE_PREVIEW_LOCALE);
+    return { template_slug: slug, channel, mode: 'draft', errors: errorsByPath(errors), ...rendering };
+  }
+
+  private async render(
+    workspace: ScopedWorkspace,
+    template: TemplateRow,
+    mode: Mode,
+    channel: Channel,
+    content: JsonRecord,
+    given: JsonRecord | undefined,
+    locale: string,
+  ): Promise<Pick<PreviewView, 'locale' | 'data' | 'rendered' | 'missing_variables' | 'error'>> {
+    const data = given ?? transformedData(await this.store.mockData(workspace, template.slug));
     const strict = mode === 'live' ? (template.live?.strict ?? false) : (template.strict ?? false);
     const live = await this.translations.live(workspace.id);
     const files = mode === 'live' ? live.files : committedFiles(live.files, await this.translations.drafts(workspace.id));
-    const locale = givenLocale ?? variant.locale;
     const translations = translationScope(localeTranslationsOf(files), locale);
-    const result = renderContent(this.engine, channel, variant.content as JsonRecord, data, { strict, translations });
+    const result = await renderVariant(this.engine, channel, content, data, { strict, translations });
     return {
-      template_slug: slug,
-      channel,
-      variant_id: variantId,
-      mode,
       locale,
       data,
       rendered: result.ok ? result.content : null,
@@ -128,17 +174,30 @@ function mockDataView(data: MockData): MockDataView {
 }
 
 const LOCALE = /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8}){0,3}$/;
+/** The locale a draft's `{{t}}` keys are looked up for when the request names none (the base language). */
+const BASE_PREVIEW_LOCALE = 'en';
 
-/** The optional body of a preview: `{ "data": {...}, "locale": "fr-CA" }`, either field, or nothing. */
-function previewRequestOf(body: unknown): { data?: JsonRecord; locale?: string } {
+/**
+ * The body of a preview: `{ "data": {...}, "locale": "fr-CA" }` (either field, or nothing)
+ * for a saved variant; with `content` (required there) for unsaved content.
+ */
+function previewRequestOf(body: unknown, fields: readonly ('content' | 'data' | 'locale')[]): { data?: JsonRecord; locale?: string; content?: JsonRecord } {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
   const errors = Object.keys(body)
-    .filter((key) => key !== 'data' && key !== 'locale')
-    .map((key) => ({ path: key, message: 'is not a field of a preview request (data, locale)' }));
-  const { data, locale } = body as { data?: unknown; locale?: unknown };
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) errors.push({ path: 'data', message: 'must be a JSON object' });
+    .filter((key) => !(fields as readonly string[]).includes(key))
+    .map((key) => ({ path: key, message: `is not a field of a preview request (${fields.join(', ')})` }));
+  const { data, locale, content } = body as { data?: unknown; locale?: unknown; content?: unknown };
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (data !== undefined && !isObject(data)) errors.push({ path: 'data', message: 'must be a JSON object' });
+  if (content !== undefined && !isObject(content)) errors.push({ path: 'content', message: 'must be a JSON object' });
   if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) errors.push({ path: 'locale', message: 'must be a locale code such as fr or fr-CA' });
   if (errors.length > 0) throw HeraldError.validation(errors);
-  return { data: data as JsonRecord | undefined, locale: locale as string | undefined };
+  return { data: data as JsonRecord | undefined, locale: locale as string | undefined, content: content as JsonRecord | undefined };
+}
+
+function errorsByPath(errors: readonly FieldError[]): Record<string, string[]> {
+  const byPath: Record<string, string[]> = {};
+  for (const error of errors) (byPath[error.path] ??= []).push(error.message);
+  return byPath;
 }

@@ -9,7 +9,9 @@ import { CommitTemplateDto, TEMPLATE_SLUG, UpsertTemplateDto } from './template.
 import { modeOf } from './template-params';
 import { Mode, TemplateMeta, TemplateRow, VariantRow } from './template-rows';
 import { Queryable, TemplateStore, TemplateTransaction } from './template-store';
+import { TemplateVersionRepository } from './template-version.repository';
 import { TemplateView, templateView } from './template-views';
+import { RequiredRole } from '../auth/roles';
 
 /**
  * Templates at `/v2/{workspace}/template/` (reference "Template Management API v2").
@@ -21,10 +23,12 @@ export class TemplatesController {
   constructor(
     private readonly scope: WorkspaceScope,
     private readonly store: TemplateStore,
+    private readonly versions: TemplateVersionRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Newest first; `mode=live` lists only templates with a live version, as that version. */
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -42,6 +46,7 @@ export class TemplatesController {
     return { meta: { count, ...page }, results: rows.map((row) => templateView(row, mode, counts.get(row.id) ?? new Map())) };
   }
 
+  @RequiredRole('viewer')
   @Get(':template_slug')
   async detail(
     @Req() request: ManagementRequest,
@@ -57,6 +62,7 @@ export class TemplatesController {
   }
 
   /** Creates the template, or updates its draft metadata: the reference answers 200 either way. */
+  @RequiredRole('editor')
   @Post(':template_slug')
   @HttpCode(200)
   async upsert(
@@ -87,6 +93,7 @@ export class TemplatesController {
    * variant. A draft identical to the live version commits nothing and announces
    * nothing, so automation can commit unconditionally.
    */
+  @RequiredRole('editor')
   @Patch(':template_slug/commit')
   async commit(
     @Req() request: ManagementRequest,
@@ -128,7 +135,10 @@ export class TemplatesController {
       strict: template.strict ?? false,
     };
     const committed = await this.store.writeCommit(tx, template, [...plan.live, ...plan.draft], live, commitMessage, now);
-    return this.store.announce(tx, workspace, committed, 'committed');
+    const announced = await this.store.announce(tx, workspace, committed, 'committed');
+    // After announce, which sets the live hash the version records.
+    await this.versions.recordLive(tx, announced.id);
+    return announced;
   }
 
   private async view(db: Queryable, row: TemplateRow, mode: Mode): Promise<TemplateView> {

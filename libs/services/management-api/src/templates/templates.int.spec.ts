@@ -31,7 +31,7 @@ const VALID: Record<Channel, Json> = {
 
 /** One failing content per channel: [channel, content, path within content, message]. */
 const INVALID: Array<[Channel, Json, string, string]> = [
-  ['email', { subject: 'Hello' }, 'html', 'html or text is required'],
+  ['email', { subject: 'Hello' }, 'html', 'html or mjml or text is required'],
   ['sms', { text: 7 }, 'text', 'must be a string'],
   ['whatsapp', { template_name: 'order_confirmed' }, 'language', 'is required'],
   ['androidpush', { title: 'T', body: 'B', data: { count: 1 } }, 'data.count', 'must be a string'],
@@ -799,6 +799,36 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       expect((await call('PATCH', `${translations}/commit/`)).status).toBeLessThan(300);
       expect((await call('POST', `${translations}/content/fr.json/`, { content: { greeting: 'Salut' } })).status).toBeLessThan(300);
       expect((await preview('fr')).body).toMatchObject({ rendered: { subject: 'Salut A-1' } });
+    });
+
+    it('renders unsaved content (MJML compiled to HTML) with the mock data, listing what a save would report', async () => {
+      const draftPreview = (channel: string, body: unknown) => call('POST', `${T}/preview-me/channel/${channel}/preview/`, body);
+      const mjml = '<mjml><mj-body><mj-section><mj-column><mj-text>Order {{order}}</mj-text><mj-button href="https://shop.test/{{order}}">Track</mj-button></mj-column></mj-section></mj-body></mjml>';
+      const rendered = await draftPreview('email', { content: { subject: 'Order {{order}}', mjml } });
+      expect(rendered.status).toBe(200);
+      expect(rendered.body).toMatchObject({ template_slug: 'preview-me', channel: 'email', mode: 'draft', locale: 'en', errors: {}, error: null, missing_variables: [] });
+      const html = (rendered.body.rendered as { html: string }).html;
+      expect(html).toContain('Order A-1');
+      expect(html).toContain('href="https://shop.test/A-1"');
+      expect(html).not.toContain('<mj-');
+      // Nothing was saved: the template's variants are the ones saved earlier.
+      expect(((await call('GET', `${T}/preview-me/channel/email/variant/`)).body.results as Json[]).map((variant) => variant.id)).not.toContain('preview');
+
+      // An unknown MJML tag is reported by line; a saved variant carries the same error and cannot be committed.
+      const typo = { subject: 'S', mjml: '<mjml><mj-body>\n<mj-sektion></mj-sektion></mj-body></mjml>' };
+      expect((await draftPreview('email', { content: typo })).body).toMatchObject({ errors: { mjml: ["line 2: Element mj-sektion doesn't exist or is not registered"] } });
+      const saved = await call('POST', variantPath('preview-me', 'email', 'typo'), { locale: 'en', content: typo });
+      expect(saved.body).toMatchObject({ has_error: true, errors: { mjml: ["line 2: Element mj-sektion doesn't exist or is not registered"] } });
+      expect((await call('DELETE', variantPath('preview-me', 'email', 'typo'))).status).toBe(204);
+
+      // Other channels, given data, content problems, and a body without content.
+      expect((await draftPreview('inbox', { content: { body: 'Hi {{name}}' }, data: { name: 'Ada' } })).body).toMatchObject({ rendered: { channel: 'inbox', body: 'Hi Ada' }, errors: {} });
+      expect((await draftPreview('sms', { content: { text: 7 } })).body).toMatchObject({ rendered: null, error: 'template error in text: must be a string', errors: { text: ['must be a string'] } });
+      const refused = await draftPreview('email', { data: {}, variant: 'x' });
+      expect(refused.status).toBe(400);
+      expect(detailOf(refused)).toBe('variant: is not a field of a preview request (content, data, locale)');
+      expect(detailOf(await draftPreview('email', {}))).toBe('content: is required');
+      expect((await call('POST', `${T}/no-such-template/channel/email/preview/`, { content: { subject: 'S', text: 'T' } })).status).toBe(404);
     });
 
     it('refuses an invalid preview body by field path', async () => {

@@ -10,6 +10,7 @@ import { Queryable, TemplateStore, variantNotFound } from './template-store';
 import { VariantDetailView, variantDetailView } from './template-views';
 import { DiscardVariantDto, VendorApprovalDto } from './variant-approval.dto';
 import { DISCARDABLE_STATUSES, applyVendorApproval, variantApprovalOf } from './vendor-approval';
+import { RequiredRole } from '../auth/roles';
 
 interface LiveTarget {
   readonly template: TemplateRow;
@@ -36,6 +37,7 @@ export class VariantApprovalController {
    * rejected → sent_for_approval); the variant's approval_status follows from all of
    * its vendors. Another transition is a 400 naming the allowed ones.
    */
+  @RequiredRole('editor')
   @Patch('vendor_approval')
   async vendorApproval(
     @Req() request: ManagementRequest,
@@ -71,6 +73,7 @@ export class VariantApprovalController {
    * submits it again. An approved variant cannot be discarded (409): commit new
    * content instead.
    */
+  @RequiredRole('editor')
   @Patch('discard')
   async discard(
     @Req() request: ManagementRequest,

@@ -1,4 +1,5 @@
 import { Channel, FieldError } from '@herald/contracts';
+import { compileMjml } from '@herald/rendering';
 
 /**
  * The content of a variant, per channel. Herald defines these shapes (interface 2.5
@@ -8,6 +9,8 @@ import { Channel, FieldError } from '@herald/contracts';
 export interface EmailContent {
   readonly subject: string;
   readonly html?: string;
+  /** MJML instead of html: compiled to HTML when rendered (cached per source), placeholders kept. */
+  readonly mjml?: string;
   readonly text?: string;
   readonly from?: string;
   readonly reply_to?: string;
@@ -41,11 +44,22 @@ export interface MsTeamsContent {
   readonly text?: string;
   readonly card?: Record<string, unknown>;
 }
+/** SuprSend's inbox template fields (its editor's), and Herald's older `title` and URL `avatar`. */
 export interface InboxContent {
+  readonly header?: string;
   readonly title?: string;
   readonly body: string;
-  readonly avatar?: string;
+  readonly avatar?: string | { readonly image_url?: string; readonly url?: string };
   readonly action_url?: string;
+  readonly open_in_new_tab?: boolean;
+  readonly subtext?: string | { readonly text?: string; readonly url?: string };
+  readonly buttons?: readonly { readonly text: string; readonly url: string; readonly open_in_new_tab?: boolean }[];
+  readonly tags?: readonly string[];
+  readonly is_pinned?: boolean;
+  readonly is_expiry_enabled?: boolean;
+  readonly expiry?: { readonly format?: 'relative' | 'absolute'; readonly expiry_type?: 'fixed' | 'dynamic'; readonly value?: string; readonly is_expiry_visible?: boolean };
+  readonly extra_data?: string;
+  readonly importance?: 'default' | 'high';
 }
 
 export type VariantContent =
@@ -62,13 +76,17 @@ type FieldRule =
   | { readonly kind: 'string'; readonly required?: boolean; readonly max: number }
   | { readonly kind: 'string_list'; readonly maxItems: number }
   | { readonly kind: 'string_map'; readonly maxEntries: number }
-  | { readonly kind: 'object_list'; readonly maxItems: number }
-  | { readonly kind: 'object' };
+  | { readonly kind: 'object_list'; readonly maxItems: number; readonly allowEmpty?: boolean }
+  | { readonly kind: 'object' }
+  | { readonly kind: 'string_or_object'; readonly max: number }
+  | { readonly kind: 'boolean' };
 
 interface ContentRules {
   readonly fields: Readonly<Record<string, FieldRule>>;
   /** Groups of which at least one field must be present (email: html or text). */
   readonly atLeastOne?: readonly (readonly string[])[];
+  /** Groups of which at most one field may be present (email: html or mjml). */
+  readonly atMostOne?: readonly (readonly string[])[];
 }
 
 /** Long enough for any real message; the request body limit (1 MB) bounds it anyway. */
@@ -92,8 +110,19 @@ const MOBILE_PUSH: ContentRules = {
 // segments, Slack's 50 blocks per message, WhatsApp's 512-character template names.
 export const CONTENT_RULES: Readonly<Record<Channel, ContentRules>> = {
   email: {
-    fields: { subject: required(998), html: optional(LONG), text: optional(LONG), from: optional(320), reply_to: optional(320) },
-    atLeastOne: [['html', 'text']],
+    fields: {
+      subject: required(998),
+      html: optional(LONG),
+      mjml: optional(LONG),
+      text: optional(LONG),
+      from: optional(320),
+      reply_to: optional(320),
+      // false: this template's emails carry no open pixel / no tracked links (README, Engagement tracking and unsubscribe).
+      track_opens: { kind: 'boolean' },
+      track_clicks: { kind: 'boolean' },
+    },
+    atLeastOne: [['html', 'mjml', 'text']],
+    atMostOne: [['html', 'mjml']],
   },
   sms: { fields: { text: required(1600) } },
   whatsapp: {
@@ -104,7 +133,30 @@ export const CONTENT_RULES: Readonly<Record<Channel, ContentRules>> = {
   webpush: { fields: { title: required(1000), body: required(4000), icon: optional(URL_MAX), url: optional(URL_MAX) } },
   slack: { fields: { text: optional(40_000), blocks: { kind: 'object_list', maxItems: 50 } }, atLeastOne: [['text', 'blocks']] },
   ms_teams: { fields: { text: optional(28_000), card: { kind: 'object' } }, atLeastOne: [['text', 'card']] },
-  inbox: { fields: { title: optional(1000), body: required(10_000), avatar: optional(URL_MAX), action_url: optional(URL_MAX) } },
+  inbox: {
+    fields: {
+      header: optional(1000),
+      title: optional(1000),
+      body: required(10_000),
+      avatar: { kind: 'string_or_object', max: URL_MAX },
+      action_url: optional(URL_MAX),
+      open_in_new_tab: { kind: 'boolean' },
+      image_url: optional(URL_MAX),
+      subtext: { kind: 'string_or_object', max: 1000 },
+      // SuprSend's editor: two buttons, tags for the feed's tabs.
+      buttons: { kind: 'object_list', maxItems: 2, allowEmpty: true },
+      tags: { kind: 'string_list', maxItems: 20 },
+      importance: optional(20),
+      is_pinned: { kind: 'boolean' },
+      is_expiry_enabled: { kind: 'boolean' },
+      expiry: { kind: 'object' },
+      extra_data: { kind: 'string_or_object', max: 10_000 },
+      // What SuprSend's exported templates carry beside the content.
+      $schema: optional(URL_MAX),
+      templating_language: optional(50),
+      schema_version: optional(20),
+    },
+  },
 };
 
 /**
@@ -126,7 +178,26 @@ export function validateContent(channel: Channel, content: unknown): FieldError[
       errors.push({ path: group[0], message: `${group.join(' or ')} is required` });
     }
   }
+  for (const group of rules.atMostOne ?? []) {
+    const given = group.filter((name) => content[name] !== undefined && content[name] !== null);
+    if (given.length > 1) errors.push({ path: given[1], message: `only one of ${group.join(' and ')} may be given` });
+  }
   return errors;
+}
+
+/**
+ * What MJML says of an email variant's `mjml` (an unknown tag or attribute, by line), as
+ * `errors.mjml`: the variant is saved and the commit refuses it, as for any content error.
+ * MJML still compiles around such a mistake, so a preview shows the rest.
+ */
+export async function mjmlErrors(channel: Channel, content: unknown): Promise<FieldError[]> {
+  if (channel !== 'email' || !isRecord(content) || typeof content.mjml !== 'string' || content.mjml.trim() === '') return [];
+  try {
+    const { errors } = await compileMjml(content.mjml);
+    return errors.map((error) => ({ path: 'mjml', message: `line ${error.line}: ${error.message}` }));
+  } catch (error) {
+    return [{ path: 'mjml', message: `does not compile: ${error instanceof Error ? error.message : String(error)}` }];
+  }
 }
 
 function checkField(path: string, rule: FieldRule, value: unknown): FieldError[] {
@@ -146,11 +217,15 @@ function checkField(path: string, rule: FieldRule, value: unknown): FieldError[]
       return Object.entries(value).flatMap(([key, item]) => (typeof item === 'string' ? [] : [{ path: `${path}.${key}`, message: 'must be a string' }]));
     case 'object_list':
       if (!Array.isArray(value)) return [{ path, message: 'must be an array of objects' }];
-      if (value.length === 0) return [{ path, message: 'must not be empty' }];
+      if (value.length === 0 && !rule.allowEmpty) return [{ path, message: 'must not be empty' }];
       if (value.length > rule.maxItems) return [{ path, message: `must hold at most ${rule.maxItems} items` }];
       return value.flatMap((item, index) => (isRecord(item) ? [] : [{ path: `${path}[${index}]`, message: 'must be an object' }]));
     case 'object':
       return isRecord(value) ? [] : [{ path, message: 'must be an object' }];
+    case 'string_or_object':
+      return isRecord(value) ? [] : typeof value === 'string' ? checkString(path, value, rule.max) : [{ path, message: 'must be a string or an object' }];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [{ path, message: 'must be true or false' }];
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { CredentialsChanged, DefinitionChanged, ParseResult, TOPICS, parseCredentialsChanged, parseDefinitionChanged, parseEnvelope } from '@herald/contracts';
 import { EmbeddedPostgres } from '@herald/database';
-import { TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
+import { ServiceDefinition, TestHttpApp, hashToken, startTestHttpApp } from '@herald/runtime';
 import { DatabaseTarget, createTemporaryDatabase, fetchJson } from '@herald/testing';
 import { managementApi } from '../management-api.module';
 import { openApiProblems } from './openapi-response-check';
@@ -39,7 +39,10 @@ export interface ManagementTestApp {
  * temporary database on the configured Postgres), with a second account to prove
  * that nothing crosses accounts, and a reader of the definitions it publishes.
  */
-export async function startManagementTestApp(target: DatabaseTarget): Promise<ManagementTestApp> {
+export async function startManagementTestApp(
+  target: DatabaseTarget,
+  overrides: { readonly service?: ServiceDefinition; readonly env?: Record<string, string> } = {},
+): Promise<ManagementTestApp> {
   const token = `hst_${randomBytes(24).toString('base64url')}`;
   const otherToken = `hst_${randomBytes(24).toString('base64url')}`;
   let databaseUrl: string;
@@ -53,7 +56,9 @@ export async function startManagementTestApp(target: DatabaseTarget): Promise<Ma
     databaseUrl = database.url;
     dispose = () => database.drop();
   }
-  const app = await startTestHttpApp(managementApi, databaseUrl, { env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token, HERALD_COMMIT_VISIBILITY_TIMEOUT_MS: '0' } });
+  const app = await startTestHttpApp(overrides.service ?? managementApi, databaseUrl, {
+    env: { HERALD_BOOTSTRAP_SERVICE_TOKEN: token, HERALD_COMMIT_VISIBILITY_TIMEOUT_MS: '0', ...overrides.env },
+  });
 
   const sql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
     const client = new Client({ connectionString: databaseUrl });

@@ -7,6 +7,7 @@ import { modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { TranslationFileView, TranslationFileWithContent, actionOf, draftViews, fileView, parseLocaleFile, translationContentOf } from './translation-files';
 import { TranslationStore, TranslationVersion } from './translation-store';
+import { RequiredRole } from '../auth/roles';
 
 /**
  * `/v1/{workspace}/translation/...` as in the reference: locale files (`fr.json`,
@@ -21,6 +22,7 @@ export class TranslationsController {
     private readonly store: TranslationStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -34,6 +36,7 @@ export class TranslationsController {
     return { meta: { count: files.length, ...page }, results: files.slice(page.offset, page.offset + page.limit) };
   }
 
+  @RequiredRole('viewer')
   @Get('content/:localeFile')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string, @Query('mode') mode?: string): Promise<TranslationFileWithContent> {
     parseLocaleFile(localeFile);
@@ -44,6 +47,7 @@ export class TranslationsController {
   }
 
   /** Creates or replaces the file's draft. */
+  @RequiredRole('editor')
   @Post('content/:localeFile')
   @HttpCode(201)
   async upsert(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string, @Body() body: unknown): Promise<TranslationFileWithContent> {
@@ -56,6 +60,7 @@ export class TranslationsController {
   }
 
   /** Marks the file for deletion at the next commit. */
+  @RequiredRole('editor')
   @Delete('content/:localeFile')
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string): Promise<void> {
@@ -63,6 +68,7 @@ export class TranslationsController {
     await this.store.deleteDraft(await this.workspace(request, workspaceSlug), localeFile);
   }
 
+  @RequiredRole('viewer')
   @Get('version/:version')
   async version(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('version') version: string): Promise<OffsetList<TranslationFileView>> {
     const versionNo = versionNoOf(version);
@@ -73,6 +79,7 @@ export class TranslationsController {
     return versionList(previous, found);
   }
 
+  @RequiredRole('editor')
   @Post('version/:version/rollback')
   @HttpCode(200)
   async rollback(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('version') version: string): Promise<OffsetList<TranslationFileView>> {
@@ -81,6 +88,7 @@ export class TranslationsController {
     return versionList(before, after);
   }
 
+  @RequiredRole('editor')
   @Patch('commit')
   @HttpCode(202)
   async commit(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Body() body: unknown, @Query('commit_message') commitMessage?: string): Promise<OffsetList<TranslationFileView>> {

@@ -12,13 +12,17 @@ export type CredentialField =
       readonly type: 'string';
       readonly optional: boolean;
       /**
-       * Whether responses may show the first characters: identifiers and keys whose
-       * prefix tells them apart. Passwords and private keys are always fully masked.
+       * What responses show: `full` for settings that are not secret (a host, a sender,
+       * a region: an operator must see what is configured), `prefix` (the first
+       * characters) for keys and identifiers whose prefix tells them apart, `none` for
+       * passwords and private keys.
        */
-      readonly hint: boolean;
+      readonly shown: 'full' | 'prefix' | 'none';
       /** PEM blocks and JSON documents span lines; everything else is one line, as pasted. */
       readonly multiline: boolean;
       readonly check?: ValueCheck;
+      /** The values a choice allows (a form offers them). */
+      readonly values?: readonly string[];
     }
   | { readonly type: 'integer'; readonly optional: boolean; readonly min: number; readonly max: number }
   | { readonly type: 'boolean'; readonly optional: boolean };
@@ -28,21 +32,27 @@ const MAX_DOCUMENT = 16384;
 
 /** An identifier or key that responses show as its first 4 characters and a mask. */
 export function identifier(check?: ValueCheck): CredentialField {
-  return { type: 'string', optional: false, hint: true, multiline: false, check };
+  return { type: 'string', optional: false, shown: 'prefix', multiline: false, check };
+}
+
+/** A setting that is no secret (a host, a sender address, a region), shown in full. */
+export function setting(check?: ValueCheck): CredentialField {
+  return { type: 'string', optional: false, shown: 'full', multiline: false, check };
 }
 
 /** A password or token that responses never show any part of. */
 export function secret(check?: ValueCheck): CredentialField {
-  return { type: 'string', optional: false, hint: false, multiline: false, check };
+  return { type: 'string', optional: false, shown: 'none', multiline: false, check };
 }
 
 /** A PEM key or JSON document pasted whole. */
 export function document(check: ValueCheck): CredentialField {
-  return { type: 'string', optional: false, hint: false, multiline: true, check };
+  return { type: 'string', optional: false, shown: 'none', multiline: true, check };
 }
 
+/** One of a few values (a region, an environment): a setting. */
 export function choice(values: readonly string[]): CredentialField {
-  return identifier((value) => (values.includes(value) ? undefined : `must be one of ${values.join(', ')}`));
+  return { ...setting((value) => (values.includes(value) ? undefined : `must be one of ${values.join(', ')}`)), values } as CredentialField;
 }
 
 export function integer(min: number, max: number): CredentialField {
@@ -81,12 +91,17 @@ export function checkCredential(field: CredentialField, value: unknown): string 
 }
 
 /**
- * What responses show of a credential: never the value. Hinted strings of at least
- * 16 characters keep their first 4 (enough to tell two keys apart, a negligible part
- * of a long key); everything else, shorter values included, is `********`.
+ * What responses show of a credential. Settings (strings shown in full, integers such as
+ * a port, flags) as they are; keys of at least 16 characters their first 4 (enough to
+ * tell two keys apart, a negligible part of a long key); everything else, shorter keys
+ * and a field the catalogue no longer has included, `********`.
  */
-export function maskCredential(field: CredentialField | undefined, value: CredentialValue): string {
-  if (field?.type === 'string' && field.hint && typeof value === 'string' && value.length >= 16) return `${value.slice(0, 4)}****`;
+export function shownCredential(field: CredentialField | undefined, value: CredentialValue): CredentialValue {
+  if (field === undefined) return '********';
+  if (field.type !== 'string') return typeof value === 'string' ? '********' : value;
+  if (typeof value !== 'string') return '********';
+  if (field.shown === 'full') return value;
+  if (field.shown === 'prefix' && value.length >= 16) return `${value.slice(0, 4)}****`;
   return '********';
 }
 

@@ -17,6 +17,7 @@ import {
   privateKeyPem,
   secret,
   serviceAccountJson,
+  setting,
   smsSender,
   uuid,
   vapidKeysMatch,
@@ -46,42 +47,53 @@ const fixed =
   (): string | null =>
     url;
 
+/**
+ * Every email vendor's switches of Herald's own engagement tracking (HERALD_PUBLIC_URL):
+ * `false` sends the workspace's emails through this vendor without the open pixel or
+ * without tracked links (README, Engagement tracking and unsubscribe).
+ */
+const TRACKING_SWITCHES = { track_opens: optional(flag()), track_clicks: optional(flag()) };
+
 /** Per channel, the vendors the dispatchers implement. */
 export const VENDOR_CATALOGUE: readonly VendorSpec[] = [
   {
     channel: 'email',
     vendor: 'smtp',
     credentials: {
-      host: identifier(hostname),
+      host: setting(hostname),
       port: integer(1, 65535),
       /** true: TLS from the first byte (465); false: STARTTLS when offered (587, 25). */
       secure: flag(),
       username: identifier(),
       password: secret(),
-      from: identifier(emailAddress),
+      from: setting(emailAddress),
+      ...TRACKING_SWITCHES,
     },
     defaultBaseUrl: fixed(null),
   },
-  { channel: 'email', vendor: 'sendgrid', credentials: { api_key: identifier() }, defaultBaseUrl: fixed('https://api.sendgrid.com') },
+  // The optional webhook_* fields verify the vendor's status callbacks (docs/reference.md, Vendor status callbacks).
+  { channel: 'email', vendor: 'sendgrid', credentials: { api_key: identifier(), webhook_verification_key: optional(identifier()), ...TRACKING_SWITCHES }, defaultBaseUrl: fixed('https://api.sendgrid.com') },
   {
     channel: 'email',
     vendor: 'ses',
     credentials: {
       access_key_id: identifier(matches(/^[A-Z0-9]{16,128}$/, 'must be an AWS access key ID (16 to 128 capital letters and digits)')),
       secret_access_key: secret(),
-      region: identifier(matches(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-east-1')),
+      region: setting(matches(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-east-1')),
+      sns_topic_arn: optional(identifier(matches(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'must be an SNS topic ARN'))),
+      ...TRACKING_SWITCHES,
     },
     defaultBaseUrl: (credentials) => `https://email.${String(credentials.region)}.amazonaws.com`,
   },
   {
     channel: 'email',
     vendor: 'mailgun',
-    credentials: { api_key: identifier(), domain: identifier(hostname), region: optional(choice(['us', 'eu'])) },
+    credentials: { api_key: identifier(), domain: setting(hostname), region: optional(choice(['us', 'eu'])), webhook_signing_key: optional(secret()), ...TRACKING_SWITCHES },
     // Mailgun keeps EU domains on a separate API host; a domain of one region is unknown to the other.
     defaultBaseUrl: (credentials) => (credentials.region === 'eu' ? 'https://api.eu.mailgun.net' : 'https://api.mailgun.net'),
   },
-  { channel: 'email', vendor: 'postmark', credentials: { server_token: identifier() }, defaultBaseUrl: fixed('https://api.postmarkapp.com') },
-  { channel: 'email', vendor: 'resend', credentials: { api_key: identifier() }, defaultBaseUrl: fixed('https://api.resend.com') },
+  { channel: 'email', vendor: 'postmark', credentials: { server_token: identifier(), webhook_username: optional(identifier()), webhook_password: optional(secret()), ...TRACKING_SWITCHES }, defaultBaseUrl: fixed('https://api.postmarkapp.com') },
+  { channel: 'email', vendor: 'resend', credentials: { api_key: identifier(), webhook_secret: optional(secret()), ...TRACKING_SWITCHES }, defaultBaseUrl: fixed('https://api.resend.com') },
   {
     channel: 'sms',
     vendor: 'twilio',
@@ -89,26 +101,37 @@ export const VENDOR_CATALOGUE: readonly VendorSpec[] = [
       account_sid: identifier(matches(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio account SID (AC and 32 hexadecimal digits)')),
       auth_token: secret(),
       // Twilio also sends from a messaging service (MG…), which picks the number itself.
-      from: identifier((value) => (/^MG[0-9a-fA-F]{32}$/.test(value) ? undefined : smsSender(value))),
+      from: setting((value) => (/^MG[0-9a-fA-F]{32}$/.test(value) ? undefined : smsSender(value))),
     },
     defaultBaseUrl: fixed('https://api.twilio.com'),
   },
   {
     channel: 'sms',
     vendor: 'vonage',
-    credentials: { api_key: identifier(), api_secret: secret(), from: identifier(smsSender) },
+    credentials: {
+      api_key: identifier(),
+      api_secret: secret(),
+      from: setting(smsSender),
+      signature_secret: optional(secret()),
+      signature_method: optional(choice(['md5hash', 'md5', 'sha1', 'sha256', 'sha512'])),
+    },
     defaultBaseUrl: fixed('https://rest.nexmo.com'),
   },
   {
     channel: 'sms',
     vendor: 'plivo',
-    credentials: { auth_id: identifier(), auth_token: secret(), from: identifier(smsSender) },
+    credentials: { auth_id: identifier(), auth_token: secret(), from: setting(smsSender) },
     defaultBaseUrl: fixed('https://api.plivo.com'),
   },
   {
     channel: 'whatsapp',
     vendor: 'meta_cloud',
-    credentials: { access_token: identifier(), phone_number_id: identifier(matches(/^\d{5,20}$/, 'must be the numeric phone number ID')) },
+    credentials: {
+      access_token: identifier(),
+      phone_number_id: setting(matches(/^\d{5,20}$/, 'must be the numeric phone number ID')),
+      app_secret: optional(secret()),
+      verify_token: optional(secret()),
+    },
     defaultBaseUrl: fixed('https://graph.facebook.com'),
   },
   {
@@ -122,10 +145,10 @@ export const VENDOR_CATALOGUE: readonly VendorSpec[] = [
     channel: 'iospush',
     vendor: 'apns',
     credentials: {
-      team_id: identifier(matches(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team ID')),
-      key_id: identifier(matches(/^[A-Z0-9]{10}$/, 'must be the 10-character key ID')),
+      team_id: setting(matches(/^[A-Z0-9]{10}$/, 'must be the 10-character Apple team ID')),
+      key_id: setting(matches(/^[A-Z0-9]{10}$/, 'must be the 10-character key ID')),
       private_key_p8: document(privateKeyPem('ec')),
-      bundle_id: identifier(matches(/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/, 'must be a bundle ID such as com.example.app')),
+      bundle_id: setting(matches(/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/, 'must be a bundle ID such as com.example.app')),
       environment: choice(['production', 'sandbox']),
     },
     // Device tokens of development builds are only known to the sandbox.
@@ -136,9 +159,9 @@ export const VENDOR_CATALOGUE: readonly VendorSpec[] = [
     channel: 'webpush',
     vendor: 'vapid',
     credentials: {
-      public_key: identifier(base64urlBytes(65, 'a base64url P-256 public key (65 bytes, uncompressed)')),
+      public_key: setting(base64urlBytes(65, 'a base64url P-256 public key (65 bytes, uncompressed)')),
       private_key: secret(base64urlBytes(32, 'a base64url P-256 private key (32 bytes)')),
-      subject: identifier(vapidSubject),
+      subject: setting(vapidSubject),
     },
     defaultBaseUrl: fixed(null),
     // A mismatched pair is accepted by every check above and refused by every push service.

@@ -1,6 +1,6 @@
 import { HeraldError } from '@herald/contracts';
 import { createECDH, generateKeyPairSync } from 'node:crypto';
-import { identifier, integer, maskCredential, secret } from './credential-fields';
+import { flag, identifier, integer, secret, setting, shownCredential } from './credential-fields';
 import { CHANNELS, VENDOR_CATALOGUE, VendorSpec, validateCredentials, vendorSpecOf } from './vendor-catalogue';
 import { padScalar, validCredentials } from './vendor-fixtures';
 
@@ -33,7 +33,7 @@ describe('vendor catalogue', () => {
       { path: 'credentials.username', message: 'is required' },
       { path: 'credentials.password', message: 'is required' },
       { path: 'credentials.from', message: 'is required' },
-      { path: 'credentials.apikey', message: 'is not a credential of smtp (expected: host, port, secure, username, password, from)' },
+      { path: 'credentials.apikey', message: 'is not a credential of smtp (expected: host, port, secure, username, password, from, track_opens, track_clicks)' },
     ]);
     expect(errorsOf('inbox/herald_inbox', { token: 'x' })).toEqual([
       { path: 'credentials.token', message: 'is not a credential of herald_inbox (it takes none)' },
@@ -99,11 +99,23 @@ describe('vendor catalogue', () => {
     expect(spec('email/smtp').defaultBaseUrl({})).toBeNull();
   });
 
-  it('masks every value: a hint of long identifiers, nothing of secrets, short values or non-strings', () => {
-    expect(maskCredential(identifier(), 'SG.0123456789abcdef')).toBe('SG.0****');
-    expect(maskCredential(identifier(), 'short-key-15chr')).toBe('********');
-    expect(maskCredential(secret(), 'a-very-long-password-indeed')).toBe('********');
-    expect(maskCredential(integer(1, 65535), 587)).toBe('********');
-    expect(maskCredential(undefined, 'a field the catalogue no longer has')).toBe('********');
+  it('shows settings in full, a hint of long keys, and nothing of secrets, short keys or unknown fields', () => {
+    expect(shownCredential(setting(), 'smtp.example.com')).toBe('smtp.example.com');
+    expect(shownCredential(integer(1, 65535), 587)).toBe(587);
+    expect(shownCredential(flag(), true)).toBe(true);
+    expect(shownCredential(identifier(), 'SG.0123456789abcdef')).toBe('SG.0****');
+    expect(shownCredential(identifier(), 'short-key-15chr')).toBe('********');
+    expect(shownCredential(secret(), 'a-very-long-password-indeed')).toBe('********');
+    expect(shownCredential(undefined, 'a field the catalogue no longer has')).toBe('********');
+    // A stored value of the wrong type for its field is never shown.
+    expect(shownCredential(integer(1, 65535), 'oops')).toBe('********');
+    expect(shownCredential(setting(), 42)).toBe('********');
+  });
+
+  it('shows every password, token and private key of the catalogue masked', () => {
+    expect(shownCredential(spec('email/smtp').credentials.host, 'smtp.example.com')).toBe('smtp.example.com');
+    expect(shownCredential(spec('email/smtp').credentials.password, 'a-very-long-password-indeed')).toBe('********');
+    expect(shownCredential(spec('sms/twilio').credentials.auth_token, '0123456789abcdef0123456789abcdef')).toBe('********');
+    expect(shownCredential(spec('webpush/vapid').credentials.private_key, 'x'.repeat(43))).toBe('********');
   });
 });

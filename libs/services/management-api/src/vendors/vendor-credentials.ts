@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SecretBox } from '@herald/runtime';
 import { SECRETS_KEY } from '../accounts/secrets-key';
-import { CredentialValue, Credentials, maskCredential } from './credential-fields';
+import { CredentialValue, Credentials, shownCredential } from './credential-fields';
 import { VendorSpec } from './vendor-catalogue';
 
 /**
@@ -33,10 +33,10 @@ export class VendorCredentials {
     return JSON.parse(this.box.open(sealed, vendorAssociatedData(vendorId))) as Credentials;
   }
 
-  /** Every field masked: responses never carry a credential value in full. */
-  mask(spec: VendorSpec, credentials: Credentials): Record<string, string> {
+  /** What responses show: settings in full, keys and secrets masked (never a secret in full). */
+  mask(spec: VendorSpec, credentials: Credentials): Record<string, CredentialValue> {
     return Object.fromEntries(
-      Object.entries(credentials).map(([name, value]: [string, CredentialValue]) => [name, maskCredential(spec.credentials[name], value)]),
+      Object.entries(credentials).map(([name, value]: [string, CredentialValue]) => [name, shownCredential(spec.credentials[name], value)]),
     );
   }
 }

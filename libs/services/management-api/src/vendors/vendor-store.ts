@@ -103,7 +103,7 @@ export class VendorStore {
       )) as Array<VendorRow | undefined>;
       const live = existing?.deleted_at === null ? existing : undefined;
       const written = live
-        ? await this.update(tx, workspace, spec, live, parseVendorUpdate(body, spec))
+        ? await this.update(tx, workspace, spec, live, parseVendorUpdate(body, spec, this.credentials.open(live.id, sealedOf(live))))
         : await this.create(tx, workspace, spec, existing, body);
       await this.announce(tx, workspace, written, 'upserted');
       return { row: written, created: !live };
@@ -213,7 +213,8 @@ export class VendorStore {
   }
 }
 
-function documentOf(row: VendorRow, baseUrl: string | null): VendorDocument {
+/** The configuration as the dispatchers receive it: on the bus, and in a vendor test. */
+export function documentOf(row: VendorRow, baseUrl: string | null): VendorDocument {
   return {
     id: row.id,
     channel: row.channel,

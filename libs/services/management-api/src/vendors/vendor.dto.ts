@@ -64,9 +64,14 @@ export function parseNewVendor(body: unknown, spec: VendorSpec): NewVendor {
   return { ...rest, priority, credentials };
 }
 
-/** The body of a PUT that changes a configured vendor. */
-export function parseVendorUpdate(body: unknown, spec: VendorSpec): VendorChange {
-  return parseVendorChange(body, spec, false);
+/**
+ * The body of a PUT that changes a configured vendor. Its credentials are merged into the
+ * stored ones: a field given replaces its value, a field left out keeps it (an edit form
+ * shows secrets masked and sends only what the operator typed over), `null` removes an
+ * optional field. The result is checked whole, as a first configuration is.
+ */
+export function parseVendorUpdate(body: unknown, spec: VendorSpec, stored: Credentials): VendorChange {
+  return parseVendorChange(body, spec, false, stored);
 }
 
 /**
@@ -75,7 +80,7 @@ export function parseVendorUpdate(body: unknown, spec: VendorSpec): VendorChange
  * ValidationPipe, because the credential rules depend on the vendor named by the path and
  * on whether it is already configured.
  */
-function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean): VendorChange {
+function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean, stored: Credentials = {}): VendorChange {
   const raw = body ?? {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
   // null means "not given", as class-validator's IsOptional takes it; only base_url gives null a meaning (the default).
@@ -92,7 +97,7 @@ function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean): 
   let credentials: Credentials | undefined;
   if (!failed.has('credentials') && (dto.credentials !== undefined || creating)) {
     // A first PUT without credentials is checked as `{}`: fine for vendors that need none, field by field otherwise.
-    const checked = validateCredentials(spec, dto.credentials ?? {});
+    const checked = validateCredentials(spec, creating ? (dto.credentials ?? {}) : mergedCredentials(spec, stored, dto.credentials ?? {}));
     errors.push(...checked.errors);
     credentials = checked.credentials;
   }
@@ -100,6 +105,16 @@ function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean): 
 
   if (errors.length > 0) throw HeraldError.validation(errors);
   return { is_enabled: dto.is_enabled, priority: dto.priority, base_url: baseUrl, credentials, settings: dto.settings };
+}
+
+/** The stored credentials the catalogue still knows, with the given ones over them (null removes one). */
+function mergedCredentials(spec: VendorSpec, stored: Credentials, given: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = Object.fromEntries(Object.entries(stored).filter(([name]) => name in spec.credentials));
+  for (const [name, value] of Object.entries(given)) {
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
 }
 
 /**

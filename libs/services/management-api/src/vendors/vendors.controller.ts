@@ -1,13 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { FieldError, HeraldError } from '@herald/contracts';
+import { FieldError, HeraldError, VendorTestAnswer } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { Credentials } from './credential-fields';
+import { CredentialValue, Credentials } from './credential-fields';
 import { CHANNELS, isChannel, vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
-import { VendorRow, VendorStore, sealedOf } from './vendor-store';
+import { VendorRow, VendorStore, documentOf, sealedOf } from './vendor-store';
+import { VendorTestClient } from './vendor-test-client';
+import { RequiredRole } from '../auth/roles';
 
 export interface VendorView {
   readonly id: string;
@@ -18,8 +20,8 @@ export interface VendorView {
   /** The API base URL the dispatchers call: the override, else the vendor's default. */
   readonly base_url: string | null;
   readonly settings: Record<string, unknown>;
-  /** Each credential masked; never a value in full. */
-  readonly credentials: Record<string, string>;
+  /** Settings as they are; keys and secrets masked, never a secret in full. */
+  readonly credentials: Record<string, CredentialValue>;
   readonly has_credentials: boolean;
   readonly version: number;
   readonly created_at: Date;
@@ -38,9 +40,11 @@ export class VendorsController {
     private readonly store: VendorStore,
     private readonly scope: WorkspaceScope,
     private readonly credentials: VendorCredentials,
+    private readonly tests: VendorTestClient,
   ) {}
 
   /** Ordered by channel, then priority (the fallback order), then vendor. */
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -55,6 +59,7 @@ export class VendorsController {
     return { meta: { count, ...page }, results: rows.map((row) => this.view(row)) };
   }
 
+  @RequiredRole('viewer')
   @Get(':channel/:vendor')
   async get(
     @Req() request: ManagementRequest,
@@ -67,6 +72,7 @@ export class VendorsController {
   }
 
   /** 201 when the vendor was not configured (or had been deleted), 200 when it was updated. */
+  @RequiredRole('editor')
   @Put(':channel/:vendor')
   async put(
     @Req() request: ManagementRequest,
@@ -83,6 +89,7 @@ export class VendorsController {
     return this.view(row);
   }
 
+  @RequiredRole('editor')
   @Delete(':channel/:vendor')
   @HttpCode(204)
   async remove(
@@ -93,6 +100,28 @@ export class VendorsController {
   ): Promise<void> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     await this.store.remove(workspace, vendorSpecOf(channel, vendor));
+  }
+
+  /**
+   * Sends one test message through the vendor as configured now (enabled or not) to the
+   * body's `to`, through the dispatchers' own adapter and outbound address rule, and
+   * answers what the vendor said: 200 whether it accepted the message or not (`ok`,
+   * `status`, `body`, `error`); 503 when the dispatchers cannot be reached.
+   */
+  @RequiredRole('editor')
+  @Post(':channel/:vendor/test')
+  @HttpCode(200)
+  async test(
+    @Req() request: ManagementRequest,
+    @Param('workspace') slug: string,
+    @Param('channel') channel: string,
+    @Param('vendor') vendor: string,
+    @Body() body: unknown,
+  ): Promise<VendorTestAnswer> {
+    const to = testDestinationOf(body);
+    const workspace = await this.scope.resolve(accountOf(request), slug);
+    const row = await this.store.get(workspace, vendorSpecOf(channel, vendor));
+    return this.tests.send(workspace, documentOf(row, this.store.baseUrl(row)), to);
   }
 
   private view(row: VendorRow): VendorView {
@@ -129,4 +158,25 @@ function listQuery(channel: unknown, limit: string | undefined, offset: string |
   }
   if (errors.length > 0) throw HeraldError.validation(errors);
   return { page, onlyChannel };
+}
+
+const MAX_DESTINATION_JSON = 4096;
+
+/** `{"to": ...}`: an address, token or distinct_id, or an identity object (a Slack or web push identity) as a profile holds it. */
+function testDestinationOf(body: unknown): unknown {
+  const to = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { to?: unknown }).to : undefined;
+  const errors: FieldError[] = [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) errors.push({ path: '', message: 'the body must be a JSON object' });
+  else {
+    for (const key of Object.keys(body)) if (key !== 'to') errors.push({ path: key, message: 'is not a field of a vendor test (to)' });
+    if (typeof to === 'string') {
+      if (to.trim() === '' || to.length > 320) errors.push({ path: 'to', message: 'must be 1 to 320 characters' });
+    } else if (typeof to !== 'object' || to === null || Array.isArray(to)) {
+      errors.push({ path: 'to', message: 'is required: an address, token or distinct_id, or an identity object' });
+    } else if (JSON.stringify(to).length > MAX_DESTINATION_JSON) {
+      errors.push({ path: 'to', message: `must be at most ${MAX_DESTINATION_JSON} characters of JSON` });
+    }
+  }
+  if (errors.length > 0) throw HeraldError.validation(errors);
+  return to;
 }

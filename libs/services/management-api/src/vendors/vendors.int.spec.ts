@@ -4,7 +4,7 @@ import { SecretBox, TestHttpApp, hashToken } from '@herald/runtime';
 import { databaseTargets, expectEventually } from '@herald/testing';
 import { INVALID_SERVICE_TOKEN, ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 import { CredentialValue } from './credential-fields';
-import { CHANNELS, VENDOR_CATALOGUE } from './vendor-catalogue';
+import { CHANNELS, VENDOR_CATALOGUE, vendorSpecOf } from './vendor-catalogue';
 import { validCredentials } from './vendor-fixtures';
 
 type Json = Record<string, unknown>;
@@ -50,7 +50,7 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
   const valid = validCredentials();
   const rotatedSendgrid = { api_key: 'SG.rotated-sendgrid-key-9876543210' };
   /** Every credential value this suite ever sends, to prove none comes back or goes out. */
-  const clearValues = [...Object.values(valid).flatMap((c) => secretStrings(c)), rotatedSendgrid.api_key];
+  const clearValues = [...Object.entries(valid).flatMap(([id, c]) => secretStrings(id, c)), rotatedSendgrid.api_key];
   let t: ManagementTestApp;
   let app: TestHttpApp;
   let box: SecretBox;
@@ -65,7 +65,7 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
     return t.call(method, path, body, bearer);
   }
 
-  /** Every response goes through this: no credential in clear, every credential field masked. */
+  /** Every response goes through this: no key or secret in clear, every one masked (settings are shown as they are). */
   async function send(method: string, path: string, body?: unknown, bearer = token): Promise<Response> {
     const response = await call(method, path, body, bearer);
     expectNoClearValues(response.body);
@@ -74,7 +74,11 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
       : [response.body as Json];
     for (const view of views) {
       if (view && typeof view === 'object' && 'credentials' in view) {
-        for (const masked of Object.values(view.credentials as Json)) expect(masked).toMatch(/^([^*]{4}\*{4}|\*{8})$/);
+        const fields = vendorSpecOf(String(view.channel), String(view.vendor)).credentials;
+        for (const [name, shown] of Object.entries(view.credentials as Json)) {
+          const field = fields[name];
+          if (field?.type === 'string' && field.shown !== 'full') expect(shown).toMatch(/^([^*]{4}\*{4}|\*{8})$/);
+        }
       }
     }
     return response;
@@ -228,7 +232,7 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
   });
 
   describe('configuring', () => {
-    it.each(VENDOR_IDS)('creates %s (201) with each credential masked', async (id) => {
+    it.each(VENDOR_IDS)('creates %s (201) with each credential shown or masked', async (id) => {
       const priority = PRIORITY[id] ?? 1;
       const response = await send('PUT', `v1/staging/vendor/${id}/`, { priority, credentials: valid[id] });
       expect(response.status).toBe(201);
@@ -241,7 +245,7 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
         priority,
         base_url: DEFAULT_BASE_URL[id],
         settings: {},
-        credentials: Object.fromEntries(Object.keys(valid[id]).map((name) => [name, expect.any(String)])),
+        credentials: Object.fromEntries(Object.entries(valid[id]).map(([name, value]) => [name, typeof value === 'string' ? expect.any(String) : value])),
         has_credentials: Object.keys(valid[id]).length > 0,
         version: 1,
         created_at: expect.any(String),
@@ -249,9 +253,9 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
       });
     });
 
-    it('shows a hint of long identifiers only, and nothing of secrets, short or non-string values', async () => {
+    it('shows settings in full (host, port, sender), a hint of long identifiers, and nothing of secrets or short keys', async () => {
       expect((await send('GET', 'v1/staging/vendor/email/smtp/')).body).toMatchObject({
-        credentials: { host: 'smtp****', port: '********', secure: '********', username: 'mail****', password: '********', from: 'Hera****' },
+        credentials: { host: 'smtp.example.com', port: 587, secure: false, username: 'mail****', password: '********', from: 'Herald <noreply@example.com>' },
         has_credentials: true,
       });
       expect((await send('GET', 'v1/staging/vendor/email/sendgrid/')).body).toMatchObject({ credentials: { api_key: 'SG.s****' } });
@@ -305,7 +309,8 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
       expect(rows).toHaveLength(VENDOR_IDS.length);
       for (const row of rows) {
         const clear = valid[`${row.channel}/${row.vendor}`];
-        for (const value of secretStrings(clear)) {
+        // Every value is sealed, settings included: none is stored in clear.
+        for (const value of Object.values(clear).filter((item): item is string => typeof item === 'string' && item.length >= 10)) {
           expect(row.credentials_sealed.includes(Buffer.from(value))).toBe(false);
           expect(row.row).not.toContain(value);
         }
@@ -384,12 +389,27 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
       expect(back.body).toMatchObject({ base_url: 'https://api.sendgrid.com', version: 5 });
     });
 
-    it('replaces the credentials as a whole when a PUT carries them', async () => {
+    it('replaces the credentials a PUT carries', async () => {
       const response = await send('PUT', 'v1/staging/vendor/email/sendgrid/', { credentials: rotatedSendgrid, is_enabled: true });
       expect(response.body).toMatchObject({ credentials: { api_key: 'SG.r****' }, is_enabled: true, version: 6 });
       const id = (response.body as Json).id;
       const [row] = await sql<{ credentials_sealed: Buffer }>(`SELECT credentials_sealed FROM management.vendors WHERE id = $1`, [id]);
       expect(opened(row.credentials_sealed, id)).toEqual(rotatedSendgrid);
+    });
+
+    it('merges the credentials a PUT carries into the stored ones: left out keeps, null removes an optional one', async () => {
+      const smtp = (await send('GET', 'v1/staging/vendor/email/smtp/')).body as Json;
+      // An edit form leaves the masked password out and types over the host only.
+      const edited = await send('PUT', 'v1/staging/vendor/email/smtp/', { credentials: { host: 'smtp2.example.com' } });
+      expect(edited.body).toMatchObject({ credentials: { ...(smtp.credentials as Json), host: 'smtp2.example.com' } });
+      const [row] = await sql<{ credentials_sealed: Buffer }>(`SELECT credentials_sealed FROM management.vendors WHERE id = $1`, [smtp.id]);
+      expect(opened(row.credentials_sealed, smtp.id)).toEqual({ ...valid['email/smtp'], host: 'smtp2.example.com' });
+      // A required field cannot be removed; an optional one can.
+      const refused = await send('PUT', 'v1/staging/vendor/email/smtp/', { credentials: { password: null } });
+      expect(detailOf(refused)).toBe('credentials.password: is required');
+      const mailgun = await send('PUT', 'v1/staging/vendor/email/mailgun/', { credentials: { region: null } });
+      expect(mailgun.body).toMatchObject({ credentials: { domain: valid['email/mailgun'].domain } });
+      expect((mailgun.body as { credentials: Json }).credentials).not.toHaveProperty('region');
     });
 
     it('changes nothing when an update is invalid', async () => {
@@ -416,6 +436,20 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
       const last = events[5].document as Json;
       expect(opened(last.credentials_sealed, last.id)).toEqual(rotatedSendgrid);
       expectNoClearValues(events);
+    });
+  });
+
+  describe('send a test', () => {
+    it('checks the destination, the vendor, and answers 503 where no dispatchers can be reached', async () => {
+      const refused = await send('POST', 'v1/staging/vendor/email/smtp/test/', { to: '', cc: 'x' });
+      expect(refused.status).toBe(400);
+      expect(detailOf(refused)).toBe('cc: is not a field of a vendor test (to); to: must be 1 to 320 characters');
+      expect(detailOf(await send('POST', 'v1/staging/vendor/email/smtp/test/', {}))).toBe('to: is required: an address, token or distinct_id, or an identity object');
+      expect((await send('POST', 'v1/staging/vendor/email/nope/test/', { to: 'ada@example.com' })).status).toBe(404);
+      // This test app runs management-api alone, without HERALD_DISPATCHERS_URL (the browser spec sends through real dispatchers).
+      const alone = await send('POST', 'v1/staging/vendor/email/smtp/test/', { to: 'ada@example.com' });
+      expect(alone.status).toBe(503);
+      expect(detailOf(alone)).toBe('vendor tests need channel-dispatchers: set HERALD_DISPATCHERS_URL on management-api');
     });
   });
 
@@ -516,6 +550,10 @@ describe.each(databaseTargets())('management API: vendors ($kind)', (target) => 
  * The string values of credentials long enough to be unmistakable in a response or an
  * event. Shorter ones (an AWS region, which the default base URL names anyway) are not secret.
  */
-function secretStrings(credentials: Record<string, CredentialValue>): string[] {
-  return Object.values(credentials).filter((value): value is string => typeof value === 'string' && value.length >= 10);
+/** The keys and secrets of a vendor's credentials (every string the catalogue does not show in full). */
+function secretStrings(vendorId: string, credentials: Record<string, CredentialValue>): string[] {
+  const fields = vendorSpecOf(...(vendorId.split('/') as [string, string])).credentials;
+  return Object.entries(credentials)
+    .filter(([name, value]) => typeof value === 'string' && value.length >= 10 && !(fields[name]?.type === 'string' && fields[name].shown === 'full'))
+    .map(([, value]) => value as string);
 }

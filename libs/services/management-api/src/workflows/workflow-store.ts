@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
-import { DefinitionValidationContext, WorkflowValidation, validateWorkflow } from '@herald/workflow';
+import { DefinitionValidationContext, ValidationResult, WorkflowValidation, validateWorkflow } from '@herald/workflow';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { returningRows } from '@herald/database';
 import { PreferenceCategoryStore } from '../preference-categories/preference-category-store';
@@ -85,9 +85,9 @@ export class WorkflowStore {
 
   /** Creates the workflow or replaces its draft; the draft records its validation result either way. */
   async saveDraft(workspace: ScopedWorkspace, slug: string, document: WorkflowDocument, isEnabled?: boolean): Promise<WorkflowVersionRow> {
-    refuseMalformedSchemaLink(document);
+    refuse(schemaLinkProblems(document));
     const { validation_result, categories } = await this.validate(workspace, document);
-    refuseUnknownCategory(document, categories);
+    refuse(categoryProblems(document, categories));
     return this.db.transaction(async (tx) => {
       // A slug used before by a deleted workflow goes on counting its announced changes.
       await tx.query(
@@ -98,14 +98,7 @@ export class WorkflowStore {
         [workspace.id, slug, isEnabled ?? null],
       );
       await this.lockWorkflow(tx, workspace.id, slug);
-      await tx.query(
-        `INSERT INTO management.workflow_versions (workspace_id, slug, version_no, status, document, validation_result, hash)
-         VALUES ($1, $2, (SELECT coalesce(max(version_no), 0) + 1 FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2),
-                 'draft', $3::jsonb, $4::jsonb, $5)
-         ON CONFLICT (workspace_id, slug) WHERE status = 'draft'
-         DO UPDATE SET document = EXCLUDED.document, validation_result = EXCLUDED.validation_result, hash = EXCLUDED.hash, updated_at = now()`,
-        [workspace.id, slug, JSON.stringify(document), JSON.stringify(validation_result), sha256Of(document)],
-      );
+      await this.writeDraft(tx, workspace.id, slug, document, validation_result);
       return this.written(tx, workspace.id, slug, 'draft');
     });
   }
@@ -128,23 +121,73 @@ export class WorkflowStore {
         );
         throw HeraldError.fromValidationMessages(validation_result.errors);
       }
-      await tx.query(
-        `UPDATE management.workflow_versions SET status = 'archived' WHERE workspace_id = $1 AND slug = $2 AND status = 'active'`,
-        [workspace.id, slug],
-      );
-      const [committed] = returningRows<{ version_no: number }>(
-        await tx.query(
-          `UPDATE management.workflow_versions
-              SET status = 'active', commit_message = $3, validation_result = $4::jsonb, active_at = now(), updated_at = now()
-            WHERE workspace_id = $1 AND slug = $2 AND status = 'draft' RETURNING version_no`,
-          [workspace.id, slug, commitMessage, JSON.stringify(validation_result)],
-        ),
-      );
-      if (!committed) throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
-      const live = await this.written(tx, workspace.id, slug, 'active');
-      await this.announce(tx, workspace, live, 'committed', definition);
-      return live;
+      return this.commitDraftIn(tx, workspace, slug, commitMessage, validation_result, definition);
     });
+  }
+
+  /**
+   * Makes an earlier version live again as the next version: its definition, validated
+   * against what is live now, replaces any pending draft and is committed at once. The
+   * versions in between stay in the history.
+   */
+  async rollback(workspace: ScopedWorkspace, slug: string, versionNo: number, commitMessage: string | null): Promise<WorkflowVersionRow> {
+    const target = await this.version(this.db.manager, workspace.id, slug, versionNo);
+    if (!target) throw HeraldError.notFound(`workflow '${slug}' has no version ${versionNo}`);
+    if (target.status === 'draft') throw new HeraldError('conflict', `version ${versionNo} of workflow '${slug}' is the draft: commit it instead`);
+    const { definition, validation_result } = await this.validate(workspace, target.document);
+    if (!definition) throw HeraldError.fromValidationMessages(validation_result.errors);
+    await this.refuseSchemaNotLive(workspace, target.document);
+    return this.db.transaction(async (tx) => {
+      await this.lockWorkflow(tx, workspace.id, slug);
+      await this.writeDraft(tx, workspace.id, slug, target.document, validation_result);
+      return this.commitDraftIn(tx, workspace, slug, commitMessage ?? `rollback to version ${versionNo}`, validation_result, definition);
+    });
+  }
+
+  /**
+   * A document checked as saving it as a draft would check it, nothing saved: every
+   * problem as `path: message`, those a save refuses outright (an unknown category, a
+   * malformed payload_schema) included. For editors that check as the user types.
+   */
+  async check(workspace: ScopedWorkspace, document: WorkflowDocument): Promise<ValidationResult> {
+    const refused = [...schemaLinkProblems(document)];
+    const { validation_result, categories } = await this.validate(workspace, document);
+    refused.push(...categoryProblems(document, categories));
+    const errors = [...refused.map((problem) => `${problem.path}: ${problem.message}`), ...validation_result.errors];
+    return { is_valid: errors.length === 0, errors };
+  }
+
+  /** A committed version, or the draft, by its number. */
+  async versionByNumber(workspace: ScopedWorkspace, slug: string, versionNo: number): Promise<WorkflowVersionRow> {
+    const row = await this.version(this.db.manager, workspace.id, slug, versionNo);
+    if (!row) throw HeraldError.notFound(`workflow '${slug}' has no version ${versionNo}`);
+    return row;
+  }
+
+  private async commitDraftIn(
+    tx: EntityManager,
+    workspace: ScopedWorkspace,
+    slug: string,
+    commitMessage: string | null,
+    validation_result: ValidationResult,
+    definition: unknown,
+  ): Promise<WorkflowVersionRow> {
+    await tx.query(
+      `UPDATE management.workflow_versions SET status = 'archived' WHERE workspace_id = $1 AND slug = $2 AND status = 'active'`,
+      [workspace.id, slug],
+    );
+    const [committed] = returningRows<{ version_no: number }>(
+      await tx.query(
+        `UPDATE management.workflow_versions
+            SET status = 'active', commit_message = $3, validation_result = $4::jsonb, active_at = now(), updated_at = now()
+          WHERE workspace_id = $1 AND slug = $2 AND status = 'draft' RETURNING version_no`,
+        [workspace.id, slug, commitMessage, JSON.stringify(validation_result)],
+      ),
+    );
+    if (!committed) throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
+    const live = await this.written(tx, workspace.id, slug, 'active');
+    await this.announce(tx, workspace, live, 'committed', definition);
+    return live;
   }
 
   async setEnabled(workspace: ScopedWorkspace, slug: string, isEnabled: boolean): Promise<WorkflowVersionRow> {
@@ -303,23 +346,35 @@ export class WorkflowStore {
     }
   }
 
+  /** Creates the draft version, or replaces the pending one (its number stays). */
+  private async writeDraft(tx: EntityManager, workspaceId: string, slug: string, document: WorkflowDocument, validation_result: ValidationResult): Promise<void> {
+    await tx.query(
+      `INSERT INTO management.workflow_versions (workspace_id, slug, version_no, status, document, validation_result, hash)
+       VALUES ($1, $2, (SELECT coalesce(max(version_no), 0) + 1 FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2),
+               'draft', $3::jsonb, $4::jsonb, $5)
+       ON CONFLICT (workspace_id, slug) WHERE status = 'draft'
+       DO UPDATE SET document = EXCLUDED.document, validation_result = EXCLUDED.validation_result, hash = EXCLUDED.hash, updated_at = now()`,
+      [workspaceId, slug, JSON.stringify(document), JSON.stringify(validation_result), sha256Of(document)],
+    );
+  }
+
   /** Saves and commits of one workflow take turns. */
   private async lockWorkflow(tx: EntityManager, workspaceId: string, slug: string): Promise<void> {
     await tx.query(`SELECT slug FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`, [workspaceId, slug]);
   }
 
-  /** The draft or the live version of a workflow, if it has one. */
+  /** The draft or the live version of a workflow, or a version by its number, if it has one. */
   private async version(
     manager: EntityManager,
     workspaceId: string,
     slug: string,
-    status: 'draft' | 'active',
+    which: 'draft' | 'active' | number,
   ): Promise<WorkflowVersionRow | undefined> {
     const [row] = (await manager.query(
       `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
           ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 AND w.slug = $2 AND v.status = $3`,
-      [workspaceId, slug, status],
+       WHERE w.workspace_id = $1 AND w.slug = $2 AND ${typeof which === 'number' ? 'v.version_no = $3' : 'v.status = $3'}`,
+      [workspaceId, slug, which],
     )) as WorkflowVersionRow[];
     return row;
   }
@@ -340,11 +395,16 @@ export class WorkflowStore {
   }
 }
 
+/** A save refuses these outright (400) rather than keeping them as a draft's validation errors. */
+function refuse(problems: ReadonlyArray<{ path: string; message: string }>): void {
+  if (problems.length > 0) throw HeraldError.validation(problems);
+}
+
 /** `payload_schema`: null, or `{schema, version_no?}` naming a schema by slug (the reference's shape). */
-function refuseMalformedSchemaLink(document: WorkflowDocument): void {
+function schemaLinkProblems(document: WorkflowDocument): Array<{ path: string; message: string }> {
   const link = document.payload_schema;
-  if (link === undefined || link === null) return;
   const errors: Array<{ path: string; message: string }> = [];
+  if (link === undefined || link === null) return errors;
   if (typeof link !== 'object' || Array.isArray(link)) errors.push({ path: 'payload_schema', message: 'must be null or an object {schema, version_no}' });
   else {
     const { schema, version_no, ...rest } = link as Record<string, unknown>;
@@ -354,18 +414,18 @@ function refuseMalformedSchemaLink(document: WorkflowDocument): void {
     }
     for (const key of Object.keys(rest)) errors.push({ path: `payload_schema.${key}`, message: 'is not a field of payload_schema (schema, version_no)' });
   }
-  if (errors.length > 0) throw HeraldError.validation(errors);
+  return errors;
 }
 
 /**
  * A draft may be incomplete, but one naming a category the workspace does not have is
  * refused at once (not only at commit), with the slugs it could name.
  */
-function refuseUnknownCategory(document: WorkflowDocument, categories: ReadonlySet<string>): void {
+function categoryProblems(document: WorkflowDocument, categories: ReadonlySet<string>): Array<{ path: string; message: string }> {
   const category = (document as { category?: unknown }).category;
-  if (typeof category !== 'string' || category === '' || categories.has(category)) return;
+  if (typeof category !== 'string' || category === '' || categories.has(category)) return [];
   const valid = [...categories].sort();
-  throw HeraldError.validation([
+  return [
     {
       path: 'category',
       message:
@@ -373,5 +433,5 @@ function refuseUnknownCategory(document: WorkflowDocument, categories: ReadonlyS
           ? `no notification category with slug "${category}": must be one of ${valid.join(', ')} (or add it: POST /v1/{workspace}/preference_category/)`
           : `no notification category with slug "${category}": this workspace has no live categories yet (add them: POST /v1/{workspace}/preference_category/?commit=true)`,
     },
-  ]);
+  ];
 }

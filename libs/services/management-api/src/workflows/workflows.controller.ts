@@ -3,17 +3,20 @@ import { HeraldError } from '@herald/contracts';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { commitMessageOf } from '../http/commit-message';
-import { booleanOf, modeOf } from '../http/query-params';
+import { booleanOf, modeOf, versionNumberOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { WorkflowStore } from './workflow-store';
-import { documentOf, workflowView } from './workflow-view';
+import { WorkflowVersionRow, documentOf, workflowView } from './workflow-view';
+import { RequiredRole } from '../auth/roles';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
 
 /**
  * `/v1/{workspace}/workflow/...` as in the reference: upsert a draft (and commit it
  * in the same call with `commit=true`), commit, enable or disable, read a version
- * with `mode=draft|live`, and (Herald's addition) the version history.
+ * with `mode=draft|live`, and (Herald's additions, which SuprSend's management API
+ * does not have) the version history, a version's definition, rollback, and checking
+ * a document without saving it.
  */
 @Controller('v1/:workspace/workflow')
 @UseGuards(ServiceTokenGuard)
@@ -23,6 +26,7 @@ export class WorkflowsController {
     private readonly store: WorkflowStore,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -40,6 +44,7 @@ export class WorkflowsController {
     return { meta: { count, ...page }, results: rows.map(workflowView) };
   }
 
+  @RequiredRole('viewer')
   @Get(':slug')
   async get(
     @Req() request: ManagementRequest,
@@ -52,6 +57,7 @@ export class WorkflowsController {
     return workflowView(await this.store.get(workspace, slugOf(slug), selected));
   }
 
+  @RequiredRole('viewer')
   @Get(':slug/versions')
   async versions(
     @Req() request: ManagementRequest,
@@ -60,20 +66,65 @@ export class WorkflowsController {
   ): Promise<{ results: Array<Record<string, unknown>> }> {
     const workspace = await this.workspace(request, workspaceSlug);
     const rows = await this.store.history(workspace, slugOf(slug));
-    return {
-      results: rows.map((row) => ({
-        version_no: row.version_no,
-        status: row.status,
-        commit_message: row.commit_message,
-        hash: row.hash,
-        active_at: row.active_at,
-        updated_at: row.updated_at,
-        validation_result: row.validation_result,
-      })),
-    };
+    return { results: rows.map(versionSummary) };
+  }
+
+  /** One version with its definition as written (Herald): what a diff between versions compares. */
+  @RequiredRole('viewer')
+  @Get(':slug/versions/:version')
+  async version(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Param('version') version: string,
+  ): Promise<Record<string, unknown>> {
+    const versionNo = versionNumberOf(version);
+    const workspace = await this.workspace(request, workspaceSlug);
+    const row = await this.store.versionByNumber(workspace, slugOf(slug), versionNo);
+    return { ...versionSummary(row), definition: row.document };
+  }
+
+  /** Makes an earlier version live again as the next version (Herald); a pending draft is replaced. */
+  @RequiredRole('editor')
+  @Post(':slug/versions/:version/rollback')
+  @HttpCode(202)
+  async rollback(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Param('version') version: string,
+    @Body() body: unknown,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<Record<string, unknown>> {
+    const versionNo = versionNumberOf(version);
+    const message = commitMessageOf(commitMessage, body) ?? null;
+    const workspace = await this.workspace(request, workspaceSlug);
+    return workflowView(await this.store.rollback(workspace, slugOf(slug), versionNo, message));
+  }
+
+  /**
+   * Checks a document as saving it as the draft would, saving nothing (Herald): for
+   * editors that check jq, Jsonnet, durations and templates as the user types.
+   */
+  @RequiredRole('viewer')
+  @Post(':slug/validate')
+  @HttpCode(200)
+  async validate(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('slug') slug: string,
+    @Body() body: unknown,
+  ): Promise<{ validation_result: { is_valid: boolean; errors: string[] } }> {
+    slugOf(slug);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
+    }
+    const workspace = await this.workspace(request, workspaceSlug);
+    return { validation_result: await this.store.check(workspace, documentOf(body as Record<string, unknown>)) };
   }
 
   /** Creates the workflow or replaces its draft (201); `commit=true` also makes a valid draft live. */
+  @RequiredRole('editor')
   @Post(':slug')
   @HttpCode(201)
   async upsert(
@@ -98,6 +149,7 @@ export class WorkflowsController {
     return workflowView(await this.store.commit(workspace, draft.slug, commitMessage?.trim() || null));
   }
 
+  @RequiredRole('editor')
   @Patch(':slug/commit')
   @HttpCode(202)
   async commit(
@@ -112,6 +164,7 @@ export class WorkflowsController {
     return workflowView(await this.store.commit(workspace, slugOf(slug), message));
   }
 
+  @RequiredRole('editor')
   @Patch(':slug/enable')
   @HttpCode(202)
   async enable(
@@ -127,6 +180,7 @@ export class WorkflowsController {
   }
 
   /** Permanently deletes the workflow; runs in flight finish on the version they started with. */
+  @RequiredRole('editor')
   @Delete(':slug')
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string): Promise<void> {
@@ -137,6 +191,18 @@ export class WorkflowsController {
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {
     return this.scope.resolve(accountOf(request), slug);
   }
+}
+
+function versionSummary(row: WorkflowVersionRow): Record<string, unknown> {
+  return {
+    version_no: row.version_no,
+    status: row.status,
+    commit_message: row.commit_message,
+    hash: row.hash,
+    active_at: row.active_at,
+    updated_at: row.updated_at,
+    validation_result: row.validation_result,
+  };
 }
 
 function slugOf(slug: string): string {

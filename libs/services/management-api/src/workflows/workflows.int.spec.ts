@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets, expectEventually } from '@herald/testing';
 import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
@@ -196,6 +198,53 @@ describe.each(databaseTargets())('management API: workflows ($kind)', (target) =
     expect((await t.call('PATCH', `${W}/order-updates/enable/`, { is_enabled: 'yes' })).status).toBe(400);
   });
 
+  it("answers a version's definition, and rolls back to it as the next version, replacing a pending draft", async () => {
+    const first = await t.call('GET', `${W}/order-updates/versions/1/`);
+    expect(first).toMatchObject({ status: 200, body: { version_no: 1, status: 'archived', commit_message: 'first version', definition: { description: 'Tells a customer what happened to an order' } } });
+    expect((await t.call('GET', `${W}/order-updates/versions/2/`)).body).toMatchObject({ status: 'active', definition: { description: 'second version' } });
+    expect((await t.call('GET', `${W}/order-updates/versions/99/`)).status).toBe(404);
+    expect((await t.call('GET', `${W}/order-updates/versions/one/`)).status).toBe(400);
+    expect((await t.call('POST', `${W}/order-updates/`, { ...richWorkflow(), description: 'pending' })).status).toBe(201);
+    expect((await t.call('POST', `${W}/order-updates/versions/3/rollback/`)).status).toBe(409);
+
+    const rolledBack = await t.call('POST', `${W}/order-updates/versions/1/rollback/`);
+    expect(rolledBack).toMatchObject({
+      status: 202,
+      body: { status: 'active', version_no: 3, commit_message: 'rollback to version 1', description: 'Tells a customer what happened to an order' },
+    });
+    // The pending draft became the rolled-back version: there is no draft left.
+    expect((await t.call('GET', `${W}/order-updates/?mode=draft`)).body).toMatchObject({ status: 'active', version_no: 3 });
+    const history = (await t.call('GET', `${W}/order-updates/versions/`)).body as { results: Array<{ version_no: number; status: string }> };
+    expect(history.results.map((v) => [v.version_no, v.status])).toEqual([
+      [3, 'active'],
+      [2, 'archived'],
+      [1, 'archived'],
+    ]);
+    await expectEventually(() => expect(workflowEvents().at(-1)).toMatchObject({ change: 'committed', document: { version_no: 3, definition: { description: 'Tells a customer what happened to an order' } } }));
+    expect((await t.call('POST', `${W}/order-updates/versions/2/rollback/?commit_message=back%20again`)).body).toMatchObject({ version_no: 4, commit_message: 'back again', description: 'second version' });
+  });
+
+  it('checks a document without saving it, every problem by path, those a save refuses included', async () => {
+    const broken = richWorkflow();
+    const nodes = (broken.tree as { nodes: Array<Record<string, unknown>> }).nodes;
+    nodes[1].duration = '.wait //';
+    ((nodes[4].branches as Array<{ nodes: Array<Record<string, unknown>> }>)[1].nodes[0]).template = 'no-such-template';
+    const checked = await t.call('POST', `${W}/not-saved/validate/`, { ...broken, category: 'no-such-category' });
+    expect(checked.status).toBe(200);
+    const result = (checked.body as { validation_result: { is_valid: boolean; errors: string[] } }).validation_result;
+    expect(result.is_valid).toBe(false);
+    expect(result.errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^category: no notification category with slug "no-such-category"/),
+        expect.stringMatching(/^tree\.nodes\[1\]\.duration: invalid jq expression/),
+        expect.stringMatching(/^tree\.nodes\[4\]\.branches\[1\]\.nodes\[0\]\.template: no template with slug "no-such-template"/),
+      ]),
+    );
+    expect((await t.call('POST', `${W}/not-saved/validate/`, richWorkflow())).body).toEqual({ validation_result: { is_valid: true, errors: [] } });
+    expect((await t.call('GET', `${W}/not-saved/`)).status).toBe(404);
+    expect((await t.call('POST', `${W}/not-saved/validate/`, [1])).status).toBe(400);
+  });
+
   it('deletes a workflow, announcing it above every earlier version, and a new one with the slug goes on counting', async () => {
     const body = { ...richWorkflow(), name: 'Short-lived' };
     expect((await t.call('POST', `${W}/short-lived/?commit=true`, body)).status).toBe(201);
@@ -237,6 +286,23 @@ describe.each(databaseTargets())('management API: workflows ($kind)', (target) =
     expect((await t.call('PATCH', `${W}/nothing-here/commit/`)).status).toBe(404);
     expect((await t.call('GET', 'v1/nowhere/workflow/')).status).toBe(404);
     expect((await t.call('GET', `${W}/`, undefined, 'nope')).status).toBe(401);
+  });
+
+  it("saves each node type's example of docs/reference.md, in a workflow, as a valid draft (the branch examples included)", async () => {
+    const reference = readFileSync(join(__dirname, '..', '..', '..', '..', '..', 'docs', 'reference.md'), 'utf8');
+    const section = reference.slice(reference.indexOf('## Node types'), reference.indexOf('## Digest schedules'));
+    const examples = [...section.matchAll(/^\| `([a-z_]+)`.*\| `(\{.*\})` \|$/gm)].map((match) => JSON.parse(match[2]) as { node_type: string });
+    expect(examples.map((node) => node.node_type)).toEqual(expect.arrayContaining(['branch', 'branch_waituntil', 'delay', 'send_email']));
+    for (const [index, node] of examples.entries()) {
+      const slug = `reference-example-${index}`;
+      const saved = await t.call('POST', `${W}/${slug}/`, { name: 'Example', category: 'order-updates', trigger_type: 'api', tree: { nodes: [node] } });
+      expect({ node_type: node.node_type, status: saved.status, validation_result: (saved.body as { validation_result: unknown }).validation_result }).toEqual({
+        node_type: node.node_type,
+        status: 201,
+        validation_result: { is_valid: true, errors: [] },
+      });
+      expect((await t.call('DELETE', `${W}/${slug}/`)).status).toBe(204);
+    }
   });
 
   it("keeps accounts apart: another account sees none of this account's workflows", async () => {

@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
+import { ManagementRequest, ServiceTokenGuard, accountOf, maySeeSecrets } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateWorkspaceKeyDto } from './workspace-key.dto';
 import { WorkspaceKeyStore, WorkspaceKeyView } from './workspace-key-store';
+import { RequiredRole } from '../auth/roles';
 
 const keyNotFound = (): HeraldError => HeraldError.notFound('workspace key not found');
 
@@ -17,6 +18,7 @@ export class WorkspaceKeysController {
     private readonly scope: WorkspaceScope,
   ) {}
 
+  @RequiredRole('viewer')
   @Get()
   async list(
     @Req() request: ManagementRequest,
@@ -27,9 +29,11 @@ export class WorkspaceKeysController {
     const page = offsetPage(limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const { count, keys } = await this.store.list(workspace, page);
-    return { meta: { count, ...page }, results: keys };
+    // The interface lists secrets in full; a viewer sees their first characters only.
+    return { meta: { count, ...page }, results: maySeeSecrets(request) ? keys : keys.map(withMaskedSecret) };
   }
 
+  @RequiredRole('owner')
   @Post()
   @HttpCode(201)
   async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreateWorkspaceKeyDto): Promise<WorkspaceKeyView> {
@@ -38,6 +42,7 @@ export class WorkspaceKeysController {
   }
 
   /** A new secret for the same key; SDKs signing with the old secret are refused from now on. */
+  @RequiredRole('owner')
   @Patch(':id/rotate')
   async rotate(
     @Req() request: ManagementRequest,
@@ -50,6 +55,7 @@ export class WorkspaceKeysController {
     return rotated;
   }
 
+  @RequiredRole('owner')
   @Delete(':id')
   @HttpCode(204)
   async remove(
@@ -60,4 +66,9 @@ export class WorkspaceKeysController {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     if (!(await this.store.remove(workspace, id))) throw keyNotFound();
   }
+}
+
+/** A viewer's view: the secret's first characters and a mask, enough to tell secrets apart. */
+function withMaskedSecret(key: WorkspaceKeyView): WorkspaceKeyView {
+  return { ...key, secret: `${key.secret.slice(0, 8)}${'*'.repeat(12)}` };
 }

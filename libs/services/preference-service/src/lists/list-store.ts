@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { FieldError, HeraldError } from '@herald/contracts';
+import { FieldError, HeraldError, idLengthProblem } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
@@ -59,7 +59,9 @@ export class ListStore {
   async upsert(ws: AuthenticatedWorkspace, body: unknown): Promise<ListView> {
     const input = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
     const errors: FieldError[] = [];
-    if (typeof input.list_id !== 'string' || input.list_id.trim() === '') errors.push({ path: 'list_id', message: 'must be a non-empty string' });
+    // The id every /v1/subscriber_list/{list_id}/ route must be able to address afterwards.
+    const listIdProblem = typeof input.list_id !== 'string' || input.list_id.trim() === '' ? 'must be a non-empty string' : idLengthProblem(input.list_id.trim());
+    if (listIdProblem) errors.push({ path: 'list_id', message: listIdProblem });
     for (const field of ['list_name', 'list_description']) {
       if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string') errors.push({ path: field, message: 'must be a string' });
     }
@@ -194,7 +196,10 @@ export function distinctIds(body: unknown): string[] {
   const ids = (body as { distinct_ids?: unknown } | null)?.distinct_ids;
   if (!Array.isArray(ids)) throw HeraldError.validation([{ path: 'distinct_ids', message: 'must be an array of distinct_ids' }]);
   if (ids.length > MAX_IDS_PER_CALL) throw HeraldError.validation([{ path: 'distinct_ids', message: `must have at most ${MAX_IDS_PER_CALL} entries` }]);
-  const errors = ids.flatMap((id, i) => (typeof id === 'string' && id !== '' ? [] : [{ path: `distinct_ids[${i}]`, message: 'must be a non-empty string' }]));
+  const errors = ids.flatMap((id, i) => {
+    const problem = typeof id === 'string' && id !== '' ? idLengthProblem(id) : 'must be a non-empty string';
+    return problem === undefined ? [] : [{ path: `distinct_ids[${i}]`, message: problem }];
+  });
   if (errors.length > 0) throw HeraldError.validation(errors);
   return [...new Set(ids as string[])];
 }

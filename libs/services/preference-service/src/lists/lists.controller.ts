@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { requiredBody } from '../http/request';
@@ -57,6 +57,12 @@ export class ListsController {
     return { success: true };
   }
 
+  /** suprsend-py-sdk's `subscriber_lists.delete`: the same as `PATCH .../delete/`. */
+  @Delete(':list_id')
+  deleteBySdk(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string): Promise<unknown> {
+    return this.delete(ws, listId);
+  }
+
   // Draft versions (the SDKs' start_sync ... finish_sync): replace a list's members at once.
 
   @Post(':list_id/start_sync')
@@ -91,5 +97,11 @@ export class ListsController {
   async deleteVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string): Promise<unknown> {
     await this.versions.delete(ws, listId, versionId);
     return { success: true };
+  }
+
+  /** suprsend-py-sdk's `subscriber_lists.delete_version`: the same as `PATCH .../delete/`. */
+  @Delete(':list_id/version/:version_id')
+  deleteVersionBySdk(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string): Promise<unknown> {
+    return this.deleteVersion(ws, listId, versionId);
   }
 }

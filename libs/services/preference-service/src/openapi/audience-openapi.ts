@@ -4,7 +4,7 @@
  * field names, statuses) and interface 4.1-4.4 and 7; the integration tests check every
  * response they receive against it.
  */
-import { PUBLIC_API_SHARED } from '@herald/runtime';
+import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
 
 type Schema = Record<string, unknown>;
 
@@ -103,6 +103,74 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
 
 const objectParams = path('object_type', 'id');
 const userParams = path('distinct_id');
+
+/** A user's preferences where SuprSend's web SDK calls them: the same records, for a public key and the user's token; errors in the SDK's shape. */
+const sdkError = (status: number, description: string): [string, Schema] => [String(status), json(ref('SdkErrorResponse'), description)];
+const sdkRefusals = [
+  sdkError(400, 'Validation error: every failing field by its path in `error.message`'),
+  sdkError(401, 'Missing or invalid public key or user token'),
+  sdkError(403, "Another user than the token's, another tenant than the token's, or an origin the public key does not allow"),
+  sdkError(404, 'The user or the category does not exist'),
+];
+const sdkDisplay: Schema[] = [
+  { name: 'show_opt_out_channels', in: 'query', required: false, schema: { type: 'string' }, description: 'Sent by the SDK; does not change the answer' },
+  { name: 'tags', in: 'query', required: false, schema: { type: 'string' }, description: 'Sent by the SDK; does not change the answer' },
+];
+const subscriberPaths = (): Record<string, Record<string, unknown>> => {
+  const base = '/v2/subscriber/{distinct_id}';
+  const security = BROWSER_SDK_OPENAPI.security;
+  return {
+    [`${base}/full_preference/`]: {
+      get: {
+        operationId: 'getSubscriberFullPreference',
+        summary: "The signed-in user's full preference (SuprSend's web SDK `getPreferences`)",
+        security,
+        parameters: [...userParams, tenantQuery, localeQuery, ...sdkDisplay],
+        responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference')], ...sdkRefusals]),
+      },
+    },
+    [`${base}/category/`]: {
+      get: {
+        operationId: 'getSubscriberCategoryPreferences',
+        security,
+        parameters: [...userParams, tenantQuery, localeQuery, ...offsetParams, ...sdkDisplay],
+        responses: Object.fromEntries([['200', offsetPage(ref('CategoryPreference'), 'A page of category records')], ...sdkRefusals]),
+      },
+    },
+    [`${base}/category/{category_slug}/`]: {
+      get: {
+        operationId: 'getSubscriberCategoryPreference',
+        security,
+        parameters: [...userParams, ...path('category_slug'), tenantQuery, localeQuery, ...sdkDisplay],
+        responses: Object.fromEntries([['200', json(ref('CategoryPreference'), 'The category record')], ...sdkRefusals]),
+      },
+      patch: {
+        operationId: 'updateSubscriberCategoryPreference',
+        summary: '`{preference, opt_out_channels}` as the SDK sends it',
+        security,
+        parameters: [...userParams, ...path('category_slug'), tenantQuery, ...sdkDisplay],
+        requestBody: jsonBody(ref('CategoryPreferenceUpdate'), 'Fields absent keep their value'),
+        responses: Object.fromEntries([['200', json(ref('CategoryPreference'), 'The updated record')], ...sdkRefusals]),
+      },
+    },
+    [`${base}/channel_preference/`]: {
+      get: {
+        operationId: 'getSubscriberChannelPreferences',
+        security,
+        parameters: [...userParams, tenantQuery],
+        responses: Object.fromEntries([['200', json(ref('ChannelPreferences'), 'Every channel')], ...sdkRefusals]),
+      },
+      patch: {
+        operationId: 'updateSubscriberChannelPreferences',
+        security,
+        parameters: [...userParams, tenantQuery],
+        requestBody: jsonBody(ref('ChannelPreferences'), 'The channels to change'),
+        responses: Object.fromEntries([['200', json(ref('ChannelPreferences'), 'Every channel after the change')], ...sdkRefusals]),
+      },
+    },
+  };
+};
+
 const listParams = path('list_id');
 const versionParams = path('list_id', 'version_id');
 const versionMissing = extended(404, 'The list or the version does not exist (`version_id <v> not found for list_id <id>`)');
@@ -125,8 +193,55 @@ const subscriptionRecipient: Schema = {
 };
 const affected = json({ type: 'object', required: ['success', 'affected_count'], additionalProperties: false, properties: { success: { const: true }, affected_count: { type: 'integer', minimum: 0 } } }, 'How many changed');
 
+/**
+ * The List-Unsubscribe link of an email (README, Engagement tracking and unsubscribe), at
+ * HERALD_PUBLIC_URL. No credential: the sealed, expiring token names one user of one
+ * workspace, the email's category and tenant.
+ */
+function unsubscribePaths(): Record<string, Record<string, unknown>> {
+  const token: Schema = { in: 'path', name: 'token', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' }, description: 'The token of the email\'s List-Unsubscribe link' };
+  const text = (description: string): Schema => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+  const html = (description: string): Schema => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+  const form = (schema: Schema): Schema => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema }, 'multipart/form-data': { schema } } });
+  return {
+    '/v1/unsubscribe/{token}': {
+      post: {
+        operationId: 'oneClickUnsubscribe',
+        summary: "RFC 8058 one-click unsubscribe, as a mail client posts it: opts the user out of the email's category (in the trigger's tenant when it named one), announced like any preference change; no cookie or script needed",
+        security: [],
+        parameters: [token],
+        requestBody: form({ type: 'object', required: ['List-Unsubscribe'], properties: { 'List-Unsubscribe': { const: 'One-Click' } } }),
+        responses: {
+          '200': text('Unsubscribed (also when the user had opted out already)'),
+          '400': text('Not RFC 8058\'s body, or the category cannot be unsubscribed (any more)'),
+          '404': text('A forged link, or a user the workspace no longer has'),
+          '410': text('An expired link'),
+        },
+      },
+      get: {
+        operationId: 'preferencePage',
+        summary: "The hosted preference page: the user's categories as checkboxes, one form; server-rendered HTML, no script, no external asset (Content-Security-Policy default-src 'none')",
+        security: [],
+        parameters: [token],
+        responses: { '200': html('The page'), '404': html('A forged link'), '410': html('An expired link') },
+      },
+    },
+    '/v1/unsubscribe/{token}/preferences': {
+      post: {
+        operationId: 'savePreferencePage',
+        summary: 'The preference page\'s form: each editable category it showed (`shown`) is subscribed when its box was checked (`subscribed`), unsubscribed otherwise; answers the page again',
+        security: [],
+        parameters: [token],
+        requestBody: form({ type: 'object', properties: { shown: { type: 'array', items: { type: 'string' } }, subscribed: { type: 'array', items: { type: 'string' } } } }),
+        responses: { '200': html('Saved; the page with the choices'), '400': html('Not saved (a category that cannot be unsubscribed)'), '404': html('A forged link'), '410': html('An expired link') },
+      },
+    },
+  };
+}
+
 export const audienceOpenApi = {
   paths: {
+    ...unsubscribePaths(),
     '/v1/object/{object_type}/{id}/': {
       post: {
         operationId: 'upsertObject',
@@ -181,6 +296,7 @@ export const audienceOpenApi = {
       },
     },
     ...preferencePaths('/v1/user/{distinct_id}', userParams, 'User'),
+    ...subscriberPaths(),
     '/v1/subscriber_list/': {
       post: {
         operationId: 'createList',
@@ -200,6 +316,16 @@ export const audienceOpenApi = {
     },
     '/v1/subscriber_list/{list_id}/': {
       get: { operationId: 'getList', parameters: listParams, responses: Object.fromEntries([['200', json(ref('List'), 'The list')], unauthenticated, listMissing]) },
+      delete: {
+        operationId: 'deleteListBySdk',
+        summary: "suprsend-py-sdk's `subscriber_lists.delete`: as `PATCH .../delete/`",
+        parameters: listParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['success'], additionalProperties: false, properties: { success: { const: true } } }, 'Deleted')],
+          unauthenticated,
+          listMissing,
+        ]),
+      },
     },
     '/v1/subscriber_list/{list_id}/subscriber/': {
       get: {
@@ -251,6 +377,16 @@ export const audienceOpenApi = {
         parameters: versionParams,
         responses: Object.fromEntries([['200', json(ref('ListVersion'), 'The draft, with its member count')], unauthenticated, versionMissing]),
       },
+      delete: {
+        operationId: 'deleteListVersionBySdk',
+        summary: "suprsend-py-sdk's `subscriber_lists.delete_version`: as `PATCH .../delete/`",
+        parameters: versionParams,
+        responses: Object.fromEntries([
+          ['200', json({ type: 'object', required: ['success'], additionalProperties: false, properties: { success: { const: true } } }, 'The draft is dropped; the list is unchanged')],
+          unauthenticated,
+          versionMissing,
+        ]),
+      },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/add/': {
       post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
@@ -284,6 +420,49 @@ export const audienceOpenApi = {
         parameters: userParams,
         requestBody: jsonBody({ type: 'object', required: ['from_user_id'], properties: { from_user_id: { type: 'string' } } }, 'The user merged in'),
         responses: Object.fromEntries([['201', json(ref('User'), 'This user after the merge')], invalid, unauthenticated, short(404, "Either user does not exist (`from_user_id: [distinct_id: '<id>'] not found`)")]),
+      },
+    },
+    '/v1/user/{distinct_id}/associated_tenant/': {
+      get: {
+        operationId: 'listUserTenants',
+        summary: "The tenants the user has a profile in (suprsend-py-sdk's `users.list_associated_tenants`), each with that profile",
+        parameters: [...userParams, ...cursorParams],
+        responses: Object.fromEntries([['200', cursorPage('UserInTenant', 'A page of the tenant profiles')], invalid, unauthenticated, objectOrUserMissing]),
+      },
+    },
+    '/v1/user/{distinct_id}/tenant/{tenant_id}/': {
+      post: {
+        operationId: 'upsertUserInTenant',
+        summary:
+          "The user's profile in a tenant (`users.upsert_for_tenant`): the upsert body of `POST /v1/user/{distinct_id}/`. A run carrying this tenant_id reads it merged over the user's profile. Makes the user when it does not exist.",
+        parameters: path('distinct_id', 'tenant_id'),
+        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        responses: Object.fromEntries([['201', json(ref('UserInTenant'), "The user's profile in the tenant")], invalid, profileTooLarge, unauthenticated, tenantMissing]),
+      },
+      get: {
+        operationId: 'getUserInTenant',
+        summary: "The user's profile in the tenant alone (`users.get_for_tenant`); `GET /v1/user/{distinct_id}/?tenant_id=` shows it merged",
+        parameters: path('distinct_id', 'tenant_id'),
+        responses: Object.fromEntries([['200', json(ref('UserInTenant'), "The user's profile in the tenant")], unauthenticated, short(404, "The user has no profile in the tenant (`user '<id>' has no profile in tenant '<tenant_id>'`)")]),
+      },
+      patch: {
+        operationId: 'editUserInTenant',
+        summary: "The operations of `PATCH /v1/user/{distinct_id}/`, on the user's profile in the tenant (`users.edit(..., tenant_id=)`), made when missing",
+        parameters: path('distinct_id', 'tenant_id'),
+        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        responses: Object.fromEntries([
+          ['202', json(ref('UserInTenant'), "The user's profile in the tenant")],
+          invalid,
+          profileTooLarge,
+          unauthenticated,
+          short(404, "The user (`user '<id>' not found`) or the tenant (`tenant '<id>' not found`) does not exist"),
+        ]),
+      },
+      delete: {
+        operationId: 'unlinkUserFromTenant',
+        summary: "Drops the user's profile in the tenant (`users.unlink_tenant`); the user and its preferences in the tenant stay",
+        parameters: path('distinct_id', 'tenant_id'),
+        responses: Object.fromEntries([['204', noContent('Unlinked')], unauthenticated, short(404, 'The user has no profile in the tenant')]),
       },
     },
     '/v1/user/{distinct_id}/subscribed_to/list/': {
@@ -517,8 +696,10 @@ export const audienceOpenApi = {
     },
   } as Record<string, Record<string, unknown>>,
   components: {
+    securitySchemes: BROWSER_SDK_OPENAPI.securitySchemes,
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
+      ...BROWSER_SDK_OPENAPI.schemas,
       ChannelValues: {
         type: 'array',
         items: { type: 'object', required: ['value', 'status', 'perma_status'], properties: { value: {}, status: { type: 'string' }, perma_status: { type: 'string' } } },
@@ -542,6 +723,18 @@ export const audienceOpenApi = {
         properties: {
           distinct_id: { type: 'string' },
           properties: { type: 'object' },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+        },
+        patternProperties: { '^\\$': ref('ChannelValues') },
+      },
+      UserInTenant: {
+        type: 'object',
+        required: ['distinct_id', 'tenant_id', 'properties', 'created_at', 'updated_at'],
+        properties: {
+          distinct_id: { type: 'string' },
+          tenant_id: { type: 'string' },
+          properties: { type: 'object', description: 'The properties set for this tenant alone' },
           created_at: { type: 'string', format: 'date-time' },
           updated_at: { type: 'string', format: 'date-time' },
         },
@@ -657,7 +850,7 @@ export const audienceOpenApi = {
             type: 'array',
             items: { type: 'object', required: ['name', 'subcategories'], properties: { name: { type: 'string' }, description: { type: ['string', 'null'] }, subcategories: { type: 'array', items: ref('CategoryPreference') } } },
           },
-          channel_preferences: { type: 'array', items: { type: 'object', required: ['channel', 'is_restricted'] } },
+          channel_preferences: { type: 'array', items: { type: 'object', required: ['channel', 'is_restricted'], properties: { channel: { type: 'string' }, is_restricted: { type: 'boolean' } } } },
         },
       },
       List: {

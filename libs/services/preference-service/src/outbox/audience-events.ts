@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, AudienceChanged, AudienceSubject, JsonRecord, TOPICS, envelopeOf } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables } from '@herald/event-store';
+import { recordAnnounced } from './audience-write-visibility';
 
 /** The audience outbox table, as the event store names it. */
 export const AUDIENCE_OUTBOX = eventStoreTables('audience').outbox;
@@ -30,6 +31,7 @@ export function subjectKey(workspaceId: string, subject: AudienceSubject): strin
 /** The outbox row announcing a committed change on `notify.audience.changed.v1`. */
 export function audienceChangedMessage(workspaceId: string, change: AudienceChanged, now: Date): OutboxMessage {
   const messageId = randomUUID();
+  recordAnnounced(messageId, change);
   return {
     messageId,
     topic: TOPICS.audienceChanged.name,

@@ -30,6 +30,13 @@ interface ProfileRow {
   updated_at: Date;
 }
 
+export interface MutateOptions {
+  /** Create the profile when it does not exist. */
+  readonly create: boolean;
+  /** The accepted requests this change carries out, named on its announcement (see ProfileChanged.source_message_ids). */
+  readonly sourceMessageIds?: readonly string[];
+}
+
 /** Profiles of users and objects, global and per tenant; every change is announced through the outbox. */
 @Injectable()
 export class ProfileStore {
@@ -47,7 +54,7 @@ export class ProfileStore {
     subject: AudienceSubject,
     tenantId: string | undefined,
     change: (current: ProfileDocument) => Parsed<ProfileDocument>,
-    options: { create: boolean },
+    options: MutateOptions,
   ): Promise<StoredProfile> {
     return this.db.transaction((tx) => this.mutateIn(tx, workspace, subject, tenantId, change, options));
   }
@@ -59,7 +66,7 @@ export class ProfileStore {
     subject: AudienceSubject,
     tenantId: string | undefined,
     change: (current: ProfileDocument) => Parsed<ProfileDocument>,
-    options: { create: boolean },
+    options: MutateOptions,
   ): Promise<StoredProfile> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const key = [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
@@ -90,21 +97,48 @@ export class ProfileStore {
       [...key, properties, channels],
     ));
     const stored = { ...written, properties: next.value.properties, channels: next.value.channels };
-    await writeOutbox(tx, AUDIENCE_OUTBOX, [
-      audienceChangedMessage(
-        workspace.id,
-        {
-          kind: 'profile',
-          change: 'upserted',
-          workspace_slug: workspace.slug,
-          subject,
-          ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
-          profile: { properties: stored.properties, channels: stored.channels },
-        },
-        this.clock.now(),
-      ),
-    ]);
+    await writeOutbox(tx, AUDIENCE_OUTBOX, [this.profileAnnouncement(workspace, subject, tenantId, stored, options.sourceMessageIds)]);
     return stored;
+  }
+
+  /**
+   * Announces the profile as it is stored, changing nothing, for requests that were
+   * carried out before (a redelivered identity event) or cannot be (one past the
+   * limits): the engine acknowledges their ids with it, so the requests that accepted
+   * them answer, whatever became of them. A profile gone since is announced deleted.
+   */
+  async announceStored(workspace: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, sourceMessageIds: readonly string[]): Promise<void> {
+    const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    await this.db.transaction(async (tx) => {
+      const [row] = (await tx.query(
+        `SELECT properties, channels FROM audience.profiles
+          WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`,
+        [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)],
+      )) as Array<Pick<ProfileRow, 'properties' | 'channels'>>;
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [this.profileAnnouncement(workspace, subject, tenantId, row, sourceMessageIds)]);
+    });
+  }
+
+  private profileAnnouncement(
+    workspace: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    stored: ProfileDocument | undefined,
+    sourceMessageIds: readonly string[] | undefined,
+  ): OutboxMessage {
+    return audienceChangedMessage(
+      workspace.id,
+      {
+        kind: 'profile',
+        change: stored === undefined ? 'deleted' : 'upserted',
+        workspace_slug: workspace.slug,
+        subject,
+        ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
+        ...(stored === undefined ? {} : { profile: { properties: stored.properties, channels: stored.channels } }),
+        ...(sourceMessageIds && sourceMessageIds.length > 0 ? { source_message_ids: sourceMessageIds } : {}),
+      },
+      this.clock.now(),
+    );
   }
 
   /**
@@ -155,6 +189,74 @@ export class ProfileStore {
     if (!global) throw subjectNotFound(subject);
     const tenant = tenantId ? rows.find((r) => r.tenant_id === tenantId) : undefined;
     return { ...global, ...mergeProfiles(global, tenant), updated_at: tenant && tenant.updated_at > global.updated_at ? tenant.updated_at : global.updated_at };
+  }
+
+  /**
+   * Changes a user's profile in one tenant (the SDKs' `upsert_for_tenant`, `edit(...,
+   * tenant_id)`), creating that tenant's profile when it does not exist. `createUser`
+   * makes the user's global profile too when it is missing, as an identity event carrying
+   * a tenant does; otherwise a user without one is a 404.
+   */
+  async mutateInTenant(
+    workspace: AuthenticatedWorkspace,
+    distinctId: string,
+    tenantId: string,
+    change: (current: ProfileDocument) => Parsed<ProfileDocument>,
+    options: { readonly createUser: boolean },
+  ): Promise<StoredProfile> {
+    const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
+    return this.db.transaction(async (tx) => {
+      if (options.createUser) await this.mutateIn(tx, workspace, subject, undefined, (p) => ({ ok: true, value: p }), { create: true });
+      else if (!(await this.exists(workspace, subject, tx, true))) throw subjectNotFound(subject);
+      return this.mutateIn(tx, workspace, subject, tenantId, change, { create: true });
+    });
+  }
+
+  /** A user's profile in one tenant alone (not merged over the global one); 404 when the user has none there. */
+  async readInTenant(workspace: AuthenticatedWorkspace, distinctId: string, tenantId: string): Promise<StoredProfile> {
+    const [row] = (await this.db.query(
+      `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
+        WHERE workspace_id = $1 AND subject_type = 'user' AND object_type = '' AND subject_id = $2 AND tenant_id = $3`,
+      [workspace.id, distinctId, tenantId],
+    )) as ProfileRow[];
+    if (!row) throw notInTenant(distinctId, tenantId);
+    return row;
+  }
+
+  /**
+   * The tenants a user has a profile in (the SDKs' `list_associated_tenants`), cursor-paged
+   * in the order they were linked; 404 when the user does not exist.
+   */
+  async tenantsOf(workspace: AuthenticatedWorkspace, distinctId: string, query: CursorQuery): Promise<{ meta: CursorMeta; rows: Array<StoredProfile & { tenant_id: string }> }> {
+    const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
+    if (!(await this.exists(workspace, subject))) throw subjectNotFound(subject);
+    return readCursorPage<StoredProfile & { tenant_id: string }>(
+      this.db.manager,
+      {
+        from: `audience.profiles p WHERE p.workspace_id = $1 AND p.subject_type = 'user' AND p.object_type = '' AND p.subject_id = $2 AND p.tenant_id <> ''`,
+        params: [workspace.id, distinctId],
+        id: 'p.id',
+      },
+      'p.tenant_id, p.properties, p.channels, p.created_at, p.updated_at',
+      query,
+    );
+  }
+
+  /**
+   * Unlinks a user from a tenant (the SDKs' `unlink_tenant`): drops the user's profile in
+   * that tenant, announced so runs in the tenant read the global profile alone again. The
+   * user's preferences in the tenant are their own resource and stay. 404 when not linked.
+   */
+  async unlinkTenant(workspace: AuthenticatedWorkspace, distinctId: string, tenantId: string): Promise<void> {
+    const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
+    await this.db.transaction(async (tx) => {
+      const deleted = returningRows<unknown>(await tx.query(
+        `DELETE FROM audience.profiles WHERE workspace_id = $1 AND subject_type = 'user' AND object_type = '' AND subject_id = $2 AND tenant_id = $3 RETURNING 1`,
+        [workspace.id, distinctId, tenantId],
+      ));
+      if (deleted.length === 0) throw notInTenant(distinctId, tenantId);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [this.profileAnnouncement(workspace, subject, tenantId, undefined, undefined)]);
+    });
   }
 
   /** Whether the subject has a global profile; `lock` holds its row, ordering the writers of one subject's preferences. */
@@ -242,6 +344,10 @@ export class ProfileStore {
     )) as Array<{ n: number }>;
     return row.n;
   }
+}
+
+function notInTenant(distinctId: string, tenantId: string): HeraldError {
+  return HeraldError.notFound(`user '${distinctId}' has no profile in tenant '${tenantId}'`, 'short');
 }
 
 /** Whether `next` is smaller than `current` in properties and in bytes. */

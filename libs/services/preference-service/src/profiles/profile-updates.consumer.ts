@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { AUDIENCE_CHANGED_TYPE, AudienceChanged, FieldError, HeraldError, InlineProfileUpdate, TOPICS, UserOperationsUpdate, parseAudienceChanged } from '@herald/contracts';
+import { AUDIENCE_CHANGED_TYPE, AudienceChanged, AudienceSubject, FieldError, HeraldError, InlineProfileUpdate, TOPICS, UserOperationsUpdate, parseAudienceChanged } from '@herald/contracts';
 import { AuthenticatedWorkspace, ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { applyInline, applyUserOperations } from './profile-document';
 import { ProfileStore } from './profile-store';
@@ -29,17 +29,25 @@ export class ProfileUpdatesConsumer implements OnApplicationBootstrap {
   }
 
   private async apply(workspace: AuthenticatedWorkspace, change: AudienceChanged): Promise<void> {
+    if (change.kind !== 'inline_profile' && change.kind !== 'user_operations') return;
     try {
       if (change.kind === 'inline_profile') await this.applyInline(workspace, change);
-      if (change.kind === 'user_operations') await this.applyOperations(workspace, change);
+      else await this.applyOperations(workspace, change);
     } catch (error) {
       // A change that would take the profile past its limits never fits: dead-letter it (a validation error) instead of retrying it forever.
-      if (error instanceof HeraldError && error.code === 'payload_too_large') throw new HeraldError('validation_error', error.message, error.fieldErrors);
+      if (error instanceof HeraldError && error.code === 'payload_too_large') {
+        // Its request still waits for the engine's acknowledgement (AudienceVisibility): the profile as stored, unchanged, answers it.
+        await this.profiles.announceStored(workspace, subjectOf(change), change.tenant_id, [change.source_message_id]);
+        throw new HeraldError('validation_error', error.message, error.fieldErrors);
+      }
       throw error;
     }
   }
 
-  /** Redelivery is harmless: properties are set and channel values appended once. */
+  /**
+   * Redelivery is harmless: properties are set and channel values appended once. The
+   * last write names the trigger that carried the data (`source_message_ids`).
+   */
   private async applyInline(workspace: AuthenticatedWorkspace, change: InlineProfileUpdate): Promise<void> {
     if (change.tenant_id !== undefined) {
       // A per-tenant profile merges over a global one, which must exist for the recipient to be known.
@@ -50,15 +58,19 @@ export class ProfileUpdatesConsumer implements OnApplicationBootstrap {
       change.subject,
       change.tenant_id,
       (p) => ({ ok: true, value: applyInline(p, { channels: { ...change.channels }, properties: { ...change.properties }, timezone: change.timezone, locale: change.locale }) }),
-      { create: true },
+      { create: true, sourceMessageIds: [change.source_message_id] },
     );
   }
 
-  /** Once per accepted request (`source_message_id`): `$add` would count a redelivery twice. */
+  /**
+   * Once per accepted request (`source_message_id`): `$add` would count a redelivery
+   * twice. A redelivery announces the stored profile instead, naming the request, since
+   * the request that accepted it (a takeover's republish) may wait for it.
+   */
   private async applyOperations(workspace: AuthenticatedWorkspace, change: UserOperationsUpdate): Promise<void> {
-    const subject = { type: 'user' as const, distinct_id: change.distinct_id };
+    const subject = subjectOf(change);
     const skipped: FieldError[] = [];
-    await this.profiles.once(workspace, change.source_message_id, async (tx) => {
+    const applied = await this.profiles.once(workspace, change.source_message_id, async (tx) => {
       if (change.tenant_id !== undefined) await this.profiles.mutateIn(tx, workspace, subject, undefined, (p) => ({ ok: true, value: p }), { create: true });
       await this.profiles.mutateIn(
         tx,
@@ -66,13 +78,14 @@ export class ProfileUpdatesConsumer implements OnApplicationBootstrap {
         subject,
         change.tenant_id,
         (p) => {
-          const applied = applyUserOperations(p, change.operations);
-          skipped.push(...applied.errors);
-          return { ok: true, value: applied.profile };
+          const result = applyUserOperations(p, change.operations);
+          skipped.push(...result.errors);
+          return { ok: true, value: result.profile };
         },
-        { create: true },
+        { create: true, sourceMessageIds: [change.source_message_id] },
       );
     });
+    if (!applied) await this.profiles.announceStored(workspace, subject, change.tenant_id, [change.source_message_id]);
     if (skipped.length > 0) {
       this.logger.warn('identity event operations skipped: they do not apply to the profile', {
         workspace_id: workspace.id,
@@ -81,4 +94,8 @@ export class ProfileUpdatesConsumer implements OnApplicationBootstrap {
       });
     }
   }
+}
+
+function subjectOf(change: InlineProfileUpdate | UserOperationsUpdate): AudienceSubject {
+  return change.kind === 'inline_profile' ? change.subject : { type: 'user', distinct_id: change.distinct_id };
 }

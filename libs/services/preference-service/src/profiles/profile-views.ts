@@ -22,3 +22,8 @@ export function objectView(objectType: string, id: string, profile: StoredProfil
     ...channelView(profile.channels),
   };
 }
+
+/** A user's profile in one tenant: what was stored for the tenant alone, which runs carrying that tenant_id read over the global profile. */
+export function userInTenantView(distinctId: string, tenantId: string, profile: StoredProfile): Record<string, unknown> {
+  return { ...userView(distinctId, profile), tenant_id: tenantId };
+}

@@ -56,6 +56,21 @@ describe.each(runModeTargets())('user_operations from identity events ($name)', 
     expect((await t.call('GET', 'v1/user/ops-2/')).body).toMatchObject({ properties: { logins: 1 } });
   });
 
+  it('names the request on the profile it announces, and again (the profile as stored) for a redelivery, so the request can be answered', async () => {
+    const once = update('ops-ack', [{ $add: { logins: 1 } }]);
+    const announcedFor = (source: string): unknown[] =>
+      t.changes.filter(({ change }) => change.kind === 'profile' && (change.source_message_ids ?? []).includes(source)).map(({ change }) => change);
+    await publish(once);
+    await expectEventually(async () => expect(announcedFor(once.source_message_id)).toHaveLength(1));
+    await publish(once);
+    await expectEventually(async () => expect(announcedFor(once.source_message_id)).toHaveLength(2));
+    // The redelivery changed nothing: both announce the one login.
+    expect(announcedFor(once.source_message_id)).toEqual([
+      expect.objectContaining({ change: 'upserted', profile: expect.objectContaining({ properties: { logins: 1 } }) }),
+      expect.objectContaining({ change: 'upserted', profile: expect.objectContaining({ properties: { logins: 1 } }) }),
+    ]);
+  });
+
   it('writes a tenant_id into the per-tenant profile, over a global one', async () => {
     await publish(update('ops-3', [{ $set: { plan: 'team' } }, { $append: { $sms: ['+15555550100'] } }], { tenant_id: 'acme' }));
     await expectEventually(async () =>

@@ -141,5 +141,17 @@ describe.each(runModeTargets())('the SDK calls beyond the reference basics ($nam
       expect(bad.status).toBe(400);
       expect((bad.body as Json).detail).toContain('distinct_ids[0]');
     });
+
+    it("takes suprsend-py-sdk's DELETE forms of delete_version and delete, as the PATCH .../delete/ ones", async () => {
+      await t.call('POST', 'v1/subscriber_list/', { list_id: 'py-deleted' });
+      await t.call('POST', 'v1/subscriber_list/py-deleted/subscriber/add/', { distinct_ids: ['stay'] });
+      const version = ((await t.call('POST', 'v1/subscriber_list/py-deleted/start_sync/', {})).body as { version_id: string }).version_id;
+      expect(await t.signedCall('DELETE', `v1/subscriber_list/py-deleted/version/${version}/`, '')).toEqual({ status: 200, body: { success: true } });
+      expect(await members('py-deleted')).toEqual(['stay']);
+      expect((await t.call('GET', `v1/subscriber_list/py-deleted/version/${version}/`)).status).toBe(404);
+      expect(await t.signedCall('DELETE', 'v1/subscriber_list/py-deleted/', '')).toEqual({ status: 200, body: { success: true } });
+      expect((await t.call('GET', 'v1/subscriber_list/py-deleted/')).status).toBe(404);
+      expect((await t.signedCall('DELETE', 'v1/subscriber_list/py-deleted/', '')).status).toBe(404);
+    });
   });
 });

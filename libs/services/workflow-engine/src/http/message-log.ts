@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CHANNELS, FieldError, HeraldError } from '@herald/contracts';
+import { CHANNELS, FieldError, HeraldError, readQueryDate, unstorableTextProblem } from '@herald/contracts';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 
 const DEFAULT_LIMIT = 10;
@@ -10,14 +10,17 @@ const MAX_LIMIT = 1000;
 /** The reference's derived statuses, each the set of stored statuses it stands for. */
 const DERIVED_STATUS: Record<string, readonly string[]> = {
   triggered: ['triggered', 'sent_by_vendor'],
-  delivery_failed: ['delivery_failure'],
-  delivered: ['delivered'],
+  delivery_failed: ['delivery_failure', 'bounced'],
+  delivered: ['delivered', 'complained'],
   seen: ['seen'],
   clicked: ['clicked'],
   // The stored statuses a row shows are accepted as filters too: a client that reads
   // `status: delivery_failure` from a row can filter by what it read.
   sent_by_vendor: ['sent_by_vendor'],
   delivery_failure: ['delivery_failure'],
+  // From vendor status callbacks: the address bounced for good, or the recipient reported spam.
+  bounced: ['bounced'],
+  complained: ['complained'],
   // Herald's own: a channel a send node skipped (no identity, preference, ...), with why in failure_reason.
   not_sent: ['not_sent'],
 };
@@ -50,6 +53,7 @@ interface MessageRow {
   readonly clicked_at: Date | null;
   readonly attempts: number | null;
   readonly next_attempt_at: Date | null;
+  readonly warnings: unknown[] | null;
 }
 
 /**
@@ -103,9 +107,8 @@ export class MessageLog {
       ['created_at_lte', '<='],
     ] as const) {
       if (query[param] === undefined) continue;
-      const at = new Date(String(query[param]));
-      if (Number.isNaN(at.getTime())) errors.push({ path: param, message: 'must be an RFC 3339 date-time' });
-      else add(`created_at ${op} ?`, at.toISOString());
+      const at = readQueryDate(query[param], param, errors);
+      if (at) add(`created_at ${op} ?`, at.toISOString());
     }
     const cursorParam = query.after !== undefined ? 'after' : query.before !== undefined ? 'before' : undefined;
     const cursor = cursorParam ? decodeCursor(String(query[cursorParam])) : undefined;
@@ -148,11 +151,17 @@ function encodeCursor(createdAt: string, id: string): string {
   return Buffer.from(JSON.stringify([createdAt, id]), 'utf8').toString('base64url');
 }
 
+/**
+ * The place a cursor names, or undefined when it is not one this API wrote. What it
+ * carries goes to Postgres, so it gets the checks the query itself got: a date Postgres
+ * reads (passed on as it was written back, never as sent), an id it can compare.
+ */
 function decodeCursor(cursor: string): { createdAt: string; id: string } | undefined {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) return undefined;
-    return { createdAt, id };
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || unstorableTextProblem(id) !== undefined) return undefined;
+    const at = readQueryDate(createdAt, 'cursor', []);
+    return at ? { createdAt: at.toISOString(), id } : undefined;
   } catch {
     return undefined;
   }
@@ -177,6 +186,7 @@ function messageView(row: MessageRow): { message_id: string; created_at: string 
     channel: row.channel,
     idempotency_key: row.idempotency_key ?? '',
     failure_reason: row.failure_reason ?? '',
+    warnings: row.warnings ?? [],
     recipient:
       row.recipient_type === 'object'
         ? { $type: 'object', object_type: row.object_type, id: row.object_id }

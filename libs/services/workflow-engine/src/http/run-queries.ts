@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { FieldError, HeraldError } from '@herald/contracts';
+import { EventStore, RecordedEvent } from '@herald/event-store';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 
 export interface CancelFilters {
@@ -66,7 +67,16 @@ export interface RunRow {
 /** Queries of the run index and the message log, always scoped to the authenticated workspace. */
 @Injectable()
 export class RunQueries {
-  constructor(@InjectDataSource('engine') private readonly db: DataSource) {}
+  private readonly events: EventStore;
+
+  constructor(@InjectDataSource('engine') private readonly db: DataSource) {
+    this.events = new EventStore(db, 'engine');
+  }
+
+  /** A run's log: every event of its stream, in order, as recorded. */
+  runLog(streamId: string): Promise<RecordedEvent[]> {
+    return this.events.readStream(streamId);
+  }
 
   /** Runs still running that match every given filter (ANDed, as the reference says). */
   async openRuns(workspace: AuthenticatedWorkspace, filters: CancelFilters): Promise<RunRow[]> {

@@ -1,29 +1,24 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { EventStore } from '@herald/event-store';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedWorkspace, CLOCK, Clock, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
 import { MessageBulkUpdate } from './message-bulk-update';
 import { MessageLog } from './message-log';
+import { MessageStats, MessageStatsQueries, parseStatsQuery } from './message-stats-queries';
 import { RunQueries, parseBroadcastCancelFilters, parseCancelFilters } from './run-queries';
 
 /** `{base_url}` endpoints of the engine: cancelling runs, a run's log, the message log. */
 @Controller()
 @UseGuards(WorkspaceAuthGuard)
 export class RunsController {
-  private readonly store: EventStore;
-
   constructor(
     private readonly runs: RunHost,
     private readonly queries: RunQueries,
     private readonly messages: MessageLog,
     private readonly messageUpdates: MessageBulkUpdate,
-    @InjectDataSource('engine') db: DataSource,
-  ) {
-    this.store = new EventStore(db, 'engine');
-  }
+    private readonly stats: MessageStatsQueries,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   /** Reference `cancel-workflow`: every running run matching all the filters is cancelled. */
   @Post('v1/workflow_run/cancel')
@@ -78,7 +73,7 @@ export class RunsController {
       }
       throw HeraldError.notFound(`workflow run '${runId}' not found (a trigger's message_id: GET /v1/workflow_run/?message_id=${runId}; its runs appear once the engine has started them)`);
     }
-    const events = await this.store.readStream(run.stream_id as string);
+    const events = await this.queries.runLog(run.stream_id as string);
     return {
       ...runSummary(run),
       steps: events.map((event) => ({ position: event.position, type: event.type, recorded_at: event.recordedAt.toISOString(), ...stepDetail(event.data) })),
@@ -88,6 +83,15 @@ export class RunsController {
   @Get('v1/message')
   list(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
     return this.messages.list(workspace, query);
+  }
+
+  /**
+   * Herald's own (the console's Overview): the message log counted over a window, by
+   * status group, channel, vendor, workflow, skip and failure reason, and per hour or day.
+   */
+  @Get('v1/message/stats')
+  messageStats(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<MessageStats> {
+    return this.stats.stats(workspace, parseStatsQuery(query, this.clock.now()));
   }
 
   /** Reference `bulk-update-messages` (the Node SDK's `messages.bulk_update`): a result per message, in order. */
@@ -124,6 +128,7 @@ function runMessage(row: Record<string, unknown>): Record<string, unknown> {
     template: row.template_slug,
     status: row.status,
     failure_reason: row.failure_reason ?? '',
+    warnings: row.warnings ?? [],
     attempts: row.attempts ?? 0,
     next_attempt_at: isoOrNull(row.next_attempt_at),
     vendor: row.vendor ?? null,

@@ -2,6 +2,7 @@
  * workflow-engine's part of `{base_url}/openapi.json`: cancelling runs, a run's log and
  * the message log, after the SuprSend reference (`cancel-workflow`, `list-messages`).
  */
+import { DELIVERY_WARNING_CODES } from '@herald/contracts';
 import { PUBLIC_API_SHARED } from '@herald/runtime';
 
 type Schema = Record<string, unknown>;
@@ -11,9 +12,37 @@ const json = (schema: Schema, description: string): Schema => ({ description, co
 const nullableTime: Schema = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] };
 const query = (name: string, schema: Schema, description: string): Schema => ({ in: 'query', name, required: false, schema, description });
 const strings: Schema = { type: 'array', items: { type: 'string' } };
+/** A message's warnings, as its delivery's outcome reported them. */
+const messageWarnings: Schema = {
+  type: 'array',
+  description:
+    'What the message went out without (empty when nothing): `missing_variable`, a placeholder the data had no value for (it rendered empty), ' +
+    'or `missing_translation`, a translation key no locale had (it rendered as the key); `field` is the content field it was in',
+  items: {
+    type: 'object',
+    required: ['code', 'field'],
+    properties: {
+      code: { type: 'string', enum: [...DELIVERY_WARNING_CODES] },
+      field: { type: 'string', description: 'The content field, e.g. subject' },
+      variable: { type: 'string', description: 'missing_variable: the placeholder, e.g. name or $recipient.city' },
+      key: { type: 'string', description: 'missing_translation: the key' },
+    },
+  },
+};
+/** Who a run or message is for: a user by distinct_id, or an object by type and id. */
+const recipientRef: Schema = {
+  type: 'object',
+  required: ['$type'],
+  properties: {
+    $type: { type: 'string', enum: ['user', 'object'] },
+    distinct_id: { type: 'string', description: 'A user' },
+    object_type: { type: 'string', description: 'An object' },
+    id: { type: 'string', description: "An object's id within its type" },
+  },
+};
 const RUN_STATUSES = ['running', 'completed', 'failed', 'discarded', 'cancelled'];
 /** `not_sent`: a channel the send node skipped, with why in failure_reason. */
-const MESSAGE_STATUSES = ['triggered', 'sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked', 'not_sent'];
+const MESSAGE_STATUSES = ['triggered', 'sent_by_vendor', 'delivered', 'delivery_failure', 'seen', 'clicked', 'not_sent', 'bounced', 'complained'];
 
 export const engineOpenApi = {
   security: PUBLIC_API_SHARED.security,
@@ -84,7 +113,21 @@ export const engineOpenApi = {
             {
               allOf: [
                 ref('RunSummary'),
-                { type: 'object', required: ['steps'], properties: { steps: { type: 'array', items: { type: 'object', required: ['position', 'type', 'recorded_at'] } } } },
+                {
+                  type: 'object',
+                  required: ['steps'],
+                  properties: {
+                    steps: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['position', 'type', 'recorded_at'],
+                        properties: { position: { type: 'integer' }, type: { type: 'string' }, recorded_at: { type: 'string', format: 'date-time' } },
+                        additionalProperties: true,
+                      },
+                    },
+                  },
+                },
               ],
             },
             'The run',
@@ -225,7 +268,7 @@ export const engineOpenApi = {
           query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, 'Page size'),
           query('after', { type: 'string' }, 'Cursor of the next (older) page; wins over before'),
           query('before', { type: 'string' }, 'Cursor of the previous (newer) page'),
-          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked', 'sent_by_vendor', 'delivery_failure', 'not_sent'] } }, 'Statuses, ORed: a derived status of the reference, or a stored status as a row shows it'), style: 'form', explode: true },
+          { ...query('status[]', { type: 'array', items: { type: 'string', enum: ['triggered', 'delivery_failed', 'delivered', 'seen', 'clicked', 'sent_by_vendor', 'delivery_failure', 'not_sent', 'bounced', 'complained'] } }, 'Statuses, ORed: a derived status of the reference, or a stored status as a row shows it'), style: 'form', explode: true },
           query('channel', { type: 'string' }, 'Channel'),
           { ...query('recipient_id[]', strings, 'Recipient distinct_ids, ORed'), style: 'form', explode: true },
           { ...query('category[]', strings, 'Categories, ORed'), style: 'form', explode: true },
@@ -250,6 +293,58 @@ export const engineOpenApi = {
             'A page of messages',
           ),
           '400': json(ref('ErrorResponse'), 'Invalid filter or cursor: every failing parameter in `detail`'),
+          '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
+        },
+      },
+    },
+    '/v1/message/stats/': {
+      get: {
+        operationId: 'messageStats',
+        summary: "Herald's own: the message log counted over a window (sent, delivered, failed, skipped by reason), per channel, vendor and workflow, and per hour or day",
+        parameters: [
+          query('bucket', { type: 'string', enum: ['hour', 'day'], default: 'hour' }, 'Length of each entry of `series`'),
+          query('created_at_gte', { type: 'string', format: 'date-time' }, 'Window start, inclusive (default: 24 buckets before its end by the hour, 30 by the day)'),
+          query('created_at_lte', { type: 'string', format: 'date-time' }, 'Window end, inclusive (default: now); at most 744 buckets in the window'),
+          query('channel', { type: 'string' }, 'Only this channel'),
+          query('workflow_slug', { type: 'string' }, 'Only this workflow'),
+        ],
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['meta', 'totals', 'skipped_by_reason', 'failed_by_reason', 'by_channel', 'by_vendor', 'by_workflow', 'series'],
+              properties: {
+                meta: {
+                  type: 'object',
+                  required: ['bucket', 'from', 'to', 'channel', 'workflow_slug'],
+                  properties: {
+                    bucket: { type: 'string', enum: ['hour', 'day'] },
+                    from: { type: 'string', format: 'date-time' },
+                    to: { type: 'string', format: 'date-time' },
+                    channel: { type: ['string', 'null'] },
+                    workflow_slug: { type: ['string', 'null'] },
+                  },
+                },
+                totals: ref('MessageCounts'),
+                skipped_by_reason: { type: 'array', items: ref('ReasonCount'), description: 'not_sent messages by the reason before the colon of failure_reason (preference, no identity, ...), most frequent first, at most 20' },
+                failed_by_reason: { type: 'array', items: ref('ReasonCount'), description: 'Failed messages by failure_reason, most frequent first, at most 20' },
+                by_channel: { type: 'array', items: { allOf: [ref('MessageCounts'), { type: 'object', required: ['channel'], properties: { channel: { type: 'string' } } }] } },
+                by_vendor: {
+                  type: 'array',
+                  description: 'By the vendor that sent the message, or was tried last when it failed; null for messages no vendor was tried for (skipped, in flight)',
+                  items: { allOf: [ref('MessageCounts'), { type: 'object', required: ['vendor'], properties: { vendor: { type: ['string', 'null'] } } }] },
+                },
+                by_workflow: { type: 'array', description: 'The 50 workflows with the most messages', items: { allOf: [ref('MessageCounts'), { type: 'object', required: ['workflow_slug'], properties: { workflow_slug: { type: 'string' } } }] } },
+                series: {
+                  type: 'array',
+                  description: 'Every bucket of the window by its start (UTC), oldest first, zeros included',
+                  items: { allOf: [ref('MessageCounts'), { type: 'object', required: ['start'], properties: { start: { type: 'string', format: 'date-time' } } }] },
+                },
+              },
+            },
+            'The counts',
+          ),
+          '400': json(ref('ErrorResponse'), 'Invalid parameter (or a window of more than 744 buckets): every failing parameter in `detail`'),
           '401': json(ref('ErrorResponse'), 'Missing or invalid API key or signature'),
         },
       },
@@ -317,6 +412,13 @@ export const engineOpenApi = {
     securitySchemes: PUBLIC_API_SHARED.securitySchemes,
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
+      MessageCounts: {
+        type: 'object',
+        description: "Messages by their current status, as a funnel: sent went out to a vendor (delivered, seen, clicked, bounced, complained included), delivered reached the recipient, failed will not (delivery_failure, bounced), skipped was never sent (not_sent), in_flight is still being sent (retrying: waiting for its next attempt)",
+        required: ['total', 'sent', 'delivered', 'seen', 'clicked', 'failed', 'skipped', 'in_flight', 'retrying'],
+        properties: Object.fromEntries(['total', 'sent', 'delivered', 'seen', 'clicked', 'failed', 'skipped', 'in_flight', 'retrying'].map((name) => [name, { type: 'integer', minimum: 0 }])),
+      },
+      ReasonCount: { type: 'object', required: ['reason', 'count'], properties: { reason: { type: 'string' }, count: { type: 'integer', minimum: 1 } } },
       LiveTemplate: {
         type: 'object',
         required: ['name', 'slug', 'is_active', 'channels'],
@@ -342,14 +444,14 @@ export const engineOpenApi = {
       },
       RunSummary: {
         type: 'object',
-        required: ['execution_id', 'message_id', 'status', 'reason', 'workflow', 'recipient'],
+        required: ['execution_id', 'message_id', 'status', 'reason', 'workflow', 'recipient', 'started_at', 'updated_at'],
         properties: {
           execution_id: { type: 'string' },
           message_id: { type: 'string', description: "The trigger's message_id" },
           status: { type: 'string', enum: RUN_STATUSES },
           reason: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Why the run ended without finishing its tree: failed, discarded (conditions_not_met, rate_limited) or cancelled' },
-          workflow: { type: 'object', properties: { slug: { type: 'string' }, version: { type: 'integer' } } },
-          recipient: { type: 'object' },
+          workflow: { type: 'object', required: ['slug', 'version'], properties: { slug: { type: 'string' }, version: { type: 'integer' } } },
+          recipient: recipientRef,
           tenant_id: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           idempotency_key: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           started_at: { type: 'string', format: 'date-time' },
@@ -366,6 +468,7 @@ export const engineOpenApi = {
           template: { type: 'string' },
           status: { type: 'string', enum: MESSAGE_STATUSES },
           failure_reason: { type: 'string', description: 'Why it failed, or (not_sent) why the channel was skipped' },
+          warnings: messageWarnings,
           attempts: { type: 'integer' },
           next_attempt_at: nullableTime,
           vendor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
@@ -376,7 +479,32 @@ export const engineOpenApi = {
       },
       Message: {
         type: 'object',
-        required: ['message_id', 'created_at', 'updated_at', 'status', 'channel', 'recipient', 'execution_id', 'workflow'],
+        required: [
+          'message_id',
+          'created_at',
+          'updated_at',
+          'triggered_at',
+          'delivered_at',
+          'seen_at',
+          'clicked_at',
+          'status',
+          'trigger_message_id',
+          'attempts',
+          'next_attempt_at',
+          'channel',
+          'idempotency_key',
+          'failure_reason',
+          'warnings',
+          'recipient',
+          'vendor',
+          'execution_id',
+          'is_campaign',
+          'tenant_id',
+          'workflow',
+          'template',
+          'channel_identity',
+          'category',
+        ],
         properties: {
           message_id: { type: 'string' },
           created_at: { type: 'string', format: 'date-time' },
@@ -392,13 +520,16 @@ export const engineOpenApi = {
           channel: { type: 'string' },
           idempotency_key: { type: 'string' },
           failure_reason: { type: 'string' },
-          recipient: { type: 'object', properties: { $type: { type: 'string', enum: ['user', 'object'] } } },
-          vendor: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+          warnings: messageWarnings,
+          recipient: recipientRef,
+          vendor: {
+            anyOf: [{ type: 'object', required: ['name', 'nickname'], properties: { name: { type: 'string' }, nickname: { type: 'string', description: 'The vendor as configured' } } }, { type: 'null' }],
+          },
           execution_id: { type: 'string' },
           is_campaign: { type: 'boolean' },
           tenant_id: { type: 'string' },
-          workflow: { type: 'object', properties: { slug: { type: 'string' }, version_id: { type: 'string' }, node_ref: { type: 'string' } } },
-          template: { type: 'object', properties: { slug: { type: 'string' } } },
+          workflow: { type: 'object', required: ['slug', 'version_id', 'node_ref'], properties: { slug: { type: 'string' }, version_id: { type: 'string' }, node_ref: { type: 'string' } } },
+          template: { type: 'object', required: ['slug'], properties: { slug: { type: 'string' } } },
           channel_identity: { type: 'object' },
           category: { type: 'string' },
         },

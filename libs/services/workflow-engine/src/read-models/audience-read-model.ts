@@ -2,9 +2,44 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SubjectPreferences, TenantPreferences } from '@herald/audience';
-import { AUDIENCE_CHANGED_TYPE, AudienceChanged, AudienceSubject, InlineChannels, JsonRecord, Recipient, TOPICS, parseAudienceChanged, profileLocaleAndTimezone } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import {
+  AUDIENCE_CHANGED_TYPE,
+  AudienceChanged,
+  AudienceSubject,
+  InlineChannels,
+  JsonRecord,
+  MAX_IDS_PER_AUDIENCE_APPLIED,
+  Recipient,
+  TOPICS,
+  audienceAppliedMessage,
+  parseAudienceChanged,
+  profileLocaleAndTimezone,
+} from '@herald/contracts';
+import { MessageBus } from '@herald/bus';
+import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, coalescedBatches } from '@herald/runtime';
 import { StoredProfile, TenantContext } from '@herald/workflow';
+
+/**
+ * What applying a change acknowledges: the announcement itself, and the accepted
+ * requests a profile announcement carried out. Ingest's own kinds are
+ * preference-service's to apply, so their ids are acknowledged only through the
+ * profile that carried them out (acknowledged here, they would answer too early).
+ */
+export function acknowledgedIds(messageId: string, change: AudienceChanged): string[] {
+  switch (change.kind) {
+    case 'inline_profile':
+    case 'user_operations':
+      return [];
+    case 'profile':
+      return [messageId, ...(change.source_message_ids ?? [])];
+    default:
+      return [messageId];
+  }
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
 
 /** Where a recipient's stored data lives: `user:<distinct_id>` or `object:<type>:<id>`. */
 export function subjectKey(subject: AudienceSubject): string {
@@ -59,6 +94,8 @@ export class AudienceReadModel implements OnApplicationBootstrap {
     @InjectDataSource('engine') private readonly db: DataSource,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -66,9 +103,28 @@ export class AudienceReadModel implements OnApplicationBootstrap {
       groupId: 'herald.engine.audience',
       type: AUDIENCE_CHANGED_TYPE,
       parsePayload: parseAudienceChanged,
-      handle: (change, envelope) => this.apply(envelope.workspace_id, change),
+      handle: async (change, envelope) => {
+        await this.apply(envelope.workspace_id, change);
+        const applied = acknowledgedIds(envelope.message_id, change);
+        // Not awaited: an acknowledgement only lets a waiting write answer sooner.
+        if (applied.length > 0) void this.acknowledge(applied.map((id) => ({ workspaceId: envelope.workspace_id, id })));
+      },
     });
   }
+
+  /** Acknowledgements of one turn of the event loop go out together, one message per workspace (see AudienceVisibility). */
+  private readonly acknowledge = coalescedBatches<{ workspaceId: string; id: string }>(async (items) => {
+    const byWorkspace = new Map<string, string[]>();
+    for (const { workspaceId, id } of items) byWorkspace.set(workspaceId, [...(byWorkspace.get(workspaceId) ?? []), id]);
+    const now = this.clock.now();
+    const messages = [...byWorkspace].flatMap(([workspaceId, ids]) =>
+      chunked(ids, MAX_IDS_PER_AUDIENCE_APPLIED).map((chunk) => audienceAppliedMessage(workspaceId, { service: 'workflow-engine', message_ids: chunk }, now)),
+    );
+    await this.bus.publish(TOPICS.audienceApplied.name, messages).catch((error: Error) =>
+      // A lost acknowledgement makes a waiting write answer at its timeout, nothing worse.
+      this.logger.warn('could not acknowledge applied audience changes', { err: error.message, messages: items.length }),
+    );
+  }, MAX_IDS_PER_AUDIENCE_APPLIED);
 
   /**
    * What a run reads of its recipient and tenant, in one statement (it is read for every

@@ -1,4 +1,4 @@
-import { CategoryDocument, PreferenceSnapshot as AudienceSnapshot, SubjectPreferences, TenantPreferences, evaluatePreference, indexCategories } from '@herald/audience';
+import { CategoryDocument, PreferenceSnapshot as AudienceSnapshot, SubjectPreferences, TenantPreferences, effectiveDefaults, evaluatePreference, indexCategories } from '@herald/audience';
 import { PreferencePolicy, PreferenceSnapshot } from '@herald/workflow';
 
 /**
@@ -7,8 +7,12 @@ import { PreferencePolicy, PreferenceSnapshot } from '@herald/workflow';
  */
 export const audiencePreferencePolicy: PreferencePolicy = {
   evaluate: ({ snapshot, channel }) => {
-    const [decision] = evaluatePreference(snapshot as unknown as AudienceSnapshot, [channel]).channels;
-    return { allowed: decision.send, reason: decision.reason };
+    const audience = snapshot as unknown as AudienceSnapshot;
+    const [decision] = evaluatePreference(audience, [channel]).channels;
+    // A category the recipient may opt out of (not cant_unsubscribe, tenant defaults included): its emails carry List-Unsubscribe.
+    const category = audience.category;
+    const unsubscribable = category !== null && effectiveDefaults(category, audience.tenant?.categories[category.category]).preference !== 'cant_unsubscribe';
+    return { allowed: decision.send, reason: decision.reason, ...(unsubscribable ? { unsubscribable: true } : {}) };
   },
 };
 

@@ -401,14 +401,15 @@ async function recordOutcomes(tx: SqlWriter, outcomes: readonly DeliveryOutcome[
 }
 
 /**
- * Still `triggered` as the reference knows it, with the attempts so far, the next try and
- * why the last one failed. Only while nothing final is recorded: a late report never hides
- * the outcome.
+ * Still `triggered` as the reference knows it, with the attempts so far, the next try, the
+ * vendor tried and why the last one failed. Only while nothing final is recorded: a late
+ * report never hides the outcome.
  */
 async function recordRetrying(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   await tx.query(
-    `UPDATE engine.messages m SET updated_at = o.at, attempts = greatest(coalesce(m.attempts, 0), o.attempts), next_attempt_at = o.next_attempt_at, failure_reason = o.error
-       FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::timestamptz[], $5::text[]) AS o(delivery_id, at, attempts, next_attempt_at, error)
+    `UPDATE engine.messages m SET updated_at = o.at, attempts = greatest(coalesce(m.attempts, 0), o.attempts), next_attempt_at = o.next_attempt_at, failure_reason = o.error,
+            warnings = coalesce(o.warnings::jsonb, m.warnings), vendor = coalesce(o.vendor, m.vendor)
+       FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::timestamptz[], $5::text[], $6::text[], $7::text[]) AS o(delivery_id, at, attempts, next_attempt_at, error, warnings, vendor)
       WHERE m.delivery_id = o.delivery_id AND m.status = 'triggered' AND coalesce(m.attempts, 0) <= o.attempts`,
     [
       outcomes.map((o) => o.delivery_id),
@@ -416,6 +417,9 @@ async function recordRetrying(tx: SqlWriter, outcomes: readonly DeliveryOutcome[
       outcomes.map((o) => o.attempts ?? 1),
       outcomes.map((o) => o.next_attempt_at ?? null),
       outcomes.map((o) => o.error?.message ?? null),
+      outcomes.map(warningsJson),
+      // The vendor that refused this attempt: the message log names it while it retries.
+      outcomes.map((o) => o.vendor ?? null),
     ],
   );
 }
@@ -427,14 +431,21 @@ const SETTLED_TIMESTAMPS = TIMESTAMP_COLUMNS.map((column) => {
   return `, ${column} = CASE WHEN ${statusIn(statuses)} THEN coalesce(m.${column}, o.at) ELSE m.${column} END`;
 }).join('');
 
+/**
+ * A vendor's receipt may come after what it preceded (its `delivered` after an open, a
+ * click, a bounce or a complaint, as webhooks are not ordered): it never replaces them.
+ */
+const NEVER_OVERRIDES: ReadonlyArray<DeliveryOutcome['status']> = ['sent_by_vendor', 'delivered'];
+const OUTLASTS: ReadonlyArray<DeliveryOutcome['status']> = ['seen', 'clicked', 'bounced', 'complained'];
+
 /** A final outcome or an engagement: its status, vendor and failure, and the timestamps it sets (once). */
 async function recordSettled(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   await tx.query(
     `UPDATE engine.messages m
-        SET status = o.status, updated_at = o.at, vendor = coalesce(o.vendor, m.vendor),
+        SET status = CASE WHEN ${statusIn(NEVER_OVERRIDES)} AND m.status IN (${OUTLASTS.map((s) => `'${s}'`).join(', ')}) THEN m.status ELSE o.status END, updated_at = o.at, vendor = coalesce(o.vendor, m.vendor),
             failure_reason = CASE WHEN ${statusIn(KEEPS_FAILURE_REASON)} THEN coalesce(o.error, m.failure_reason) ELSE o.error END,
-            attempts = coalesce(o.attempts, m.attempts), next_attempt_at = NULL ${SETTLED_TIMESTAMPS}
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::integer[]) AS o(delivery_id, status, at, vendor, error, attempts)
+            attempts = coalesce(o.attempts, m.attempts), next_attempt_at = NULL, warnings = coalesce(o.warnings::jsonb, m.warnings) ${SETTLED_TIMESTAMPS}
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::integer[], $7::text[]) AS o(delivery_id, status, at, vendor, error, attempts, warnings)
       WHERE m.delivery_id = o.delivery_id`,
     [
       outcomes.map((o) => o.delivery_id),
@@ -443,6 +454,12 @@ async function recordSettled(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]
       outcomes.map((o) => o.vendor ?? null),
       outcomes.map((o) => o.error?.message ?? null),
       outcomes.map((o) => o.attempts ?? null),
+      outcomes.map(warningsJson),
     ],
   );
+}
+
+/** An outcome's warnings as the column stores them; null (keep what the row has) when it carries none, as engagements do. */
+function warningsJson(outcome: DeliveryOutcome): string | null {
+  return outcome.warnings && outcome.warnings.length > 0 ? JSON.stringify(outcome.warnings) : null;
 }

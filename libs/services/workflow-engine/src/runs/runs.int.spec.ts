@@ -84,7 +84,9 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
       request.on('end', () => {
         hooks.push({ at: Date.now(), body: JSON.parse(text || 'null'), idempotencyKey: request.headers['idempotency-key'] as string | undefined });
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tier: 'gold' }));
+        // /tainted/nul and /tainted/surrogate-key answer JSON that parses but Postgres cannot store.
+        const tainted: Record<string, string> = { '/tainted/nul': '{"tier":"gold","note":"a\\u0000b"}', '/tainted/surrogate-key': '{"tier":"gold","\\ud800":1}' };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(tainted[request.url ?? ''] ?? JSON.stringify({ tier: 'gold' }));
       });
     });
     await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
@@ -172,6 +174,17 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       trigger_type: 'api',
       tree: { nodes: [{ name: 'Wait for it', node_type: 'delay', delay_type: 'dynamic', duration: '.wait' }, { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' }] },
     });
+    await announceWorkflow('tainted-answer', {
+      name: 'Tainted answer',
+      category: 'account',
+      trigger_type: 'api',
+      tree: {
+        nodes: [
+          { name: 'Look up', node_type: 'httpapi_fetch', http_method: 'GET', url: `"${hookUrl.replace('/hook', '/tainted/')}" + data.answer`, output_key: 'lookup' },
+          { name: 'Mail', node_type: 'send_email', template: 'welcome-mail' },
+        ],
+      },
+    });
     await announceWorkflow('slow', {
       name: 'Slow',
       category: 'account',
@@ -237,7 +250,7 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
       },
     });
     // The definitions are in once the last announcement is.
-    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 14 }]));
+    await expectEventually(async () => expect(await sql(`SELECT count(*)::int AS n FROM engine.definitions WHERE workspace_id = $1`, [workspace])).toEqual([{ n: 15 }]));
     await expectEventually(async () => expect((await call('GET', 'v1/message/', undefined, otherApiKey)).status).toBe(200));
   });
 
@@ -424,6 +437,32 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     expect(deliveries.filter((d) => d.run_id === runId)).toEqual([]);
   });
 
+  it('fails a run whose dynamic delay ends after year 9999 (no timer can be stored for it), with the reason through the API, instead of losing it', async () => {
+    const runId = await trigger('bad-delay', 'cleo', { wait: 400_000_000_000 });
+    await expectEventually(async () => expect(await eventTypes(runId)).toContain('run.failed.v1'), { timeoutMs: 30_000 });
+    const detail = await call('GET', `v1/workflow_run/${runId}/`);
+    expect(detail).toMatchObject({ status: 200, body: { execution_id: runId, status: 'failed' } });
+    expect(JSON.stringify(detail.body)).toMatch(/Wait for it \(nodes\[0\]\): the due time \+\d{6}-[^"]* is out of range: a timer can be due at 9999-12-31T23:59:59\.999Z at the latest/);
+    expect((detail.body as { steps: Array<{ type: string }> }).steps.map((s) => s.type)).toEqual(expect.arrayContaining(['run.started.v1', 'run.failed.v1']));
+    expect(await timersOf([runId])).toEqual([]);
+    expect(deliveries.filter((d) => d.run_id === runId)).toEqual([]);
+  });
+
+  it.each([
+    ['a NUL in a value', 'nul', 'note contains a NUL character (\\u0000), which cannot be stored'],
+    ['a lone surrogate in a key', 'surrogate-key', '["\\ud800"] key contains a lone UTF-16 surrogate (invalid Unicode), which cannot be stored'],
+  ])('fails a fetch whose answer holds %s, with the reason through the API, instead of leaving the run running', async (_label, answer, problem) => {
+    const runId = await trigger('tainted-answer', 'tia', { answer });
+    await expectEventually(async () => expect((await call('GET', `v1/workflow_run/${runId}/`)).body).toMatchObject({ status: 'failed' }), { timeoutMs: 30_000 });
+    const detail = await call('GET', `v1/workflow_run/${runId}/`);
+    const text = JSON.stringify(detail.body);
+    expect(text).toContain(`Look up (nodes[0]): GET ${hookUrl.replace('/hook', `/tainted/${answer}`)} answered a body that cannot be taken: `);
+    expect(text).toContain(JSON.stringify(problem).slice(1, -1));
+    expect(await eventTypes(runId)).toEqual(expect.arrayContaining(['http.requested.v1', 'http.responded.v1', 'run.failed.v1']));
+    expect(await eventTypes(runId)).not.toContain('output.merged.v1');
+    expect(deliveries.filter((d) => d.run_id === runId)).toEqual([]);
+  });
+
   it('starts the workflows an event triggers', async () => {
     const messageId = randomUUID();
     const event: EventAccepted = {
@@ -469,6 +508,61 @@ describe.each(runModeTargets())('workflow runs ($name)', ({ database, bus: busTa
     // A stored status, as rows show it, filters too; an unknown one is refused with the valid ones listed.
     expect(await call('GET', 'v1/message/?status[]=delivery_failure&workflow_slug=onboarding')).toMatchObject({ status: 200, body: { meta: { count: 0 } } });
     expect(await call('GET', 'v1/message/?status[]=failed')).toMatchObject({ status: 400, body: { detail: expect.stringContaining('must be one of triggered, delivery_failed') } });
+  });
+
+  it('counts the message log over a window (GET /v1/message/stats/): sent, delivered, failed and skipped by reason, per channel, vendor and hour', async () => {
+    const since = new Date().toISOString();
+    const window = `workflow_slug=alert&created_at_gte=${encodeURIComponent(since)}`;
+    // Each recipient has an email address and no phone: the email is sent, the SMS skipped.
+    const runs = [await trigger('alert', 'st1', {}), await trigger('alert', 'st2', {}), await trigger('alert', 'st3', {})];
+    type Row = { message_id: string; execution_id: string; channel: string };
+    const rows = async () => ((await call('GET', `v1/message/?limit=20&${window}`)).body as { results: Row[] }).results;
+    await expectEventually(async () => expect(await rows()).toHaveLength(6), { timeoutMs: 30_000 });
+    const emailOf = async (runId: string) => (await rows()).find((row) => row.execution_id === runId && row.channel === 'email')!;
+    const outcome = async (runId: string, status: string, error?: string) => {
+      const value = { delivery_id: (await emailOf(runId)).message_id, run_id: runId, message_id: 'x', workspace_slug: 'staging', channel: 'email', status, vendor: 'email/smtp', at: new Date().toISOString(), ...(error ? { error: { message: error, retryable: false } } : {}) };
+      return { key: `${workspace}:stats`, value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, 1, randomUUID(), workspace, new Date(), value)) };
+    };
+    await bus.publish(TOPICS.deliveryOutcome.name, [await outcome(runs[0], 'sent_by_vendor'), await outcome(runs[0], 'delivered'), await outcome(runs[1], 'delivery_failure', 'smtp: 550 mailbox unavailable')]);
+    const counts = (values: Partial<Record<string, number>>) => ({ total: 0, sent: 0, delivered: 0, seen: 0, clicked: 0, failed: 0, skipped: 0, in_flight: 0, retrying: 0, ...values });
+    await expectEventually(async () => {
+      const { status, body } = await call('GET', `v1/message/stats/?${window}`);
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        meta: { bucket: 'hour', from: since, workflow_slug: 'alert', channel: null },
+        totals: counts({ total: 6, sent: 1, delivered: 1, failed: 1, skipped: 3, in_flight: 1 }),
+        failed_by_reason: [{ reason: 'smtp: 550 mailbox unavailable', count: 1 }],
+        skipped_by_reason: [{ reason: expect.any(String), count: 3 }],
+        by_channel: expect.arrayContaining([
+          { channel: 'email', ...counts({ total: 3, sent: 1, delivered: 1, failed: 1, in_flight: 1 }) },
+          { channel: 'sms', ...counts({ total: 3, skipped: 3 }) },
+        ]),
+        by_vendor: [
+          { vendor: null, ...counts({ total: 4, skipped: 3, in_flight: 1 }) },
+          { vendor: 'email/smtp', ...counts({ total: 2, sent: 1, delivered: 1, failed: 1 }) },
+        ],
+        by_workflow: [{ workflow_slug: 'alert', ...counts({ total: 6, sent: 1, delivered: 1, failed: 1, skipped: 3, in_flight: 1 }) }],
+      });
+      // Every hour of the window, zeros included, adds up to the totals.
+      const series = (body as { series: Array<{ start: string; total: number; skipped: number }> }).series;
+      expect(series[0].start <= since && series.every((bucket) => /^\d{4}-\d\d-\d\dT\d\d:00:00Z$/.test(bucket.start))).toBe(true);
+      expect([series.reduce((sum, bucket) => sum + bucket.total, 0), series.reduce((sum, bucket) => sum + bucket.skipped, 0)]).toEqual([6, 3]);
+    });
+    // By the day, for the SMS channel alone; by default the last 30 days.
+    const daily = (await call('GET', `v1/message/stats/?bucket=day&channel=sms&workflow_slug=alert`)).body as { meta: { from: string; to: string }; totals: { skipped: number }; series: unknown[] };
+    expect(daily.totals.skipped).toBeGreaterThanOrEqual(3);
+    expect([daily.series.length, (Date.parse(daily.meta.to) - Date.parse(daily.meta.from)) / 86_400_000]).toEqual([31, 30]);
+    // Another workspace counts its own messages only.
+    expect(((await call('GET', `v1/message/stats/?${window}`, undefined, otherApiKey)).body as { totals: { total: number } }).totals.total).toBe(0);
+    // Each wrong parameter by its path; a window of more than 744 buckets is refused before any count.
+    expect(await call('GET', 'v1/message/stats/?bucket=week&channel=fax&created_at_lte=yesterday')).toMatchObject({
+      status: 400,
+      body: { detail: expect.stringMatching(/bucket: must be hour or day.*created_at_lte: .*channel: must be one of/) },
+    });
+    expect(await call('GET', 'v1/message/stats/?created_at_gte=2020-01-01T00:00:00Z')).toMatchObject({ status: 400, body: { detail: expect.stringContaining('more than 744 hours') } });
+    // The console (another origin) reads it with its API key, as it reads the message log.
+    const preflight = await fetch(`${app.url}v1/message/stats/`, { method: 'OPTIONS', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, '*']);
   });
 
   it('records outcomes that arrive together (one batch), each on its own run, passing over one of an unknown run', async () => {

@@ -1,6 +1,6 @@
 import { JsonRecord } from '@herald/contracts';
 import { WorkflowDefinition } from '../../definition';
-import { handle } from '../../decider';
+import { handle } from '@herald/decider';
 import { AccumulatorState, createAccumulatorDecider } from '../accumulator';
 import { RunContext } from '../run-context';
 import { RunEvent } from '../run-events';

@@ -1,6 +1,6 @@
 import { DeliveryOutcome, JsonRecord, UserRecipient } from '@herald/contracts';
 import { WorkflowDefinition, WorkflowNode } from '../../definition';
-import { RecordedStep, handle } from '../../decider';
+import { RecordedStep, handle } from '@herald/decider';
 import { AccumulatorJoined } from '../accumulator';
 import { NodePath } from '../node-path';
 import { RunPorts } from '../ports';

@@ -26,6 +26,7 @@ export class BrowserKeys {
   private readonly publicKeys = new ExpiringCache<BrowserPublicKey | null>(CACHE_TTL_MS, CACHE_CAPACITY);
   private readonly signingKeys = new ExpiringCache<KeyObject[]>(CACHE_TTL_MS, CACHE_CAPACITY);
   private readonly origins = new ExpiringCache<boolean>(CACHE_TTL_MS, CACHE_CAPACITY);
+  private readonly workspaceOrigins = new ExpiringCache<boolean>(CACHE_TTL_MS, CACHE_CAPACITY);
 
   constructor(
     private readonly db: DataSource,
@@ -64,6 +65,17 @@ export class BrowserKeys {
     });
   }
 
+  /**
+   * Whether one of the workspace's public keys allows the origin: the allowed origins of a
+   * caller that presents no public key (`@suprsend/js-inbox`'s workspace key).
+   */
+  async isAllowedInWorkspace(workspaceId: string, origin: string): Promise<boolean> {
+    return this.workspaceOrigins.load(`${workspaceId} ${origin}`, async () => {
+      const rows = (await this.db.query(`SELECT 1 FROM ${this.schema}.public_keys WHERE workspace_id = $1 AND $2 = ANY(allowed_origins) LIMIT 1`, [workspaceId, origin])) as unknown[];
+      return rows.length > 0;
+    });
+  }
+
   async apply(change: CredentialsChanged): Promise<void> {
     if (change.kind === 'public_key') {
       if (change.change === 'deleted') {
@@ -91,6 +103,7 @@ export class BrowserKeys {
     this.publicKeys.clear();
     this.signingKeys.clear();
     this.origins.clear();
+    this.workspaceOrigins.clear();
     this.logger.info('browser key read model updated', { schema: this.schema, kind: change.kind, change: change.change, workspace_id: change.workspace_id });
   }
 }

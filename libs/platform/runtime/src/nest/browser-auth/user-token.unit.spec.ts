@@ -1,4 +1,5 @@
-import { KeyObject, createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { KeyObject, createHmac, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { MAX_ID_LENGTH } from '@herald/contracts';
 import { MAX_USER_TOKEN_LENGTH, verifyUserToken } from './user-token';
 
 const NOW = 1_800_000_000;
@@ -46,6 +47,47 @@ describe('verifyUserToken', () => {
     ['it is oversized', () => `${'a'.repeat(MAX_USER_TOKEN_LENGTH)}.b.c`, 'token_too_large'],
   ])('refuses a token when %s', (_case, token, reason) => {
     expect(verifyUserToken(token(), keys, NOW)).toMatchObject({ ok: false, reason });
+  });
+
+  it("accepts a signature in either S form, as OpenSSL-based signers (Node's crypto, jsonwebtoken) make both", () => {
+    const n = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+    const [header, payload, encoded] = es256(claims, signing.privateKey).split('.');
+    const signature = Buffer.from(encoded, 'base64url');
+    const twinS = n - BigInt(`0x${signature.subarray(32).toString('hex')}`);
+    const twin = Buffer.concat([signature.subarray(0, 32), Buffer.from(twinS.toString(16).padStart(64, '0'), 'hex')]);
+    expect(verify('sha256', Buffer.from(`${header}.${payload}`), { key: signing.publicKey, dsaEncoding: 'ieee-p1363' }, twin)).toBe(true);
+    expect(verifyUserToken(`${header}.${payload}.${encoded}`, keys, NOW)).toEqual({ ok: true, claims });
+    expect(verifyUserToken(`${header}.${payload}.${twin.toString('base64url')}`, keys, NOW)).toEqual({ ok: true, claims });
+  });
+
+  it('refuses a token living longer than the maximum lifetime, as exp - iat or as exp from now', () => {
+    const day = 86_400;
+    expect(verifyUserToken(es256({ ...claims, iat: NOW, exp: NOW + 10 * 365 * day }, signing.privateKey), keys, NOW)).toMatchObject({
+      ok: false,
+      reason: 'lifetime_too_long',
+    });
+    // iat backdated to look short-lived from far in the future is caught by exp from now.
+    expect(verifyUserToken(es256({ ...claims, iat: NOW + 9 * 365 * day, exp: NOW + 10 * 365 * day }, signing.privateKey), keys, NOW)).toMatchObject({
+      ok: false,
+    });
+    expect(verifyUserToken(es256({ ...claims, iat: NOW - 10, exp: NOW + 30 * day - 10 }, signing.privateKey), keys, NOW)).toMatchObject({ ok: true });
+    expect(verifyUserToken(es256({ ...claims, iat: NOW, exp: NOW + 7200 }, signing.privateKey), keys, NOW, 3600)).toMatchObject({
+      ok: false,
+      reason: 'lifetime_too_long',
+    });
+    expect(verifyUserToken(es256({ ...claims, iat: NOW, exp: NOW + 3600 }, signing.privateKey), keys, NOW, 3600)).toMatchObject({ ok: true });
+  });
+
+  it(`takes a distinct_id of up to MAX_ID_LENGTH (${MAX_ID_LENGTH}) characters, the limit every route applies to ids, and refuses a longer one`, () => {
+    const longest = 'a'.repeat(MAX_ID_LENGTH);
+    expect(verifyUserToken(es256({ ...claims, distinct_id: longest }, signing.privateKey), keys, NOW)).toMatchObject({ ok: true, claims: { distinct_id: longest } });
+    expect(verifyUserToken(es256({ ...claims, distinct_id: `${longest}a` }, signing.privateKey), keys, NOW)).toEqual({
+      ok: false,
+      reason: 'malformed_token',
+      detail: `user token distinct_id must hold at most ${MAX_ID_LENGTH} characters`,
+    });
+    const subscriber = { entity_type: 'subscriber', entity_id: `${longest}a`, iat: NOW, exp: NOW + 60 };
+    expect(verifyUserToken(es256(subscriber, signing.privateKey), keys, NOW)).toMatchObject({ ok: false, reason: 'malformed_token' });
   });
 
   it('refuses every token while the workspace has no signing key', () => {

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, createParamDecorator
 import type { FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { HeraldLogger } from '../../logging/logger';
+import { AuthFailureLimiter, presentedCredential } from '../../security/auth-failure-limiter';
 import { authorizationKind, parseBearerToken } from '../../security/request-auth/bearer-token';
 import { parseSdkAuthorization, sdkSignatureReplayKey, verifySdkSignature } from '../../security/request-auth/sdk-signature';
 import { CLOCK, Clock, HERALD_LOGGER } from '../tokens';
@@ -24,7 +25,8 @@ export type AuthenticatedRequest = FastifyRequest & {
  * `{base_url}` authentication (decisions.md): `Bearer <api_key>`, or the SuprSend SDK
  * signature `<workspace_key>:<HMAC>` over the raw body, Content-Type, Date and request
  * target. Either one selects the workspace the request may touch; nothing in the body
- * can name another. Every failure is 401 `authentication_failed`.
+ * can name another. Every failure is 401 `authentication_failed`; past the limits on
+ * failures (per address, per credential) every attempt is 429 until the window ends.
  */
 @Injectable()
 export class WorkspaceAuthGuard implements CanActivate {
@@ -32,12 +34,22 @@ export class WorkspaceAuthGuard implements CanActivate {
     @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    request.workspace = await this.authenticate(request);
+    await this.authenticateRequest(context.switchToHttp().getRequest<AuthenticatedRequest>());
     return true;
+  }
+
+  /**
+   * The guard's work on one request, for a route that takes a server credential or
+   * another kind (`POST /v2/event`: the web SDK's public key, or a backend SDK's signature).
+   */
+  async authenticateRequest(request: AuthenticatedRequest): Promise<AuthenticatedWorkspace> {
+    this.failures.refuseIfLimited(request.ip, presentedCredential(request.headers.authorization));
+    request.workspace = await this.authenticate(request);
+    return request.workspace;
   }
 
   private async authenticate(request: AuthenticatedRequest): Promise<AuthenticatedWorkspace> {
@@ -50,6 +62,7 @@ export class WorkspaceAuthGuard implements CanActivate {
         if (!bearer.ok) throw this.refuse(request, bearer.reason, bearer.detail);
         const workspace = await this.credentials.workspaceOfApiKey(bearer.token);
         if (workspace === null) throw this.refuse(request, 'unknown_api_key', 'invalid API key');
+        refuseWriteWithReadOnlyKey(workspace, request.method);
         return workspace;
       }
       case 'sdk_signature':
@@ -91,7 +104,21 @@ export class WorkspaceAuthGuard implements CanActivate {
   private refuse(request: AuthenticatedRequest, reason: string, detail: string): HeraldError {
     // The reason, never the credential: logs must not carry keys or signatures.
     this.logger.warn('request refused: authentication failed', { method: request.method, path: request.routeOptions.url, reason });
+    this.failures.recordFailure(request.ip, presentedCredential(request.headers.authorization));
     return new HeraldError('authentication_failed', detail);
+  }
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * A read-only API key (a console viewer's, or one minted for a dashboard) reads only: any
+ * other method is 403, before the route runs. Not an authentication failure: the key is
+ * valid, so it does not count towards the failure limits.
+ */
+export function refuseWriteWithReadOnlyKey(workspace: { readonly readOnly?: boolean }, method: string): void {
+  if (workspace.readOnly && !READ_METHODS.has(method.toUpperCase())) {
+    throw new HeraldError('permission_denied', 'this API key is read-only: it may only read (GET)');
   }
 }
 

@@ -1,12 +1,14 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { MessageBus } from '@herald/bus';
 import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
 import { HeraldConfig } from '../../config/herald-config';
 import { HeraldLogger } from '../../logging/logger';
 import { SecretBox } from '../../security/secret-box';
 import { ConsumerRegistry } from '../consumer-registry';
-import { HERALD_CONFIG, HERALD_LOGGER } from '../tokens';
+import { CLOCK, Clock, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS } from '../tokens';
+import { acknowledgeCredentials } from './credentials-acknowledgement';
 import { WORKSPACE_CREDENTIALS, WorkspaceAuthGuard } from './workspace-auth.guard';
 import { WorkspaceCredentials } from './workspace-credentials';
 
@@ -18,21 +20,31 @@ export interface WorkspaceAuthOptions {
   readonly groupId: string;
 }
 
-/** Feeds the read model from `notify.credentials.changed.v1`, one group per service (its replicas share the table). */
+/**
+ * Feeds the read model from `notify.credentials.changed.v1`, one group per service (its
+ * replicas share the table), and acknowledges each applied change on
+ * `notify.credentials.applied.v1` (management's key routes wait for it).
+ */
 @Injectable()
 class CredentialsFeed implements OnApplicationBootstrap {
   constructor(
     private readonly consumers: ConsumerRegistry,
     @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
-    @Inject('WORKSPACE_AUTH_GROUP') private readonly groupId: string,
+    @Inject('WORKSPACE_AUTH_OPTIONS') private readonly options: WorkspaceAuthOptions,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.consumers.consume([TOPICS.credentialsChanged.name], {
-      groupId: this.groupId,
+      groupId: this.options.groupId,
       type: CREDENTIALS_CHANGED_TYPE,
       parsePayload: parseCredentialsChanged,
-      handle: (change) => this.credentials.apply(change),
+      handle: async (change, envelope) => {
+        await this.credentials.apply(change);
+        acknowledgeCredentials(this.bus, this.clock, this.logger, this.options.service, envelope);
+      },
     });
   }
 }
@@ -48,7 +60,7 @@ export class WorkspaceAuthModule {
     return {
       module: WorkspaceAuthModule,
       providers: [
-        { provide: 'WORKSPACE_AUTH_GROUP', useValue: options.groupId },
+        { provide: 'WORKSPACE_AUTH_OPTIONS', useValue: options },
         {
           provide: WORKSPACE_CREDENTIALS,
           inject: [getDataSourceToken(options.schema), HERALD_CONFIG, HERALD_LOGGER],

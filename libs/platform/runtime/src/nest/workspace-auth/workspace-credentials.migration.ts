@@ -36,3 +36,22 @@ export function workspaceCredentialsMigration(schema: string, timestamp: number)
     }
   };
 }
+
+/**
+ * An API key may be read-only (`read_only`, announced on credentials.changed): the guard
+ * refuses it anything but GET and HEAD. Keys announced before this are full keys.
+ */
+export function readOnlyApiKeysMigration(schema: string, timestamp: number): MigrationClass {
+  const name = `ReadOnlyApiKeys${timestamp}`;
+  return class implements MigrationInterface {
+    name = name;
+
+    async up(runner: QueryRunner): Promise<void> {
+      await runner.query(`ALTER TABLE ${schema}.api_keys ADD COLUMN read_only boolean NOT NULL DEFAULT false`);
+    }
+
+    async down(runner: QueryRunner): Promise<void> {
+      await runner.query(`ALTER TABLE ${schema}.api_keys DROP COLUMN read_only`);
+    }
+  };
+}

@@ -7,6 +7,8 @@ import { SecretBox, hashToken } from '../../security/secret-box';
 export interface AuthenticatedWorkspace {
   readonly id: string;
   readonly slug: string;
+  /** Proven by a read-only API key: WorkspaceAuthGuard lets it GET and HEAD only. */
+  readonly readOnly?: boolean;
 }
 
 /** A workspace key's secret, opened, with the workspace it proves. */
@@ -41,11 +43,13 @@ export class WorkspaceCredentials {
   async workspaceOfApiKey(apiKey: string): Promise<AuthenticatedWorkspace | null> {
     const hash = hashToken(apiKey).toString('hex');
     return this.apiKeys.load(hash, async () => {
-      const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug FROM ${this.schema}.api_keys WHERE key_hash = $1`, [hash])) as Array<{
+      const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug, read_only FROM ${this.schema}.api_keys WHERE key_hash = $1`, [hash])) as Array<{
         workspace_id: string;
         workspace_slug: string;
+        read_only: boolean;
       }>;
-      return row ? { id: row.workspace_id, slug: row.workspace_slug } : null;
+      if (!row) return null;
+      return row.read_only ? { id: row.workspace_id, slug: row.workspace_slug, readOnly: true } : { id: row.workspace_id, slug: row.workspace_slug };
     });
   }
 
@@ -78,9 +82,9 @@ export class WorkspaceCredentials {
         await this.db.query(`DELETE FROM ${this.schema}.api_keys WHERE api_key_id = $1`, [change.api_key_id]);
       } else {
         await this.db.query(
-          `INSERT INTO ${this.schema}.api_keys (api_key_id, key_hash, workspace_id, workspace_slug) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (api_key_id) DO UPDATE SET key_hash = EXCLUDED.key_hash, workspace_slug = EXCLUDED.workspace_slug`,
-          [change.api_key_id, change.key_hash, change.workspace_id, change.workspace_slug],
+          `INSERT INTO ${this.schema}.api_keys (api_key_id, key_hash, workspace_id, workspace_slug, read_only) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (api_key_id) DO UPDATE SET key_hash = EXCLUDED.key_hash, workspace_slug = EXCLUDED.workspace_slug, read_only = EXCLUDED.read_only`,
+          [change.api_key_id, change.key_hash, change.workspace_id, change.workspace_slug, change.read_only === true],
         );
       }
       this.apiKeys.clear();

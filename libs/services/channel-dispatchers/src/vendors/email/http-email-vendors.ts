@@ -12,6 +12,11 @@ export function senderOf(content: EmailContent, config: VendorConfig): string {
   return from;
 }
 
+/** The content carries extra headers (List-Unsubscribe): each vendor sends them in its own field. */
+function hasHeaders(content: EmailContent): content is EmailContent & { readonly headers: Readonly<Record<string, string>> } {
+  return content.headers !== undefined && Object.keys(content.headers).length > 0;
+}
+
 /** `{[field]: [...]}` with each attachment in the vendor's shape, or nothing when there are none. */
 function withAttachments(attachments: readonly LoadedAttachment[] | undefined, shape: (attachment: LoadedAttachment) => Record<string, string>, field = 'attachments'): Record<string, unknown> {
   return attachments && attachments.length > 0 ? { [field]: attachments.map(shape) } : {};
@@ -37,6 +42,7 @@ export class SendgridVendor implements ChannelVendor {
         ...(content.html !== undefined ? [{ type: 'text/html', value: content.html }] : []),
       ],
       custom_args: { herald_delivery_id: request.deliveryId },
+      ...(hasHeaders(content) ? { headers: content.headers } : {}),
       ...withAttachments(content.attachments, (attachment) => ({
         content: attachment.content.toString('base64'),
         filename: attachment.filename,
@@ -69,6 +75,7 @@ export class MailgunVendor implements ChannelVendor {
     if (content.text !== undefined) form.set('text', content.text);
     if (content.html !== undefined) form.set('html', content.html);
     if (content.replyTo) form.set('h:Reply-To', content.replyTo);
+    for (const [name, value] of Object.entries(content.headers ?? {})) form.set(`h:${name}`, value);
     form.set('v:herald_delivery_id', request.deliveryId);
     const domain = stringField(request.config.credentials, 'domain');
     const encoded = await mailgunBodyOf(form, content.attachments ?? []);
@@ -112,6 +119,7 @@ export class PostmarkVendor implements ChannelVendor {
       TextBody: content.text,
       ReplyTo: content.replyTo,
       Metadata: { herald_delivery_id: request.deliveryId },
+      ...(hasHeaders(content) ? { Headers: Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
       ...withAttachments(content.attachments, (attachment) => ({ Name: attachment.filename, Content: attachment.content.toString('base64'), ContentType: attachment.contentType }), 'Attachments'),
     };
     const response = await callVendor(this.http, this.vendor, {
@@ -142,6 +150,7 @@ export class ResendVendor implements ChannelVendor {
       html: content.html,
       text: content.text,
       reply_to: content.replyTo,
+      ...(hasHeaders(content) ? { headers: content.headers } : {}),
       ...withAttachments(content.attachments, (attachment) => ({ filename: attachment.filename, content: attachment.content.toString('base64'), content_type: attachment.contentType })),
     };
     const response = await callVendor(this.http, this.vendor, {

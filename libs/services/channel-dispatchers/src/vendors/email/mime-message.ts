@@ -16,6 +16,8 @@ export interface EmailMessage {
   /** `<id@domain>` */
   readonly messageId: string;
   readonly attachments?: ReadonlyArray<{ readonly filename: string; readonly contentType: string; readonly content: Buffer }>;
+  /** Further headers (`List-Unsubscribe`), written as given on one line each. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface ComposedMessage {
@@ -25,8 +27,9 @@ export interface ComposedMessage {
 
 /**
  * The RFC 5322 message of an email, as one buffer. nodemailer's composer builds it
- * through a tree of streams, about as much CPU as the rest of a delivery (bench/RESULTS.md,
- * Dispatch), for what is mostly the same shape: a text part, an HTML part, a handful of
+ * through a tree of streams, about as much CPU as the rest of a delivery (270-460 µs a
+ * message under load; docs/architecture.md, Channel dispatchers), for what is mostly the
+ * same shape: a text part, an HTML part, a handful of
  * headers. So that shape is written here directly, with nodemailer's own encoders
  * (encoded words for a header, quoted-printable or base64 for a part that is not plain
  * 7-bit, chosen as nodemailer chooses) and the address headers nodemailer formats, kept
@@ -44,6 +47,7 @@ export async function composeMessage(mail: EmailMessage, now = new Date()): Prom
     ...(replyTo ? [replyTo.line] : []),
     mimeFuncs.foldLines(`Subject: ${mimeFuncs.encodeWords(mail.subject.replace(/\r?\n|\r/g, ' '), textEncodingOf(mail.subject), 52)}`, 76),
     `Message-ID: ${mail.messageId.replace(/\r?\n|\r/g, ' ')}`,
+    ...extraHeaderLines(mail.headers),
     `Date: ${now.toUTCString().replace(/GMT/, '+0000')}`,
     'MIME-Version: 1.0',
   ];
@@ -63,6 +67,16 @@ export async function composeMessage(mail: EmailMessage, now = new Date()): Prom
     body = `${headers.join('\r\n')}\r\nContent-Type: multipart/alternative;\r\n boundary="${boundary}"\r\n\r\n${alternatives.join('\r\n')}\r\n--${boundary}--\r\n`;
   }
   return { envelope: { from: from.addresses[0] ?? '', to: to.addresses }, bytes: Buffer.from(body, 'utf8') };
+}
+
+/**
+ * `Name: value` per extra header. Unfolded: a List-Unsubscribe URL must not be broken, and
+ * stays far under RFC 5322's 998 characters. A name that is not a header name, or a value
+ * with a line break, is dropped rather than let inject a header.
+ */
+export function extraHeaderLines(headers: Readonly<Record<string, string>> | undefined): string[] {
+  if (!headers) return [];
+  return Object.entries(headers).flatMap(([name, value]) => (/^[A-Za-z0-9-]{1,76}$/.test(name) && !/[\r\n]/.test(value) && value.length <= 900 ? [`${name}: ${value}`] : []));
 }
 
 /** An address nodemailer writes as it is, with no name to encode. */
@@ -137,6 +151,13 @@ async function composeWithNodemailer(mail: EmailMessage, now: Date): Promise<Com
     messageId: mail.messageId,
     date: now,
     attachments: mail.attachments?.map((attachment) => ({ filename: attachment.filename, contentType: attachment.contentType, content: attachment.content })),
+    // Prepared: written as given, like the composer above writes them.
+    headers: Object.fromEntries(
+      extraHeaderLines(mail.headers).map((line) => {
+        const colon = line.indexOf(':');
+        return [line.slice(0, colon), { prepared: true, value: line.slice(colon + 2) }];
+      }),
+    ),
   }).compile();
   const envelope = node.getEnvelope();
   return { envelope: { from: envelope.from || '', to: envelope.to }, bytes: await node.build() };

@@ -46,9 +46,10 @@ export class SmtpVendor implements ChannelVendor {
         replyTo: content.replyTo,
         messageId,
         attachments: content.attachments,
+        headers: content.headers,
       });
-      await pool.send(message.envelope, message.bytes);
-      return sent(messageId);
+      const reply = await pool.send(message.envelope, message.bytes);
+      return sent(messageId, reply.response);
     } catch (error) {
       return smtpFailure(error);
     }

@@ -13,7 +13,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * goes to an address the outbound rule allows, checked at connect time. Vendor calls
  * are plain node:http requests on those agents: a vendor call needs no redirects, no
  * decoding and no retries, and the general client's layers (axios) cost about as much
- * CPU as the rest of a delivery (bench/RESULTS.md, Dispatch). Attachments (`getBytes`)
+ * CPU as the rest of a delivery (docs/architecture.md, Channel dispatchers). Attachments (`getBytes`)
  * go through the general client. No retries here: the dispatcher schedules them in its
  * ledger, so a retry never holds a consumer and never repeats a send the ledger did not
  * see. No redirects either: a vendor API answering a POST with a redirect is

@@ -42,7 +42,15 @@ describe('WebpushVendor', () => {
     expect(push.path).toBe('/push/sub-1');
     expect(push.vapid).toEqual({ publicKey: vapidKeys.publicKey, claims: expect.objectContaining({ aud: service.url, sub: 'mailto:push@acme.test' }) });
     expect(push.headers).toMatchObject({ 'content-encoding': 'aes128gcm', ttl: '86400', 'content-type': 'application/octet-stream' });
-    expect(JSON.parse(push.payload)).toEqual({ title: 'Order shipped', body: 'Arrives Tuesday', icon: 'https://cdn.test/i.png', url: 'https://acme.test/orders/1', delivery_id: 'd-1' });
+    expect(JSON.parse(push.payload)).toEqual({
+      title: 'Order shipped',
+      body: 'Arrives Tuesday',
+      icon: 'https://cdn.test/i.png',
+      url: 'https://acme.test/orders/1',
+      delivery_id: 'd-1',
+      // What SuprSend's service worker reads: the id its events report, the URL a click opens.
+      data: { notification_id: 'd-1', launch_urls: { default: 'https://acme.test/orders/1' } },
+    });
   });
 
   it('takes the subscription as JSON text too, and the TTL of the settings', async () => {

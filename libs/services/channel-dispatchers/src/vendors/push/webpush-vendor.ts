@@ -33,9 +33,16 @@ export class WebpushVendor implements ChannelVendor {
   }
 }
 
+/**
+ * The notification as SuprSend's service worker (`serviceworker.js` of `@suprsend/web-sdk`)
+ * reads it: `showNotification(title, {body, icon, image, data})`, `data.notification_id`
+ * reported back with its delivered and clicked events, `data.launch_urls.default` opened
+ * on a click. `url` and `delivery_id` stay for service workers of one's own.
+ */
 function payloadOf(content: WebpushContent, deliveryId: string): string {
   const { channel: _, ...notification } = content;
-  return JSON.stringify({ ...notification, delivery_id: deliveryId });
+  const data = { notification_id: deliveryId, ...(content.url === undefined ? {} : { launch_urls: { default: content.url } }) };
+  return JSON.stringify({ ...notification, delivery_id: deliveryId, data });
 }
 
 function requestDetailsOf(subscription: PushSubscription, payload: string, config: VendorConfig): { endpoint: string; headers: Record<string, string>; body: Buffer } {

@@ -5,7 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * more when its delivery's outcome comes back (status, times, vendor: no indexed
  * column). Postgres can make such an update HOT, a new version in the same page with no
  * new index entries, only if the page has room; filled to 100% it had room for about a
- * third of them (bench/RESULTS.md "Flow"), and each other update added an entry to every
+ * third of them (flow bench; docs/architecture.md, Workflow engine), and each other
+ * update added an entry to every
  * index of the table (five for runs, four for messages). Pages written from now on keep
  * a fifth free; pages already full stay as they are.
  */

@@ -6,7 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * new versions of a page's rows must all fit in that page for the updates to be HOT (no
  * new entry in the table's four indexes), and an old version is reclaimed only after
  * the updating transaction. At 80% fill a page had room for about 3 of its 13 rows (30%
- * HOT, bench/RESULTS.md "Flow"); at 50% it has room for each. The table takes twice
+ * HOT in the flow bench; docs/architecture.md, Workflow engine); at 50% it has room for
+ * each. The table takes twice
  * the pages; its indexes stop growing with every outcome.
  */
 export class RoomForEveryOutcome1763900800000 implements MigrationInterface {

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Channel, SUPPRESSION_CHANGED_TYPE, SuppressionChanged, TOPICS, parseEnvelope, parseSuppressionChanged, readsSchemaVersion } from '@herald/contracts';
+import { ConsumerRegistry } from '@herald/runtime';
+
+/** Why an address is on the list, as a skipped send reports it. */
+export interface Suppression {
+  readonly reason: string;
+  readonly detail: string | null;
+}
+
+const CACHE_TTL_MS = 5_000;
+/** A workspace channel's list is cached whole up to this size; a longer one is asked per attempt. */
+const CACHED_LIST_MAX = 10_000;
+
+type ChannelList = { readonly kind: 'whole'; readonly entries: ReadonlyMap<string, Suppression> } | { readonly kind: 'too_long' };
+
+/**
+ * `dispatch.suppressions`: the addresses each workspace's sends skip, from
+ * `notify.suppression.changed.v1` (the API's changes through management-api, and this
+ * service's own bounces and complaints, which it also writes at once: see
+ * VendorCallbackStore). Applied in topic order, as management-api applies it, so both
+ * end at the topic's last word on an address. Read on every attempt of a channel with
+ * addresses, so a channel's list is cached whole for 5 s, and an empty list costs
+ * nothing. Every replica also reads every change itself (a group of its own, from the
+ * latest offset) and drops its cached list at once, so an address an operator took off
+ * the list is sent to on the next attempt, whichever replica makes it.
+ */
+@Injectable()
+export class SuppressionListStore implements OnApplicationBootstrap {
+  private readonly cache = new Map<string, { list: Promise<ChannelList>; expiresAt: number }>();
+
+  constructor(
+    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly consumers: ConsumerRegistry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.suppressionChanged.name], {
+      groupId: 'herald.dispatch.suppressions',
+      type: SUPPRESSION_CHANGED_TYPE,
+      parsePayload: parseSuppressionChanged,
+      handle: (change) => this.db.transaction((tx) => this.apply(tx, change)),
+    });
+    await this.consumers.subscribe({
+      groupId: `herald.dispatch.suppressions.${randomUUID()}`,
+      topics: [TOPICS.suppressionChanged.name],
+      startFrom: 'latest',
+      handler: async (message) => {
+        // Only to make the change seen here at once: what does not parse is the shared group's to dead-letter.
+        const envelope = parseEnvelope(message.value);
+        if (!envelope.ok || envelope.value.type !== SUPPRESSION_CHANGED_TYPE || !readsSchemaVersion(envelope.value)) return;
+        const change = parseSuppressionChanged(envelope.value.payload);
+        // Applied (idempotent, as the shared group applies it) before the cache is dropped, so the next read cannot cache the list as it was.
+        if (change.ok) await this.db.transaction((tx) => this.apply(tx, change.value));
+      },
+    });
+  }
+
+  /** The addresses among `addresses` on the workspace's list for the channel, with why. */
+  async suppressedAmong(workspaceId: string, channel: Channel, addresses: readonly string[]): Promise<Map<string, Suppression>> {
+    const found = new Map<string, Suppression>();
+    if (addresses.length === 0) return found;
+    const list = await this.listOf(workspaceId, channel);
+    if (list.kind === 'whole') {
+      for (const address of addresses) {
+        const entry = list.entries.get(address);
+        if (entry) found.set(address, entry);
+      }
+      return found;
+    }
+    const rows = (await this.db.query(`SELECT address, reason, detail FROM dispatch.suppressions WHERE workspace_id = $1 AND channel = $2 AND address = ANY($3::text[])`, [
+      workspaceId,
+      channel,
+      [...addresses],
+    ])) as Array<{ address: string; reason: string; detail: string | null }>;
+    for (const row of rows) found.set(row.address, { reason: row.reason, detail: row.detail });
+    return found;
+  }
+
+  /** Applies a change in the caller's transaction (the consumer's, or a callback's own write of its bounce). */
+  async apply(tx: EntityManager, change: SuppressionChanged): Promise<void> {
+    if (change.change === 'removed') {
+      await tx.query(`DELETE FROM dispatch.suppressions WHERE workspace_id = $1 AND channel = $2 AND address = $3`, [change.workspace_id, change.channel, change.address]);
+    } else {
+      await tx.query(
+        `INSERT INTO dispatch.suppressions (workspace_id, channel, address, reason, detail, vendor, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (workspace_id, channel, address) DO UPDATE SET reason = EXCLUDED.reason, detail = EXCLUDED.detail, vendor = EXCLUDED.vendor`,
+        [change.workspace_id, change.channel, change.address, change.reason ?? 'manual', change.detail ?? null, change.vendor ?? null, change.at],
+      );
+    }
+    this.cache.delete(`${change.workspace_id}/${change.channel}`);
+  }
+
+  private listOf(workspaceId: string, channel: Channel): Promise<ChannelList> {
+    const key = `${workspaceId}/${channel}`;
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAt > Date.now()) return cached.list;
+    const entry = { list: this.readList(workspaceId, channel), expiresAt: Date.now() + CACHE_TTL_MS };
+    this.cache.set(key, entry);
+    void entry.list.catch(() => {
+      if (this.cache.get(key) === entry) this.cache.delete(key);
+    });
+    return entry.list;
+  }
+
+  private async readList(workspaceId: string, channel: Channel): Promise<ChannelList> {
+    const rows = (await this.db.query(`SELECT address, reason, detail FROM dispatch.suppressions WHERE workspace_id = $1 AND channel = $2 LIMIT ${CACHED_LIST_MAX + 1}`, [
+      workspaceId,
+      channel,
+    ])) as Array<{ address: string; reason: string; detail: string | null }>;
+    if (rows.length > CACHED_LIST_MAX) return { kind: 'too_long' };
+    return { kind: 'whole', entries: new Map(rows.map((row) => [row.address, { reason: row.reason, detail: row.detail }])) };
+  }
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Channel, DeliveryRequested, SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, SuppressionChanged, TOPICS, envelopeOf } from '@herald/contracts';
+import { OutboxMessage, writeOutbox } from '@herald/event-store';
+import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { SuppressionListStore } from '../suppressions/suppression-list-store';
+
+/** A delivery a vendor's callback speaks of, found by the id the vendor gave the message. */
+export interface SentDelivery {
+  readonly deliveryId: string;
+  readonly workspaceId: string;
+  readonly messageKey: string;
+  readonly command: DeliveryRequested;
+  readonly vendor: string | null;
+  readonly vendorMessageId: string;
+}
+
+/** What one callback event leads to: an outcome to publish, and the suppression of its address when it was a hard bounce or a complaint. */
+export interface CallbackRecord {
+  readonly deliveryId: string;
+  /** The status the outcome reports: each is recorded once per delivery. */
+  readonly status: string;
+  readonly outcome: OutboxMessage;
+  readonly suppression?: SuppressionChanged;
+}
+
+/**
+ * The persistence of vendor status callbacks: finds the deliveries a callback names, and
+ * writes what it said in one transaction: the outcomes (into dispatch's outbox, for the
+ * engine and whoever reads `notify.delivery.outcome.v1`) and the suppressions (the list
+ * itself, so the next send skips the address at once, and its announcement, so
+ * management-api's list shows it). Each status is recorded once per delivery
+ * (`deliveries.callback_statuses`, under the row's lock), so a vendor's retry of a
+ * callback, hours later, writes nothing, and does not put back an address an operator
+ * took off the list since.
+ */
+@Injectable()
+export class VendorCallbackStore {
+  constructor(
+    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly suppressions: SuppressionListStore,
+  ) {}
+
+  /** The sent deliveries of the workspace's channel whose vendor message id is one of `ids`. */
+  async sentDeliveries(workspaceId: string, channel: Channel, ids: readonly string[]): Promise<SentDelivery[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.db.query(
+      `SELECT delivery_id, workspace_id, message_key, command, vendor, vendor_message_id FROM dispatch.deliveries
+        WHERE vendor_message_id = ANY($1::text[]) AND workspace_id = $2 AND channel = $3 AND status = 'sent'`,
+      [[...new Set(ids)], workspaceId, channel],
+    )) as Array<{ delivery_id: string; workspace_id: string; message_key: string; command: DeliveryRequested; vendor: string | null; vendor_message_id: string }>;
+    return rows.map((row) => ({
+      deliveryId: row.delivery_id,
+      workspaceId: row.workspace_id,
+      messageKey: row.message_key,
+      command: row.command,
+      vendor: row.vendor,
+      vendorMessageId: row.vendor_message_id,
+    }));
+  }
+
+  /** Writes the records of one callback not recorded before; answers how many were new. */
+  async record(records: readonly CallbackRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      const deliveryIds = [...new Set(records.map((record) => record.deliveryId))];
+      const rows = (await tx.query(`SELECT delivery_id, callback_statuses FROM dispatch.deliveries WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id FOR UPDATE`, [
+        deliveryIds,
+      ])) as Array<{ delivery_id: string; callback_statuses: string[] }>;
+      const recorded = new Map(rows.map((row) => [row.delivery_id, new Set(row.callback_statuses)]));
+      const fresh = records.filter((record) => {
+        const statuses = recorded.get(record.deliveryId);
+        if (!statuses || statuses.has(record.status)) return false;
+        statuses.add(record.status);
+        return true;
+      });
+      if (fresh.length === 0) return 0;
+      const changed = [...new Set(fresh.map((record) => record.deliveryId))];
+      await tx.query(
+        `UPDATE dispatch.deliveries d SET callback_statuses = u.statuses FROM jsonb_to_recordset($1::jsonb) AS u(delivery_id text, statuses text[]) WHERE d.delivery_id = u.delivery_id`,
+        [JSON.stringify(changed.map((id) => ({ delivery_id: id, statuses: [...(recorded.get(id) ?? [])] })))],
+      );
+      const suppressions = fresh.flatMap((record) => (record.suppression ? [record.suppression] : []));
+      for (const suppression of suppressions) await this.suppressions.apply(tx, suppression);
+      await writeOutbox(tx, DISPATCH_OUTBOX, [...fresh.map((record) => record.outcome), ...suppressions.map(suppressionMessage)]);
+      return fresh.length;
+    });
+  }
+}
+
+/** The announcement of a suppression a callback made, keyed by workspace like the API's. */
+function suppressionMessage(change: SuppressionChanged): OutboxMessage {
+  const messageId = randomUUID();
+  return {
+    messageId,
+    topic: TOPICS.suppressionChanged.name,
+    key: change.workspace_id,
+    value: JSON.stringify(envelopeOf(SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, messageId, change.workspace_id, new Date(change.at), change)),
+    headers: { 'message-id': messageId },
+  };
+}

@@ -1,0 +1,134 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { HeraldError } from '@herald/contracts';
+import { AuditLogRepository } from '../audit/audit-log.repository';
+import { CONSOLE_HEADER, SESSION_COOKIE, readCookie, setCookie } from '../auth/console-session-cookie';
+import { PublicRoute } from '../auth/roles';
+import { ManagementRequest, ServiceTokenGuard } from '../auth/service-token.guard';
+import { OIDC_CALLBACK_PATH, OIDC_STATE_COOKIE, OidcSignIn } from './oidc/oidc-sign-in';
+import { LOGIN_LIFETIME_MS } from './oidc/oidc-client';
+import { AcceptInvitationDto, SignInDto } from './operator.dto';
+import { OperatorSessions, StartedSession } from './operator-sessions';
+import { OperatorView, operatorView } from './operators.controller';
+
+export interface SessionView {
+  readonly operator: OperatorView | null;
+  readonly expires_at: Date | null;
+  /** Signing in through the identity provider is offered (HERALD_OIDC_ISSUER is set). */
+  readonly sso: boolean;
+}
+
+/**
+ * `/v1/operator_session/`: the console's sign-in. Each route authenticates by its own
+ * means (a password, an invitation, the identity provider, the session cookie), so each
+ * is public to the guard. The session is an HttpOnly cookie (console-session-cookie.ts
+ * says why); the answers never carry its value.
+ */
+@Controller('v1/operator_session')
+@UseGuards(ServiceTokenGuard)
+export class OperatorSessionController {
+  constructor(
+    private readonly sessions: OperatorSessions,
+    private readonly oidc: OidcSignIn,
+    private readonly audit: AuditLogRepository,
+  ) {}
+
+  /** Who this browser is signed in as; `operator: null` (not a 401) when no one, so a console loading logs no error. */
+  @PublicRoute()
+  @Get()
+  async current(@Req() request: ManagementRequest): Promise<SessionView> {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const live = token !== undefined && request.headers[CONSOLE_HEADER] === '1' ? await this.sessions.live(token) : null;
+    return { operator: live ? operatorView(live.operator) : null, expires_at: live?.session.expiresAt ?? null, sso: this.oidc.configured };
+  }
+
+  @PublicRoute()
+  @Post()
+  @HttpCode(201)
+  async signIn(@Req() request: ManagementRequest, @Body() body: SignInDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+    return this.started(request, reply, await this.sessions.signInWithPassword(body.email, body.password, request.ip));
+  }
+
+  /** Signs out: the session ends on the server (its cookie stops working wherever it is) and the cookie is cleared. */
+  @PublicRoute()
+  @Delete()
+  @HttpCode(204)
+  async signOut(@Req() request: ManagementRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    // The header proves the console asked (another site cannot sign the operator out).
+    if (token !== undefined && request.headers[CONSOLE_HEADER] === '1') {
+      const live = await this.sessions.live(token);
+      if (live) await this.sessions.signOut(live.session.id);
+    }
+    void reply.header('set-cookie', setCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, secure: request.protocol === 'https' }));
+  }
+
+  /** Accepts an invitation: the name and password are set (the rules apply) and the operator is signed in. */
+  @PublicRoute()
+  @Post('invitation')
+  @HttpCode(201)
+  async acceptInvitation(@Req() request: ManagementRequest, @Body() body: AcceptInvitationDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+    const started = await this.sessions.acceptInvitation(body.token, body.name, body.password, request.ip);
+    const { operator } = started;
+    // A public route, so the interceptor does not see it: the new operator is its own actor.
+    await this.audit.append({
+      accountId: operator.accountId,
+      workspaceSlug: null,
+      actor: { kind: 'operator', id: operator.id, name: operator.email },
+      method: 'POST',
+      route: '/v1/operator_session/invitation',
+      path: request.url.split('?')[0],
+      resourceType: 'operator',
+      resourceIds: { id: operator.id },
+      statusCode: 201,
+      before: { status: 'invited' },
+      after: operatorView(operator),
+    });
+    return this.started(request, reply, started);
+  }
+
+  /** Starts a sign-in with the identity provider: a redirect to it (the console links here). */
+  @PublicRoute()
+  @Get('oidc/start')
+  async oidcStart(@Req() request: ManagementRequest, @Res() reply: FastifyReply): Promise<void> {
+    const { url, sealedState } = await this.oidc.begin(`${request.protocol}://${request.host}${OIDC_CALLBACK_PATH}`);
+    void reply
+      .header('set-cookie', setCookie(OIDC_STATE_COOKIE, sealedState, { maxAgeSeconds: LOGIN_LIFETIME_MS / 1000, secure: request.protocol === 'https', path: '/v1/operator_session/oidc/' }))
+      .header('cache-control', 'no-store')
+      .redirect(url, 302);
+  }
+
+  /** The identity provider's redirect back: a session, then the console; a refusal goes to the console's sign-in page with its reason. */
+  @PublicRoute()
+  @Get('oidc/callback')
+  async oidcCallback(
+    @Req() request: ManagementRequest,
+    @Res() reply: FastifyReply,
+    @Query('state') state?: string,
+    @Query('code') code?: string,
+    @Query('error') error?: string,
+    @Query('error_description') errorDescription?: string,
+  ): Promise<void> {
+    const secure = request.protocol === 'https';
+    const cookies = [setCookie(OIDC_STATE_COOKIE, '', { maxAgeSeconds: 0, secure, path: '/v1/operator_session/oidc/' })];
+    let target = '/console/';
+    try {
+      if (error) throw new HeraldError('authentication_failed', `SSO: the identity provider refused: ${errorDescription ?? error}`);
+      const started = await this.oidc.complete(readCookie(request.headers.cookie, OIDC_STATE_COOKIE), state, code);
+      cookies.push(this.sessionCookie(started, secure));
+    } catch (caught) {
+      if (!(caught instanceof HeraldError)) throw caught;
+      target = `/console/?sso_error=${encodeURIComponent(caught.message)}`;
+    }
+    void reply.header('set-cookie', cookies).header('cache-control', 'no-store').redirect(target, 302);
+  }
+
+  private started(request: ManagementRequest, reply: FastifyReply, started: StartedSession): SessionView {
+    void reply.header('set-cookie', this.sessionCookie(started, request.protocol === 'https'));
+    return { operator: operatorView(started.operator), expires_at: started.session.expiresAt, sso: this.oidc.configured };
+  }
+
+  private sessionCookie(started: StartedSession, secure: boolean): string {
+    return setCookie(SESSION_COOKIE, started.token, { maxAgeSeconds: (started.session.expiresAt.getTime() - Date.now()) / 1000, secure });
+  }
+}

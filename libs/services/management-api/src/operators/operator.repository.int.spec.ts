@@ -1,0 +1,91 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { databaseTargets } from '@herald/testing';
+import { AuditLogRepository } from '../audit/audit-log.repository';
+import { openManagementDatabase } from '../testing/repository-database';
+import { OperatorRepository } from './operator.repository';
+
+describe.each(databaseTargets())('the operator and audit log repositories ($kind)', (target) => {
+  let db: DataSource;
+  let dispose: () => Promise<void>;
+  let now = new Date('2026-03-01T10:00:00Z');
+  let operators: OperatorRepository;
+  let audit: AuditLogRepository;
+
+  beforeAll(async () => {
+    const opened = await openManagementDatabase(target);
+    db = opened.db;
+    dispose = opened.close;
+    operators = new OperatorRepository(db, { now: () => now });
+    audit = new AuditLogRepository(db);
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  async function newAccount(): Promise<string> {
+    const id = randomUUID();
+    await db.query(`INSERT INTO management.accounts (id, name) VALUES ($1, 'test')`, [id]);
+    return id;
+  }
+  const hash = (): Buffer => randomBytes(32);
+
+  it('invites once per address, lets one of two concurrent acceptances win, and never accepts an expired invitation', async () => {
+    const account = await newAccount();
+    const token = hash();
+    const { operator } = await operators.invite(account, 'Ana@example.com', 'editor', token, new Date(now.getTime() + 60_000));
+    await expect(operators.invite(await newAccount(), 'ana@example.com', 'viewer', hash(), new Date(now.getTime() + 60_000))).rejects.toThrow('already an operator');
+
+    const accepted = await Promise.all([operators.acceptInvitation(token, 'Ana', 'scrypt$x'), operators.acceptInvitation(token, 'Ana', 'scrypt$y')]);
+    expect(accepted.filter((result) => result !== null)).toEqual([expect.objectContaining({ id: operator.id, status: 'active', name: 'Ana' })]);
+
+    const late = hash();
+    await operators.invite(account, 'late@example.com', 'viewer', late, new Date(now.getTime() + 1_000));
+    now = new Date(now.getTime() + 2_000);
+    expect(await operators.findInvited(late)).toBeNull();
+    expect(await operators.acceptInvitation(late, 'Late', 'scrypt$z')).toBeNull();
+    // A new invitation of the same address replaces the old one.
+    const again = hash();
+    await operators.invite(account, 'late@example.com', 'editor', again, new Date(now.getTime() + 60_000));
+    expect(await operators.findInvited(again)).toMatchObject({ email: 'late@example.com', role: 'editor' });
+  });
+
+  it('keeps the last owner under concurrent demotions, and ends a removed operator\'s sessions', async () => {
+    const account = await newAccount();
+    expect(await operators.createFirstOwner(account, 'first@example.com', 'First', 'scrypt$a')).toBe(true);
+    expect(await operators.createFirstOwner(account, 'second@example.com', 'Second', 'scrypt$b')).toBe(false);
+    const second = hash();
+    const { operator: other } = await operators.invite(account, 'second@example.com', 'owner', second, new Date(now.getTime() + 60_000));
+    await operators.acceptInvitation(second, 'Second', 'scrypt$b');
+    const first = (await operators.findByEmail('first@example.com'))!;
+
+    const outcomes = await Promise.allSettled([operators.changeRole(account, first.id, 'viewer'), operators.changeRole(account, other.id, 'viewer')]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(await db.query(`SELECT count(*)::int AS owners FROM management.operators WHERE account_id = $1 AND role = 'owner'`, [account])).toEqual([{ owners: 1 }]);
+
+    const demoted = first.id === (await operators.list(account, { limit: 10, offset: 0 })).operators.find((o) => o.role === 'viewer')!.id ? first : other;
+    const sessionToken = hash();
+    const session = await operators.createSession(demoted.id, sessionToken, 'password', new Date(now.getTime() + 60_000));
+    await operators.addConsoleApiKey(session.id, { id: randomUUID(), workspaceId: randomUUID(), workspaceSlug: 'staging' });
+    expect((await operators.liveSession(sessionToken))?.operator.id).toBe(demoted.id);
+    const removed = await operators.remove(account, demoted.id);
+    expect(removed?.consoleApiKeys).toHaveLength(1);
+    expect(await operators.liveSession(sessionToken)).toBeNull();
+    expect(await operators.revokeSession(session.id)).toEqual([]);
+  });
+
+  it('appends audit entries and reads them newest first, filtered and paged', async () => {
+    const account = await newAccount();
+    const actor = { kind: 'operator' as const, id: randomUUID(), name: 'a@example.com' };
+    for (const [index, type] of ['workflow', 'vendor', 'workflow'].entries()) {
+      await audit.append({ accountId: account, workspaceSlug: 'staging', actor, method: 'POST', route: `/v1/:workspace/${type}/:id`, path: `/v1/staging/${type}/${index}/`, resourceType: type, resourceIds: { id: String(index) }, statusCode: 200, before: null, after: { index } });
+    }
+    const all = await audit.list(account, {}, 10);
+    expect(all.map((entry) => entry.resourceIds.id)).toEqual(['2', '1', '0']);
+    expect(all[0]).toMatchObject({ actorKind: 'operator', actorName: 'a@example.com', after: { index: 2 }, occurredAt: expect.any(Date) });
+    const workflows = await audit.list(account, { resourceType: 'workflow' }, 1);
+    expect(workflows.map((entry) => entry.resourceIds.id)).toEqual(['2']);
+    expect((await audit.list(account, { resourceType: 'workflow', before: workflows[0].seq }, 1)).map((entry) => entry.resourceIds.id)).toEqual(['0']);
+    expect(await audit.list(await newAccount(), {}, 10)).toEqual([]);
+  });
+});

@@ -1,0 +1,13 @@
+import { ApiKeyEntity } from '../api-keys/api-key.repository';
+import { STATUS_WEBHOOK_ENTITIES } from '../status-webhooks';
+import { SUPPRESSION_ENTITIES } from '../suppressions';
+import { ServiceTokenEntity } from '../auth/service-token.repository';
+import { OPERATOR_ENTITY_SCHEMAS } from '../operators';
+import { TEMPLATE_ENTITIES } from '../templates';
+import { WorkspaceEntity } from '../workspaces/workspace.repository';
+
+/**
+ * The tables management-api reads and writes through TypeORM's repositories. Registered
+ * with its DataSource for their column mappings only: the migrations create the tables.
+ */
+export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES];

@@ -1,0 +1,98 @@
+import { SUPPRESSION_REASONS } from '@herald/contracts';
+import { SUPPRESSIBLE_CHANNELS } from './suppression.repository';
+
+/** The management API's description of the suppression list, merged into management-openapi.ts. */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
+const errors = (...statuses: number[]): Record<string, Schema> =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      json(ref('ErrorResponse'), { 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' }[status] ?? 'Unknown workspace, or the address is not on the list'),
+    ]),
+  );
+const pathParam = (name: string, schema: Schema, description: string): Schema => ({ in: 'path', name, required: true, schema, description });
+const workspaceParam = pathParam('workspace', { type: 'string' }, 'Workspace slug');
+const channel: Schema = { type: 'string', enum: [...SUPPRESSIBLE_CHANNELS] };
+const keyParams = [
+  workspaceParam,
+  pathParam('channel', channel, 'The channel the address is suppressed on'),
+  pathParam('address', { type: 'string' }, 'The address, URL-encoded (compared as sends compare it: an email without case, a phone number without spaces)'),
+];
+const reason: Schema = { type: 'string', enum: [...SUPPRESSION_REASONS] };
+
+export const suppressionsOpenApi = {
+  schemas: {
+    Suppression: {
+      type: 'object',
+      required: ['channel', 'address', 'reason', 'detail', 'vendor', 'created_at'],
+      properties: {
+        channel,
+        address: { type: 'string', description: 'As sends compare it: an email lower-cased, a phone number as +<digits>' },
+        reason: { ...reason, description: 'hard_bounce and complaint come from vendor status callbacks; manual from this API' },
+        detail: nullable({ type: 'string', description: "What the vendor said (its bounce text), or the operator's note" }),
+        vendor: nullable({ type: 'string', description: '`<channel>/<vendor>` whose callback reported it; null for the API' }),
+        created_at: { type: 'string', format: 'date-time', description: 'When the address was first put on the list' },
+      },
+    },
+    SuppressionCreate: {
+      type: 'object',
+      required: ['channel', 'address'],
+      properties: {
+        channel,
+        address: { type: 'string', minLength: 1, maxLength: 320, description: 'An email address, or a phone number in international form' },
+        reason: { ...reason, default: 'manual', description: 'manual by default; hard_bounce or complaint to import what another system learnt' },
+        detail: { type: 'string', maxLength: 500, description: "The operator's note" },
+      },
+    },
+  } as Record<string, Schema>,
+  paths: {
+    '/v1/{workspace}/suppression/': {
+      get: {
+        summary: "List the workspace's suppressed addresses, newest first",
+        parameters: [
+          workspaceParam,
+          { in: 'query', name: 'channel', required: false, schema: channel, description: 'Only this channel' },
+          { in: 'query', name: 'address', required: false, schema: { type: 'string' }, description: 'Only this address (in any channel without `channel`)' },
+          { in: 'query', name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, description: 'Page size' },
+          { in: 'query', name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Results to skip' },
+        ],
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              required: ['meta', 'results'],
+              properties: {
+                meta: { type: 'object', required: ['count', 'limit', 'offset'], properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
+                results: { type: 'array', items: ref('Suppression') },
+              },
+            },
+            'Suppressed addresses',
+          ),
+          ...errors(400, 401, 404),
+        },
+      },
+      post: {
+        summary: 'Suppress an address: sends to it are skipped (the message fails with `suppressed: ...`) until it is removed',
+        parameters: [workspaceParam],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('SuppressionCreate') } } },
+        responses: { 201: json(ref('Suppression'), 'On the list (an entry already there takes the new reason and detail)'), ...errors(400, 401, 404) },
+      },
+    },
+    '/v1/{workspace}/suppression/{channel}/{address}/': {
+      get: {
+        summary: 'Whether an address is suppressed, and why',
+        parameters: keyParams,
+        responses: { 200: json(ref('Suppression'), 'On the list'), ...errors(401, 404) },
+      },
+      delete: {
+        summary: 'Take an address off the list: its next send goes out',
+        parameters: keyParams,
+        responses: { 204: { description: 'Removed' }, ...errors(401, 404) },
+      },
+    },
+  } as Record<string, Record<string, Schema>>,
+};

@@ -1,0 +1,108 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { databaseTargets } from '@herald/testing';
+import { ServiceTokenRepository } from '../auth/service-token.repository';
+import { openManagementDatabase } from '../testing/repository-database';
+import { WorkspaceRepository, lockWorkspaceForWrites } from './workspace.repository';
+
+describe.each(databaseTargets())('the workspace and service token repositories ($kind)', (target) => {
+  let db: DataSource;
+  let dispose: () => Promise<void>;
+  let workspaces: WorkspaceRepository;
+  let tokens: ServiceTokenRepository;
+
+  beforeAll(async () => {
+    const opened = await openManagementDatabase(target);
+    db = opened.db;
+    dispose = opened.close;
+    workspaces = new WorkspaceRepository(db, { now: () => new Date('2026-03-01T10:00:00Z') });
+    tokens = new ServiceTokenRepository(db);
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  async function newAccount(): Promise<string> {
+    const id = randomUUID();
+    await db.query(`INSERT INTO management.accounts (id, name) VALUES ($1, 'test')`, [id]);
+    return id;
+  }
+
+  it('creates a workspace with the columns the database fills and its default categories; a taken slug is refused without an error', async () => {
+    const account = await newAccount();
+    const created = await workspaces.create(account, { slug: 'staging', name: 'Staging', description: 'the staging one', mode: 'sandbox' });
+    expect(created).toEqual({
+      id: expect.any(String),
+      accountId: account,
+      slug: 'staging',
+      name: 'Staging',
+      description: 'the staging one',
+      mode: 'sandbox',
+      dataCenter: {},
+      createdAt: expect.any(Date),
+    });
+    const categories = (await db.query(`SELECT status FROM management.preference_category_versions WHERE workspace_id = $1`, [created?.id])) as unknown[];
+    expect(categories).toEqual([{ status: 'active' }]);
+
+    expect(await workspaces.create(account, { slug: 'staging', name: 'Again', description: '', mode: 'live' })).toBeNull();
+    expect((await workspaces.list(account, { limit: 10, offset: 0 })).workspaces.map((workspace) => workspace.name)).toEqual(['Staging']);
+  });
+
+  it("finds a workspace by slug for its own account only, and lists an account's workspaces page by page", async () => {
+    const [mine, theirs] = [await newAccount(), await newAccount()];
+    for (const slug of ['a', 'b', 'c']) await workspaces.create(mine, { slug, name: slug.toUpperCase(), description: '', mode: 'test' });
+    const other = await workspaces.create(theirs, { slug: 'a', name: 'Theirs', description: '', mode: 'test' });
+
+    expect(await workspaces.findOwned(mine, 'a')).toEqual({ id: expect.any(String), slug: 'a' });
+    expect((await workspaces.findOwned(theirs, 'a'))?.id).toBe(other?.id);
+    expect(await workspaces.findOwned(theirs, 'b')).toBeNull();
+
+    const first = await workspaces.list(mine, { limit: 2, offset: 0 });
+    const second = await workspaces.list(mine, { limit: 2, offset: 2 });
+    expect(first.count).toBe(3);
+    expect([...first.workspaces, ...second.workspaces].map((workspace) => workspace.slug)).toEqual(['a', 'b', 'c']);
+  });
+
+  it("locks a workspace's row for writes until the transaction ends", async () => {
+    const account = await newAccount();
+    const workspace = await workspaces.create(account, { slug: 'locked', name: 'L', description: '', mode: 'test' });
+    const order: string[] = [];
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstLocked!: () => void;
+    const locked = new Promise<void>((resolve) => (firstLocked = resolve));
+    const first = db.transaction(async (tx) => {
+      await lockWorkspaceForWrites(tx, workspace!.id);
+      firstLocked();
+      await firstHolds;
+      order.push('first done');
+    });
+    await locked;
+    const second = db.transaction(async (tx) => {
+      await lockWorkspaceForWrites(tx, workspace!.id);
+      order.push('second locked');
+    });
+    // The second waits for the first's row lock, whatever the time it is given to run.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    releaseFirst();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first done', 'second locked']);
+  });
+
+  it('answers the account of a live service token, and nothing for a revoked or unknown one', async () => {
+    const account = await newAccount();
+    const [live, revoked] = [randomBytes(32), randomBytes(32)];
+    await db.query(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'live', $3, 'h'), ($4, $2, 'old', $5, 'h')`, [
+      randomUUID(),
+      account,
+      live,
+      randomUUID(),
+      revoked,
+    ]);
+    await db.query(`UPDATE management.service_tokens SET revoked_at = now() WHERE token_hash = $1`, [revoked]);
+
+    expect(await tokens.accountOfLiveToken(live)).toBe(account);
+    expect(await tokens.accountOfLiveToken(revoked)).toBeNull();
+    expect(await tokens.accountOfLiveToken(randomBytes(32))).toBeNull();
+  });
+});

@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
+import { CLOCK, Clock } from '@herald/runtime';
+import { OffsetPage } from '../http/offset-page';
+import { seedDefaultCategories } from '../preference-categories/default-categories';
+
+/** A workspace as stored in `management.workspaces`. */
+export interface Workspace {
+  id: string;
+  accountId: string;
+  slug: string;
+  name: string;
+  description: string;
+  /** `sandbox`, `test` or `live`, as the reference names them. */
+  mode: string;
+  dataCenter: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** What a request needs of the workspace it is scoped to. */
+export type ScopedWorkspace = Pick<Workspace, 'id' | 'slug'>;
+
+/** `management.workspaces` (created by the migrations, never by TypeORM): each column typed once, here. */
+export const WorkspaceEntity = new EntitySchema<Workspace>({
+  name: 'Workspace',
+  schema: 'management',
+  tableName: 'workspaces',
+  columns: {
+    id: { type: 'uuid', primary: true },
+    accountId: { name: 'account_id', type: 'uuid' },
+    slug: { type: 'text' },
+    name: { type: 'text' },
+    description: { type: 'text' },
+    mode: { type: 'text' },
+    dataCenter: { name: 'data_center', type: 'jsonb' },
+    createdAt: { name: 'created_at', type: 'timestamptz', createDate: true },
+  },
+});
+
+/** The workspaces of accounts. A workspace of another account is never found: nothing reveals what other accounts hold. */
+@Injectable()
+export class WorkspaceRepository {
+  constructor(
+    @InjectDataSource('management') private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The account's workspace with this slug, or null (none, or another account's). */
+  async findOwned(accountId: string, slug: string): Promise<ScopedWorkspace | null> {
+    return this.workspaces().findOne({ select: { id: true, slug: true }, where: { accountId, slug } });
+  }
+
+  /** A page of the account's workspaces, oldest first, and how many it has in all. */
+  async list(accountId: string, page: OffsetPage): Promise<{ count: number; workspaces: Workspace[] }> {
+    const [workspaces, count] = await this.workspaces().findAndCount({
+      where: { accountId },
+      order: { createdAt: 'ASC', slug: 'ASC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { count, workspaces };
+  }
+
+  /** Creates the workspace with the default categories; null when the account already has the slug. */
+  async create(accountId: string, fields: Pick<Workspace, 'slug' | 'name' | 'description' | 'mode'>): Promise<Workspace | null> {
+    return this.db.transaction(async (tx) => {
+      const id = randomUUID();
+      // ON CONFLICT DO NOTHING: of two creations of one slug, the second finds it taken (no unique-violation error).
+      const inserted = await this.workspaces(tx)
+        .createQueryBuilder()
+        .insert()
+        .values({ id, accountId, ...fields })
+        .orIgnore()
+        .returning(['createdAt', 'dataCenter'])
+        .updateEntity(false)
+        .execute();
+      const stored = inserted.raw as Array<{ created_at: Date; data_center: Record<string, unknown> }>;
+      if (stored.length === 0) return null;
+      // A new workspace can name a category in its first workflow at once.
+      await seedDefaultCategories(tx, [id], this.clock.now());
+      return { id, accountId, ...fields, dataCenter: stored[0].data_center, createdAt: stored[0].created_at };
+    });
+  }
+
+  private workspaces(manager: EntityManager = this.db.manager): Repository<Workspace> {
+    return manager.getRepository(WorkspaceEntity);
+  }
+}
+
+/**
+ * Serialises a workspace's writes that must see each other (priorities of vendors,
+ * the category document) by locking its row, in the caller's transaction. NO KEY
+ * UPDATE, so inserts of rows that merely reference the workspace (their foreign key
+ * checks) are not held up.
+ */
+export async function lockWorkspaceForWrites(tx: EntityManager, workspaceId: string): Promise<void> {
+  await tx.getRepository(WorkspaceEntity).findOne({ select: { id: true }, where: { id: workspaceId }, lock: { mode: 'for_no_key_update' } });
+}

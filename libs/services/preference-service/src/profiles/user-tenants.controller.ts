@@ -1,0 +1,62 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { parseCursorQuery } from '../http/cursor-page';
+import { requiredBody } from '../http/request';
+import { TenantStore } from '../tenants/tenant-store';
+import { applyOperations, applyUpsert } from './profile-document';
+import { ProfileStore } from './profile-store';
+import { userInTenantView } from './profile-views';
+
+/**
+ * A user's profile in a tenant (suprsend-py-sdk's `users.upsert_for_tenant`,
+ * `get_for_tenant`, `edit(..., tenant_id=)`, `unlink_tenant`, `list_associated_tenants`):
+ * properties and channels of the user for one tenant, which a run carrying that
+ * tenant_id reads merged over the user's workspace profile (its keys win; `GET
+ * /v1/user/{id}/?tenant_id=` shows the merge). These routes read and write the tenant's
+ * part alone. Writes need the tenant to exist.
+ */
+@Controller('v1/user/:distinct_id')
+@UseGuards(WorkspaceAuthGuard)
+export class UserTenantsController {
+  constructor(
+    private readonly profiles: ProfileStore,
+    private readonly tenants: TenantStore,
+  ) {}
+
+  @Get('associated_tenant')
+  async list(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+    const page = await this.profiles.tenantsOf(ws, distinctId, parseCursorQuery(query));
+    return { meta: page.meta, results: page.rows.map((row) => userInTenantView(distinctId, row.tenant_id, row)) };
+  }
+
+  /** The upsert body of `POST /v1/user/{id}/`, for the tenant; makes the user when it does not exist, as that upsert does. */
+  @Post('tenant/:tenant_id')
+  @HttpCode(201)
+  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string, @Body() body: unknown): Promise<unknown> {
+    const input = requiredBody(body);
+    await this.tenants.read(ws, tenantId);
+    const profile = await this.profiles.mutateInTenant(ws, distinctId, tenantId, (p) => applyUpsert(p, input), { createUser: true });
+    return userInTenantView(distinctId, tenantId, profile);
+  }
+
+  @Get('tenant/:tenant_id')
+  async read(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string): Promise<unknown> {
+    return userInTenantView(distinctId, tenantId, await this.profiles.readInTenant(ws, distinctId, tenantId));
+  }
+
+  /** The operations of `PATCH /v1/user/{id}/`, on the tenant's profile (made when missing); the user must exist, as for that edit. */
+  @Patch('tenant/:tenant_id')
+  @HttpCode(202)
+  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string, @Body() body: unknown): Promise<unknown> {
+    const input = requiredBody(body);
+    await this.tenants.read(ws, tenantId);
+    const profile = await this.profiles.mutateInTenant(ws, distinctId, tenantId, (p) => applyOperations(p, input), { createUser: false });
+    return userInTenantView(distinctId, tenantId, profile);
+  }
+
+  @Delete('tenant/:tenant_id')
+  @HttpCode(204)
+  async unlink(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string): Promise<void> {
+    await this.profiles.unlinkTenant(ws, distinctId, tenantId);
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { DeliveryOutcome, TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WebpushEngagement, parseWebpushEngagement } from '@herald/contracts';
+import { ConsumerRegistry } from '@herald/runtime';
+import { RunHost } from './run-host';
+import { WebpushMessage, WebpushMessageQueries } from './webpush-message-queries';
+
+/** A message's statuses only move forward: a late `delivered` after a click changes nothing. */
+const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked: 3 };
+
+/**
+ * What a browser's service worker reported of a web push message
+ * (`notify.webpush.engagement.v1`), recorded as that message's outcome, exactly as a
+ * vendor's status callback would: the message log, status webhooks and any smart-routing
+ * wait follow. A report naming no web push message of the workspace is dropped: the
+ * service worker authenticates with the public key alone, so the id must be one Herald
+ * sent (a message id is a random UUID, known to the browser it was pushed to).
+ */
+@Injectable()
+export class WebpushEngagementConsumer implements OnApplicationBootstrap {
+  constructor(
+    private readonly consumers: ConsumerRegistry,
+    private readonly messages: WebpushMessageQueries,
+    private readonly runs: RunHost,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumers.consume([TOPICS.webpushEngagement.name], {
+      groupId: 'herald.engine.webpush_engagements',
+      type: WEBPUSH_ENGAGEMENT_TYPE,
+      parsePayload: parseWebpushEngagement,
+      handle: (report, envelope) => this.record(envelope.workspace_id, report),
+    });
+  }
+
+  async record(workspaceId: string, report: WebpushEngagement): Promise<void> {
+    const message = await this.messages.find(workspaceId, report.delivery_id);
+    const outcome = message === null ? null : engagementOutcome(message, report);
+    if (outcome !== null) await this.runs.deliveryOutcome(workspaceId, outcome);
+  }
+}
+
+/** The outcome a report adds to its message, or null when the message is already that far. Pure. */
+export function engagementOutcome(message: WebpushMessage, report: WebpushEngagement): DeliveryOutcome | null {
+  if ((RANK[message.status] ?? 0) >= RANK[report.status]) return null;
+  return {
+    delivery_id: message.delivery_id,
+    run_id: message.run_id,
+    message_id: message.message_id,
+    workspace_slug: report.workspace_slug,
+    channel: 'webpush',
+    status: report.status,
+    vendor: 'webpush/vapid',
+    ...(report.action === undefined ? {} : { vendor_event: `notificationclick:${report.action}` }),
+    at: report.at,
+  };
+}

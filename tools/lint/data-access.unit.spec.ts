@@ -1,0 +1,174 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * One way to reach the database (issue 40): only persistence classes run SQL. A controller,
+ * guard, consumer or any other class asks a repository (`*.repository.ts`, the typed style)
+ * or one of the older persistence classes for what it needs. Files that break a rule today
+ * are listed below with their reason; the lists can only shrink: a listed file that no
+ * longer breaks the rule fails the test until it is taken off.
+ */
+const ROOT = join(__dirname, '..', '..');
+
+/** Where the rules hold: every service and every app. */
+function scannedRoots(): string[] {
+  const services = readdirSync(join(ROOT, 'libs/services'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(ROOT, 'libs/services', entry.name, 'src'));
+  return [...services, join(ROOT, 'apps')].filter((path) => existsSync(path));
+}
+
+/** Files whose classes may reach the database: the new repositories, the older persistence classes, migrations. */
+const PERSISTENCE_FILE = [/\.repository\.ts$/, /-store\.ts$/, /-ledger\.ts$/, /-read-model\.ts$/, /-log\.ts$/, /-queries\.ts$/, /\/migrations\//, /\.migration\.ts$/];
+const MIGRATION_FILE = [/\/migrations\//, /\.migration\.ts$/];
+
+/** Modules that reach the database; a controller imports none of them. */
+const DATABASE_MODULES = ['typeorm', '@nestjs/typeorm', 'pg', 'pg-pool', '@herald/database', '@herald/event-store'];
+/** Names that mean database access whatever module they come from. */
+const DATABASE_NAMES = ['DataSource', 'EntityManager', 'InjectDataSource', 'QueryRunner'];
+
+/**
+ * Non-persistence files that reach the database today, each with why it has not moved yet.
+ * Move the access into a repository (or an existing persistence class) and delete the line.
+ */
+const DATABASE_ACCESS_ALLOWED: Record<string, string> = {
+  'apps/herald/src/service-token.ts': 'the service-token CLI writes management.service_tokens with its own pg client, outside any Nest app',
+  'libs/services/channel-dispatchers/src/dispatch/dispatch-owner.ts': 'holds its owner advisory lock on a connection of its own (QueryRunner)',
+  'libs/services/channel-dispatchers/src/dispatch/retry-reports.ts': 'writes retry reports to the outbox through the DataSource',
+  'libs/services/management-api/src/accounts/bootstrap-account.ts': 'writes the first account, token, workspace and keys in one transaction',
+  'libs/services/management-api/src/preference-categories/default-categories.ts': 'seeds default preference categories in SQL, in the caller\'s transaction',
+  'libs/services/management-api/src/workflows/live-template-catalogue.ts': 'reads the slugs of live templates in SQL',
+  'libs/services/preference-service/src/broadcasts/broadcast-fan-out.ts': 'counts and pages list members for a broadcast in SQL',
+  'libs/services/preference-service/src/http/cursor-page.ts': 'a cursor pager that runs SQL built from its caller\'s tables and filter',
+  'libs/services/preference-service/src/sdk-compat/user-merge.ts': 'merges two users in a transaction of its own',
+  'libs/services/workflow-engine/src/http/message-bulk-update.ts': 'reads the messages to update in SQL',
+  'libs/services/workflow-engine/src/outbox/engine-loops.ts': 'hot path: builds the EventStore its stream compactor uses',
+  'libs/services/workflow-engine/src/replays/replay-worker.ts': 'builds its EventStore and picks the runs to replay in SQL',
+  'libs/services/workflow-engine/src/runs/run-context-loader.ts': 'hot path: the engine\'s batch reads of run context',
+  'libs/services/workflow-engine/src/runs/run-host.ts': 'hot path: the engine\'s EventStore and batch reads',
+  'libs/services/workflow-engine/src/runs/run-projection.ts': 'hot path: the run index written in the append\'s transaction',
+};
+
+/** Files that read `SELECT *` (a table's columns, whatever they become) today, each with why. */
+const SELECT_STAR_ALLOWED: Record<string, string> = {
+  'libs/event-store/src/event-store.ts': 'hot path (readStreams): a lateral subquery whose columns the outer select names',
+  'libs/services/workflow-engine/src/http/message-log.ts': 'the message log reads every column of engine.messages',
+  'libs/services/workflow-engine/src/http/run-queries.ts': 'run and message rows read with every column',
+};
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return ['node_modules', 'dist', 'testing'].includes(entry.name) ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every `import ... from '...'` of a file: the module and the names it brings in. */
+function importsOf(source: string): Array<{ module: string; names: string[] }> {
+  return [...source.matchAll(/import\s+(?:type\s+)?([\s\S]*?)\s+from\s+'([^']+)'/g)].map((match) => ({
+    module: match[2],
+    names: match[1].replace(/[{}]/g, ' ').split(/[\s,]+/).filter(Boolean),
+  }));
+}
+
+/** The source without its comments (block comments, and lines that are only a comment). */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+/** How a file reaches the database, if it does: each way as one line. */
+function databaseAccessIn(file: string, source: string): string[] {
+  const code = withoutComments(source);
+  const imports = importsOf(code);
+  return [
+    ...(file.endsWith('.controller.ts') ? imports.filter((i) => DATABASE_MODULES.includes(i.module)).map((i) => `imports '${i.module}'`) : []),
+    ...imports.flatMap((i) => i.names.filter((name) => DATABASE_NAMES.includes(name)).map((name) => `imports ${name}`)),
+    // Not `...query(` (a spread of a function named query).
+    ...(/(?<!\.)\.query\s*(?:<[^>]*>)?\(/.test(code) ? ['calls .query('] : []),
+    ...(/new\s+EventStore\s*\(/.test(code) ? ['builds an EventStore'] : []),
+  ];
+}
+
+/** Whether a file's SQL reads `SELECT *` (set-returning functions of its own parameters, `unnest(...)`, aside). */
+function selectsStar(source: string): boolean {
+  return /select\s+(?:\w+\.)?\*\s+from\s+(?!unnest\s*\()/i.test(withoutComments(source));
+}
+
+const isPersistence = (file: string): boolean => PERSISTENCE_FILE.some((pattern) => pattern.test(`/${file}`));
+const isMigration = (file: string): boolean => MIGRATION_FILE.some((pattern) => pattern.test(`/${file}`));
+
+/** What the allow-list and the code disagree on: new offences, and listed files that no longer offend. */
+function ratchet(offending: ReadonlyMap<string, readonly string[]>, allowed: Record<string, string>): { unlisted: string[]; stale: string[] } {
+  return {
+    unlisted: [...offending].filter(([file]) => !(file in allowed)).map(([file, ways]) => `${file}: ${ways.join(', ')}`),
+    stale: Object.keys(allowed)
+      .filter((file) => !offending.has(file))
+      .map((file) => `${file} no longer offends: remove it from the allow-list`),
+  };
+}
+
+describe('data access (one way to reach the database)', () => {
+  const serviceFiles = scannedRoots().flatMap(sourceFiles).map((path) => relative(ROOT, path));
+  const sqlFiles = [...serviceFiles, ...sourceFiles(join(ROOT, 'libs')).map((path) => relative(ROOT, path))].filter(
+    (file, index, all) => all.indexOf(file) === index,
+  );
+
+  it('finds the services, their controllers and their persistence classes', () => {
+    expect(new Set(serviceFiles.filter((file) => file.startsWith('libs/services/')).map((file) => file.split('/')[2])).size).toBeGreaterThanOrEqual(5);
+    expect(serviceFiles.filter((file) => file.endsWith('.controller.ts')).length).toBeGreaterThanOrEqual(20);
+    expect(serviceFiles.filter(isPersistence).length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('lets only repositories and persistence classes reach the database (every service and app)', () => {
+    const offending = new Map(
+      serviceFiles
+        .filter((file) => !isPersistence(file))
+        .map((file) => [file, databaseAccessIn(file, readFileSync(join(ROOT, file), 'utf8'))] as const)
+        .filter(([, ways]) => ways.length > 0),
+    );
+    const { unlisted, stale } = ratchet(offending, DATABASE_ACCESS_ALLOWED);
+    // A new one: move its SQL into a repository (`*.repository.ts`) and call that.
+    expect(unlisted).toEqual([]);
+    expect(stale).toEqual([]);
+  });
+
+  it('reads no `SELECT *` outside migrations', () => {
+    const offending = new Map(
+      sqlFiles
+        .filter((file) => !isMigration(file))
+        .filter((file) => selectsStar(readFileSync(join(ROOT, file), 'utf8')))
+        .map((file) => [file, ['SELECT *']] as const),
+    );
+    const { unlisted, stale } = ratchet(offending, SELECT_STAR_ALLOWED);
+    // A new one: name the columns, so a column added later never reaches an answer unasked.
+    expect(unlisted).toEqual([]);
+    expect(stale).toEqual([]);
+  });
+
+  it('would catch each way of reaching the database, and not a spread named query', () => {
+    expect(databaseAccessIn('x.controller.ts', `import { InjectDataSource } from '@nestjs/typeorm';\nimport type { DataSource, EntityManager } from 'typeorm';`)).toEqual([
+      "imports '@nestjs/typeorm'",
+      "imports 'typeorm'",
+      'imports InjectDataSource',
+      'imports DataSource',
+      'imports EntityManager',
+    ]);
+    expect(databaseAccessIn('x.consumer.ts', 'await this.db.query<Row[]>(`SELECT 1`);')).toEqual(['calls .query(']);
+    expect(databaseAccessIn('x.guard.ts', "this.store = new EventStore(db, 'engine');")).toEqual(['builds an EventStore']);
+    expect(databaseAccessIn('x.ts', "const spec = { ...query('limit', integer) };\n// db.query( in a comment")).toEqual([]);
+  });
+
+  it('would catch a SELECT * of a table, not one of unnest(...)', () => {
+    expect(selectsStar('`SELECT * FROM management.api_keys WHERE id = $1`')).toBe(true);
+    expect(selectsStar('`SELECT k.* FROM management.api_keys k`')).toBe(true);
+    expect(selectsStar('`INSERT INTO t (a, b) SELECT * FROM unnest($1::text[], $2::int[])`')).toBe(false);
+  });
+
+  it('answers with the offences not listed and the listed files that no longer offend', () => {
+    expect(ratchet(new Map([['a.ts', ['calls .query(']]]), { 'b.ts': 'reason' })).toEqual({
+      unlisted: ['a.ts: calls .query('],
+      stale: ['b.ts no longer offends: remove it from the allow-list'],
+    });
+  });
+});
