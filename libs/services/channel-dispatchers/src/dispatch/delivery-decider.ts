@@ -1,4 +1,5 @@
 import { DeliveryStatus } from '@herald/contracts';
+import { assertNever } from '@herald/decider';
 import { DispatchOptions, retryDelayMs } from './dispatch-options';
 import { FinalState } from './delivery-ledger';
 import { OutcomeFields } from './outcome-message';
@@ -17,6 +18,45 @@ export type IdentityResult =
 export function vendorFailureReason(vendor: string, reason: string): string {
   const namesItself = reason.startsWith(vendor) && /^[\s:]/.test(reason.slice(vendor.length));
   return namesItself ? reason : `${vendor}: ${reason}`;
+}
+
+/** A vendor of the channel's route, in priority order. */
+export interface RouteVendor {
+  readonly channel: string;
+  readonly vendor: string;
+}
+
+/** What one vendor answered for one identity. */
+export type VendorAnswer = { readonly ok: true; readonly vendorMessageId?: string } | { readonly ok: false; readonly retryable: boolean; readonly reason: string };
+
+/** The next step for one destination identity: call the route's vendor at `route`, or settle on a result. */
+export type IdentityStep = { readonly kind: 'call'; readonly route: number } | { readonly kind: 'settled'; readonly result: IdentityResult };
+
+/**
+ * The fallback order, decided without I/O: an identity is offered to the route's vendors
+ * by priority, the next one whenever one refuses (for any reason: a vendor that rejects an
+ * address may not be the only one that would take it), until one takes it or none is left.
+ * What the identity came to names the vendor that took it, or every refusal in order with
+ * the vendor tried last; it is retryable when any refusal was.
+ */
+export function decideIdentity(route: readonly RouteVendor[], answers: readonly VendorAnswer[]): IdentityStep {
+  const last = answers.at(-1);
+  if (last?.ok) {
+    const taker = route[answers.length - 1];
+    return { kind: 'settled', result: { ok: true, vendor: `${taker.channel}/${taker.vendor}`, vendorMessageId: last.vendorMessageId } };
+  }
+  if (answers.length < route.length) return { kind: 'call', route: answers.length };
+  const refusals = answers.flatMap((answer, index) => (answer.ok ? [] : [vendorFailureReason(route[index].vendor, answer.reason)]));
+  const tried = route.at(-1);
+  return {
+    kind: 'settled',
+    result: {
+      ok: false,
+      retryable: answers.some((answer) => !answer.ok && answer.retryable),
+      reason: refusals.length === 0 ? 'no vendor is configured for the channel' : refusals.join('; '),
+      ...(tried ? { vendor: `${tried.channel}/${tried.vendor}` } : {}),
+    },
+  };
 }
 
 /** What reached the dispatcher about a delivery; time and jitter come in with it, never from inside. */
@@ -129,8 +169,4 @@ function failed(state: DeliveryState, reason: string, wasRetryable: boolean, tri
     final: { status: 'failed', error: reason },
     outcome: { status: 'delivery_failure', error: { message: reason, retryable: wasRetryable }, attempts: state.attempts, ...(tried ? { vendor: tried } : {}) },
   };
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`);
 }

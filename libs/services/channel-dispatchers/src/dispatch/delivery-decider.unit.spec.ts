@@ -1,4 +1,4 @@
-import { DeliveryState, IdentityResult, decideDelivery, vendorFailureReason } from './delivery-decider';
+import { DeliveryState, IdentityResult, RouteVendor, VendorAnswer, decideDelivery, decideIdentity, vendorFailureReason } from './delivery-decider';
 
 const now = new Date('2026-11-25T00:00:00.000Z');
 const policy = { maxAttempts: 3, initialRetryDelayMs: 1_000, maxRetryDelayMs: 60_000 };
@@ -91,5 +91,41 @@ describe('vendorFailureReason', () => {
     expect(vendorFailureReason('smtp', 'connect ECONNREFUSED')).toBe('smtp: connect ECONNREFUSED');
     // A reason that merely starts with the same letters is not the vendor naming itself.
     expect(vendorFailureReason('ses', 'session expired')).toBe('ses: session expired');
+  });
+});
+
+describe('decideIdentity (the fallback order)', () => {
+  const route: RouteVendor[] = [
+    { channel: 'email', vendor: 'smtp' },
+    { channel: 'email', vendor: 'sendgrid' },
+    { channel: 'email', vendor: 'mailgun' },
+  ];
+  const refused = (reason: string, retryable: boolean): VendorAnswer => ({ ok: false, retryable, reason });
+
+  it('offers the identity to the first vendor by priority, then to the next after each refusal, permanent or not', () => {
+    expect(decideIdentity(route, [])).toEqual({ kind: 'call', route: 0 });
+    expect(decideIdentity(route, [refused('connect ECONNREFUSED', true)])).toEqual({ kind: 'call', route: 1 });
+    expect(decideIdentity(route, [refused('connect ECONNREFUSED', true), refused('sendgrid answered 400: bad address', false)])).toEqual({ kind: 'call', route: 2 });
+  });
+
+  it('settles on the vendor that took it, with its message id, calling none after it', () => {
+    expect(decideIdentity(route, [refused('smtp: 421 later', true), { ok: true, vendorMessageId: 'sg-1' }])).toEqual({
+      kind: 'settled',
+      result: { ok: true, vendor: 'email/sendgrid', vendorMessageId: 'sg-1' },
+    });
+    expect(decideIdentity(route, [{ ok: true }])).toEqual({ kind: 'settled', result: { ok: true, vendor: 'email/smtp', vendorMessageId: undefined } });
+  });
+
+  it('settles a refusal by every vendor on each reason in order, naming the vendor tried last, retryable when any refusal was', () => {
+    const answers = [refused('smtp: 421 later', true), refused('answered 401', false), refused('answered 400', false)];
+    expect(decideIdentity(route, answers)).toEqual({
+      kind: 'settled',
+      result: { ok: false, retryable: true, reason: 'smtp: 421 later; sendgrid: answered 401; mailgun: answered 400', vendor: 'email/mailgun' },
+    });
+    expect(decideIdentity(route.slice(0, 1), [refused('answered 550', false)])).toMatchObject({ result: { ok: false, retryable: false } });
+  });
+
+  it('settles at once as a permanent failure when the route has no vendor', () => {
+    expect(decideIdentity([], [])).toEqual({ kind: 'settled', result: { ok: false, retryable: false, reason: 'no vendor is configured for the channel' } });
   });
 });

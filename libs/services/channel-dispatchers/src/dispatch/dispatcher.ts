@@ -13,7 +13,7 @@ import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
-import { DeliveryDecision, DeliveryInput, DeliveryState, IdentityResult, decideDelivery, vendorFailureReason } from './delivery-decider';
+import { DeliveryDecision, DeliveryInput, DeliveryState, IdentityResult, VendorAnswer, decideDelivery, decideIdentity } from './delivery-decider';
 import { ClaimedDelivery, DeliveryLedger, FinishRecord } from './delivery-ledger';
 import { DispatchMetrics } from './dispatch-metrics';
 import { OutcomeFields, outcomeMessage } from './outcome-message';
@@ -38,8 +38,8 @@ export interface Preparation {
 /**
  * One attempt at a claimed delivery, the adapter around `decideDelivery`: it renders,
  * sends to every destination identity not sent yet through the workspace's vendors of
- * the channel by priority (the next vendor when one fails), and carries out what the
- * decider makes of it: record the result with its outcome, or schedule a retry. The
+ * the channel in the order `decideIdentity` gives (the next vendor when one fails), and
+ * carries out what `decideDelivery` makes of it: record the result with its outcome, or schedule a retry. The
  * ledger writes of concurrent attempts (the start of their vendor calls, their records)
  * are coalesced into one statement each.
  */
@@ -205,19 +205,17 @@ export class Dispatcher {
     return loaded.ok ? { ok: true, content: { ...content, attachments: loaded.attachments } } : loaded;
   }
 
+  /** Offers the identity to the route's vendors in the order `decideIdentity` gives, until it settles. */
   private async sendToIdentity(delivery: ClaimedDelivery, content: RenderedContent, routes: readonly Route[], identity: unknown, index: number): Promise<IdentityResult> {
-    const reasons: string[] = [];
-    let anyRetryable = false;
-    let tried: string | undefined;
-    for (const route of routes) {
-      const result = await this.vendorLimits.run(route.config.id, () => this.sendThrough(route, delivery, content, identity, index));
-      if (result.ok) return { ok: true, vendor: `${route.config.channel}/${route.config.vendor}`, vendorMessageId: result.vendorMessageId };
-      anyRetryable ||= result.retryable;
-      tried = `${route.config.channel}/${route.config.vendor}`;
-      reasons.push(vendorFailureReason(route.config.vendor, result.reason));
-      this.logger.warn('vendor failed', { delivery_id: delivery.deliveryId, vendor: route.config.vendor, retryable: result.retryable, reason: result.reason });
+    const route = routes.map((each) => each.config);
+    const answers: VendorAnswer[] = [];
+    for (let step = decideIdentity(route, answers); ; step = decideIdentity(route, answers)) {
+      if (step.kind === 'settled') return step.result;
+      const next = routes[step.route];
+      const answer = await this.vendorLimits.run(next.config.id, () => this.sendThrough(next, delivery, content, identity, index));
+      if (!answer.ok) this.logger.warn('vendor failed', { delivery_id: delivery.deliveryId, vendor: next.config.vendor, retryable: answer.retryable, reason: answer.reason });
+      answers.push(answer);
     }
-    return { ok: false, retryable: anyRetryable, reason: reasons.join('; '), vendor: tried };
   }
 
   private async sendThrough(route: Route, delivery: ClaimedDelivery, content: RenderedContent, identity: unknown, index: number): Promise<SendResult> {
