@@ -10,7 +10,6 @@ import { DispatchMetrics } from './dispatch/dispatch-metrics';
 import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
 import { DispatchOwner } from './dispatch/dispatch-owner';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
-import { RetryReports } from './dispatch/retry-reports';
 import { RetryPoller } from './dispatch/retry-poller';
 import { DeliveryRetryController } from './http/delivery-retry.controller';
 import { EngagementRoutes } from './engagement/engagement-routes';
@@ -113,7 +112,6 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         DeliveryLedger,
         ClaimLeases,
         AttachmentLoader,
-        RetryReports,
         DispatchMetrics,
         Dispatcher,
         DispatchHost,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryRequested } from '@herald/contracts';
-import { OutboxMessage, eventStoreTables } from '@herald/event-store';
+import { OutboxMessage, eventStoreTables, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { DispatchOwner, ownerIsAliveSql } from './dispatch-owner';
 
@@ -266,6 +266,15 @@ export class DeliveryLedger {
     }
     const [found] = (await this.db.query(`SELECT status FROM dispatch.deliveries WHERE delivery_id = $1 AND workspace_id = $2::uuid`, [deliveryId, workspaceId])) as Array<{ status: string }>;
     return found ? { status: found.status } : 'not_found';
+  }
+
+  /**
+   * Publishes an attempt's `retrying` report (through the outbox like the final outcome,
+   * with an id per attempt), so the message log shows a delivery in trouble instead of a
+   * bare `triggered`. Only informative: the final outcome does not depend on it.
+   */
+  async reportRetry(report: OutboxMessage): Promise<void> {
+    await writeOutbox(this.db.manager, DISPATCH_OUTBOX, [report]);
   }
 
   /** False when this owner no longer holds the claim (nothing changed). */

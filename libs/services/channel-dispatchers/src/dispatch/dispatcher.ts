@@ -18,7 +18,6 @@ import { ClaimedDelivery, DeliveryLedger, FinishRecord } from './delivery-ledger
 import { DispatchMetrics } from './dispatch-metrics';
 import { OutcomeFields, outcomeMessage } from './outcome-message';
 import { renderWarnings } from './render-warnings';
-import { RetryReports } from './retry-reports';
 import { VendorLimits } from './vendor-limits';
 import { WriteBatcher } from './write-batcher';
 
@@ -60,7 +59,6 @@ export class Dispatcher {
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-    private readonly retryReports: RetryReports,
     private readonly metrics: DispatchMetrics,
     private readonly suppressions: SuppressionListStore,
     private readonly engagement: EngagementTracking,
@@ -186,7 +184,7 @@ export class Dispatcher {
         return;
       }
       case 'retry': {
-        await this.retryReports.scheduled(delivery, withWarnings(decision.report));
+        await this.ledger.reportRetry(outcomeMessage(delivery, withWarnings(decision.report), now, 'retrying', String(delivery.attempts)));
         this.logger.info('delivery retry scheduled', { delivery_id: delivery.deliveryId, attempt: delivery.attempts, retry_in_ms: decision.delayMs, reason: decision.reason });
         if (!(await this.ledger.scheduleRetry(delivery.deliveryId, decision.delayMs, decision.reason))) return this.lostClaim(delivery);
         this.metrics.outcome(channel, primaryVendor, 'retrying');

@@ -41,6 +41,12 @@ export class TemplateStore {
     return this.db.transaction(work);
   }
 
+  /** The workflow validator's template catalogue: slugs of the templates with a live version (a draft-only one has nothing to render). */
+  async templateSlugs(workspaceId: string): Promise<Set<string>> {
+    const rows: Array<Pick<TemplateRow, 'slug'>> = await this.db.query(`SELECT slug FROM management.templates WHERE workspace_id = $1 AND live IS NOT NULL`, [workspaceId]);
+    return new Set(rows.map((row) => row.slug));
+  }
+
   /** Newest first; `live` lists only templates with a live version; `q` matches slug or name. */
   async list(workspace: ScopedWorkspace, mode: Mode, q: string | undefined, page: OffsetPage): Promise<{ count: number; rows: TemplateRow[] }> {
     const where = `workspace_id = $1 AND ($2 = 'draft' OR live IS NOT NULL)

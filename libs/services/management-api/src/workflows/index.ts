@@ -1,6 +1,6 @@
 import { Provider, Type } from '@nestjs/common';
 import { EXPRESSION_SYNTAX_PROVIDERS } from './expression-syntax.provider';
-import { LiveTemplateCatalogue } from './live-template-catalogue';
+import { TemplateStore } from '../templates/template-store';
 import { WorkflowStore } from './workflow-store';
 import { TEMPLATE_CATALOGUE } from './workflow-validation-ports';
 import { WorkflowsController } from './workflows.controller';
@@ -9,5 +9,6 @@ export const WORKFLOW_CONTROLLERS: Type[] = [WorkflowsController];
 export const WORKFLOW_PROVIDERS: Provider[] = [
   WorkflowStore,
   ...EXPRESSION_SYNTAX_PROVIDERS,
-  { provide: TEMPLATE_CATALOGUE, useClass: LiveTemplateCatalogue },
+  // The live templates a workflow may send, read by the template store.
+  { provide: TEMPLATE_CATALOGUE, useExisting: TemplateStore },
 ];
