@@ -39,7 +39,6 @@ const DATABASE_ACCESS_ALLOWED: Record<string, string> = {
   'libs/services/preference-service/src/broadcasts/broadcast-fan-out.ts': 'counts and pages list members for a broadcast in SQL',
   'libs/services/preference-service/src/http/cursor-page.ts': 'a cursor pager that runs SQL built from its caller\'s tables and filter',
   'libs/services/preference-service/src/sdk-compat/user-merge.ts': 'merges two users in a transaction of its own',
-  'libs/services/workflow-engine/src/http/message-bulk-update.ts': 'reads the messages to update in SQL',
   'libs/services/workflow-engine/src/outbox/engine-loops.ts': 'hot path: builds the EventStore its stream compactor uses',
   'libs/services/workflow-engine/src/replays/replay-worker.ts': 'builds its EventStore and picks the runs to replay in SQL',
   'libs/services/workflow-engine/src/runs/run-context-loader.ts': 'hot path: the engine\'s batch reads of run context',

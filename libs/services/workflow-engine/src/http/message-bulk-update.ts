@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { Channel, DeliveryOutcome, FieldError, HeraldError } from '@herald/contracts';
+import { DeliveryOutcome, FieldError, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CLOCK, Clock } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
+import { MessageLog, MessageStanding } from './message-log';
 
 /** The reference's actions; Herald applies the ones that are statuses (`read` counts as `seen`). */
 const ACTIONS = ['seen', 'clicked', 'dismissed', 'read', 'unread', 'archived', 'unarchived'] as const;
@@ -20,14 +19,6 @@ export interface BulkMessageResult {
   readonly error: { readonly type: string; readonly message: string } | null;
 }
 
-interface MessageRow {
-  readonly delivery_id: string;
-  readonly run_id: string;
-  readonly message_id: string;
-  readonly channel: Channel;
-  readonly status: string;
-}
-
 /**
  * `PATCH /v1/bulk/message/` (reference `bulk-update-messages`, the Node SDK's
  * `messages.bulk_update`): `seen`, `read` (as seen) and `clicked` are fed to each
@@ -38,17 +29,14 @@ interface MessageRow {
 @Injectable()
 export class MessageBulkUpdate {
   constructor(
-    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly messages: MessageLog,
     private readonly runs: RunHost,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async apply(workspace: AuthenticatedWorkspace, body: unknown): Promise<{ records: BulkMessageResult[] }> {
     const updates = parseUpdates(body);
-    const rows = (await this.db.query(
-      `SELECT delivery_id, run_id, message_id, channel, status FROM engine.messages WHERE workspace_id = $1 AND delivery_id = ANY($2::text[])`,
-      [workspace.id, updates.map((update) => update.message_id)],
-    )) as MessageRow[];
+    const rows = await this.messages.standings(workspace.id, updates.map((update) => update.message_id));
     const byId = new Map(rows.map((row) => [row.delivery_id, row]));
     const records: BulkMessageResult[] = [];
     for (const update of updates) {
@@ -67,7 +55,7 @@ export class MessageBulkUpdate {
   }
 }
 
-function outcomeOf(workspace: AuthenticatedWorkspace, row: MessageRow, status: 'seen' | 'clicked', now: Date): DeliveryOutcome {
+function outcomeOf(workspace: AuthenticatedWorkspace, row: MessageStanding, status: 'seen' | 'clicked', now: Date): DeliveryOutcome {
   return { delivery_id: row.delivery_id, run_id: row.run_id, message_id: row.message_id, workspace_slug: workspace.slug, channel: row.channel, status, at: now.toISOString() };
 }
 

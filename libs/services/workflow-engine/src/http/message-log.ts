@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CHANNELS, FieldError, HeraldError, readQueryDate, unstorableTextProblem } from '@herald/contracts';
+import { CHANNELS, Channel, FieldError, HeraldError, readQueryDate, unstorableTextProblem } from '@herald/contracts';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 
 const DEFAULT_LIMIT = 10;
@@ -56,6 +56,15 @@ interface MessageRow {
   readonly warnings: unknown[] | null;
 }
 
+/** Where a message stands, for a change that depends on it (the bulk update's seen and clicked). */
+export interface MessageStanding {
+  readonly delivery_id: string;
+  readonly run_id: string;
+  readonly message_id: string;
+  readonly channel: Channel;
+  readonly status: string;
+}
+
 /**
  * `GET /v1/message/` (reference `list-messages`): the message log newest first, with
  * opaque cursors (`after`: older, `before`: newer) and the reference's filters.
@@ -63,6 +72,14 @@ interface MessageRow {
 @Injectable()
 export class MessageLog {
   constructor(@InjectDataSource('engine') private readonly db: DataSource) {}
+
+  /** The workspace's messages among `deliveryIds` (the ids clients know messages by), in no particular order; unknown ids are left out. */
+  async standings(workspaceId: string, deliveryIds: readonly string[]): Promise<MessageStanding[]> {
+    return this.db.query(
+      `SELECT delivery_id, run_id, message_id, channel, status FROM engine.messages WHERE workspace_id = $1 AND delivery_id = ANY($2::text[])`,
+      [workspaceId, deliveryIds],
+    );
+  }
 
   async list(workspace: AuthenticatedWorkspace, query: Record<string, unknown>): Promise<{ meta: Record<string, unknown>; results: unknown[] }> {
     const errors: FieldError[] = [];
