@@ -15,7 +15,7 @@ import {
 } from '@herald/runtime';
 import { writeOutbox } from '@herald/event-store';
 import { maskedKey } from '../api-keys/api-keys.controller';
-import { seedDefaultCategories } from '../preference-categories/default-categories';
+import { seedDefaultCategories } from '../workspaces/workspace.repository';
 import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
 import { OperatorRepository } from '../operators/operator.repository';
 import { hashPassword, passwordProblems } from '../operators/passwords';

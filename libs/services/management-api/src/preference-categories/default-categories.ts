@@ -1,6 +1,3 @@
-import { EntityManager } from 'typeorm';
-import { writeOutbox } from '@herald/event-store';
-import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { CategoryDocument } from './category-document';
 
 /**
@@ -25,32 +22,3 @@ export const DEFAULT_CATEGORY_DOCUMENT: CategoryDocument = {
     },
   ],
 };
-
-/**
- * Gives the workspaces that have no category document yet the default one, live, and
- * announces it (in the caller's transaction). Idempotent: a workspace with any version,
- * draft or live, keeps it. Also covers workspaces created before defaults existed.
- */
-export async function seedDefaultCategories(tx: EntityManager, workspaceIds: readonly string[] | 'all', now: Date): Promise<number> {
-  const seeded = (await tx.query(
-    `INSERT INTO management.preference_category_versions (workspace_id, version_no, status, document, validation_errors, commit_message, committed_at)
-     SELECT w.id, 1, 'active', $2::jsonb, '[]'::jsonb, 'default categories', now()
-       FROM management.workspaces w
-      WHERE ($1::uuid[] IS NULL OR w.id = ANY($1::uuid[]))
-        AND NOT EXISTS (SELECT 1 FROM management.preference_category_versions v WHERE v.workspace_id = w.id)
-     ON CONFLICT DO NOTHING
-     RETURNING workspace_id, (SELECT slug FROM management.workspaces WHERE id = workspace_id) AS workspace_slug`,
-    [workspaceIds === 'all' ? null : workspaceIds, JSON.stringify(DEFAULT_CATEGORY_DOCUMENT)],
-  )) as Array<{ workspace_id: string; workspace_slug: string }>;
-  await writeOutbox(
-    tx,
-    MANAGEMENT_OUTBOX,
-    seeded.map((row) =>
-      definitionChangedMessage(
-        { kind: 'category', change: 'committed', workspace_id: row.workspace_id, workspace_slug: row.workspace_slug, id: 'categories', version: 1, document: DEFAULT_CATEGORY_DOCUMENT },
-        now,
-      ),
-    ),
-  );
-  return seeded.length;
-}

@@ -2,9 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
+import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
+import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { OffsetPage } from '../http/offset-page';
-import { seedDefaultCategories } from '../preference-categories/default-categories';
+import { DEFAULT_CATEGORY_DOCUMENT } from '../preference-categories/default-categories';
 
 /** A workspace as stored in `management.workspaces`. */
 export interface Workspace {
@@ -97,4 +99,33 @@ export class WorkspaceRepository {
  */
 export async function lockWorkspaceForWrites(tx: EntityManager, workspaceId: string): Promise<void> {
   await tx.getRepository(WorkspaceEntity).findOne({ select: { id: true }, where: { id: workspaceId }, lock: { mode: 'for_no_key_update' } });
+}
+
+/**
+ * Gives the workspaces that have no category document yet the default one, live, and
+ * announces it (in the caller's transaction). Idempotent: a workspace with any version,
+ * draft or live, keeps it. Also covers workspaces created before defaults existed.
+ */
+export async function seedDefaultCategories(tx: EntityManager, workspaceIds: readonly string[] | 'all', now: Date): Promise<number> {
+  const seeded: Array<{ workspace_id: string; workspace_slug: string }> = await tx.query(
+    `INSERT INTO management.preference_category_versions (workspace_id, version_no, status, document, validation_errors, commit_message, committed_at)
+     SELECT w.id, 1, 'active', $2::jsonb, '[]'::jsonb, 'default categories', now()
+       FROM management.workspaces w
+      WHERE ($1::uuid[] IS NULL OR w.id = ANY($1::uuid[]))
+        AND NOT EXISTS (SELECT 1 FROM management.preference_category_versions v WHERE v.workspace_id = w.id)
+     ON CONFLICT DO NOTHING
+     RETURNING workspace_id, (SELECT slug FROM management.workspaces WHERE id = workspace_id) AS workspace_slug`,
+    [workspaceIds === 'all' ? null : workspaceIds, JSON.stringify(DEFAULT_CATEGORY_DOCUMENT)],
+  );
+  await writeOutbox(
+    tx,
+    MANAGEMENT_OUTBOX,
+    seeded.map((row) =>
+      definitionChangedMessage(
+        { kind: 'category', change: 'committed', workspace_id: row.workspace_id, workspace_slug: row.workspace_slug, id: 'categories', version: 1, document: DEFAULT_CATEGORY_DOCUMENT },
+        now,
+      ),
+    ),
+  );
+  return seeded.length;
 }
