@@ -143,9 +143,15 @@ describeInBrowser('the console workflow editor in a real browser (chromium, one 
     await page.fill('[name=branch-0-value]', 'pro');
     // Each path needs a node: until it has one, the branch node says so.
     await node('tree.nodes[1]').locator('.node-errors', { hasText: 'branches[0].nodes: must hold at least one node' }).waitFor(UI);
+    // The graph marks the node too.
+    const graph = page.getByRole('figure', { name: 'workflow graph' });
+    await graph.locator('.react-flow__node .graph-node.has-problems', { hasText: 'Plan?' }).waitFor(UI);
     await addNode('tree.nodes[1].branches[0].nodes', 'send_inbox');
     await addNode('tree.nodes[1].branches[1].nodes', 'send_email');
     await page.locator('.validity.valid').waitFor(UI);
+    // The graph draws the same tree: a card per node, each path's branch on the edge that starts it.
+    await expectEventually(async () => expect(await graph.locator('.react-flow__node strong').allTextContents()).toEqual(['Wait', 'Plan?', 'Inbox', 'Email']));
+    expect(await graph.locator('.react-flow__edge-text').allTextContents()).toEqual(['pro plan == "pro"', 'otherwise (default)']);
     expect(await node('tree.nodes[1].branches[0].nodes[0]').textContent()).toContain('send_inbox');
     expect(await node('tree.nodes[1].branches[1].nodes[0]').textContent()).toContain('order');
 
@@ -192,7 +198,9 @@ describeInBrowser('the console workflow editor in a real browser (chromium, one 
     expect(first.messages.map((m) => [m.channel, m.node])).toEqual([['inbox', 'Inbox']]);
 
     // Version 2 sends the inbox message to enterprise customers only: replayed before its commit.
-    await node('tree.nodes[1]').click();
+    // Selected by its card in the graph.
+    await graph.locator('.react-flow__node', { hasText: 'Plan?' }).click();
+    await graph.locator('.graph-node.selected', { hasText: 'Plan?' }).waitFor(UI);
     await page.fill('[name=branch-0-value]', 'enterprise');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.locator('.notice', { hasText: 'Draft saved (version 2, valid)' }).waitFor(UI);

@@ -209,8 +209,16 @@ describeInBrowser('the operator console in a real browser (chromium, one embedde
     await page.getByRole('link', { name: 'order-update' }).first().click();
     await page.locator('.tree').first().waitFor(UI);
     // The live tree and the draft are two reads: the draft may be drawn a moment after the live one.
+    // Each is a React Flow graph: the nodes as cards, each path's branch and condition on the edge that starts it.
+    const drawn = async (version: string) => {
+      const tree = page.locator('.tree', { hasText: version });
+      return { nodes: await tree.locator('.react-flow__node strong').allTextContents(), paths: await tree.locator('.react-flow__edge-text').allTextContents() };
+    };
     await expectEventually(
-      async () => expect(await page.locator('.trees').textContent()).toMatch(/Live v1.*Plan\?.*paying.*plan == "pro".*Mail.*others.*Inbox.*Draft v2.*plan == "enterprise"/),
+      async () => {
+        expect(await drawn('Live v1')).toEqual({ nodes: ['Plan?', 'Mail', 'Inbox'], paths: ['paying plan == "pro"', 'others (default)'] });
+        expect(await drawn('Draft v2')).toEqual({ nodes: ['Plan?', 'Mail', 'Inbox'], paths: ['paying plan == "enterprise"', 'others (default)'] });
+      },
       { timeoutMs: 30_000 },
     );
     await page.getByRole('button', { name: 'Replay the draft' }).click();

@@ -29,6 +29,7 @@ import {
   updateBranch,
   updateNode,
 } from '../workflow-tree';
+import { WorkflowGraph } from '../workflow-graph';
 import { Replay } from './workflows';
 
 /** The fields of a workflow a client writes (the management API ignores the others). */
@@ -202,6 +203,10 @@ export function WorkflowEditorPage({ session, slug }: { session: Session; slug?:
       <Problem error={loaded.error ?? problem} />
       {notice && <p className="notice">{notice}</p>}
       <WorkflowFields document={document} onChange={edit} slug={slug} newSlug={newSlug} onSlug={setNewSlug} errors={grouped.workflow} />
+      <div className="editor-graph">
+        <h2>Graph</h2>
+        <WorkflowGraph nodes={nodes} label="workflow graph" errors={grouped.byNode} selected={selected} onSelect={setSelected} />
+      </div>
       <div className="editor-panes">
         <div className="editor-tree">
           <h2>Nodes</h2>

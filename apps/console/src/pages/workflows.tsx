@@ -2,15 +2,8 @@ import { useEffect, useState } from 'react';
 import { VersionDiff } from '../version-diff';
 import { ManagementSchema, Session, canChange, management, ws } from '../api';
 import { Link, Problem, Status, When, useLoad } from '../ui';
+import { WorkflowGraph } from '../workflow-graph';
 import { WorkflowTest } from './workflow-test';
-
-interface WorkflowNode {
-  readonly name?: string;
-  readonly node_type: string;
-  readonly template?: string;
-  readonly branches?: ReadonlyArray<{ name?: string; is_default?: boolean; conditions?: unknown[]; nodes?: WorkflowNode[] }>;
-  readonly [field: string]: unknown;
-}
 
 type Workflow = ManagementSchema<'Workflow'>;
 
@@ -79,26 +72,6 @@ export function WorkflowsPage({ session }: { session: Session }) {
   );
 }
 
-interface Condition {
-  readonly op?: string;
-  readonly args?: Condition[];
-  readonly variable_ns?: string;
-  readonly variable?: string;
-  readonly value?: unknown;
-}
-
-/** A branch's conditions in short (`plan == pro`); jq and other kinds by their type. */
-function conditionText(conditions: readonly unknown[] | undefined): string {
-  const expression = (c: Condition): string =>
-    c.args ? c.args.map(expression).join(` ${c.op ?? 'AND'} `) : `${c.variable_ns ? `${c.variable_ns}.` : ''}${c.variable ?? '?'} ${c.op ?? ''} ${JSON.stringify(c.value ?? '')}`;
-  return (conditions ?? [])
-    .map((condition) => {
-      const { type, expression_v1 } = condition as { type?: string; expression_v1?: Condition };
-      return expression_v1 ? expression(expression_v1) : (type ?? 'condition');
-    })
-    .join(' OR ');
-}
-
 /** A version's validation result: valid, or each error. */
 function Validation({ result }: { result: unknown }) {
   const { is_valid, errors } = (result ?? {}) as { is_valid?: boolean; errors?: unknown[] };
@@ -109,71 +82,6 @@ function Validation({ result }: { result: unknown }) {
         <li key={i}>{typeof error === 'string' ? error : JSON.stringify(error)}</li>
       ))}
     </ul>
-  );
-}
-
-interface DigestScheduleFields {
-  readonly frequency?: string;
-  readonly interval?: number;
-  readonly weekdays?: readonly string[];
-  readonly monthdays?: ReadonlyArray<{ pos: number; day?: string }>;
-  readonly time?: string;
-  readonly tz_selection?: string;
-  readonly tz_fixed?: string;
-}
-
-const FREQUENCY_UNITS: Record<string, string> = { minutely: 'minute', hourly: 'hour', daily: 'day', weekly: 'week', monthly: 'month' };
-
-/** When a digest sends, in words: its static schedule, the jq that computes it, or the category's schedule. */
-export function digestSchedule(node: WorkflowNode): string {
-  if (node.schedule_type === 'dynamic') return `schedule from ${typeof node.dynamic_schedule_expr === 'string' ? node.dynamic_schedule_expr : 'the data'}`;
-  if (node.schedule_type === 'category_digest_schedule') return "on the category's digest schedule";
-  const schedule = node.schedule as DigestScheduleFields | undefined;
-  if (!schedule?.frequency) return 'no schedule';
-  const unit = FREQUENCY_UNITS[schedule.frequency];
-  const interval = schedule.interval ?? 1;
-  const every = unit ? `every ${interval === 1 ? unit : `${interval} ${unit}s`}` : schedule.frequency;
-  const days = schedule.frequency === 'weekly' && schedule.weekdays?.length ? ` on ${schedule.weekdays.join(', ')}` : '';
-  const monthdays =
-    schedule.frequency === 'monthly' && schedule.monthdays?.length ? ` on day ${schedule.monthdays.map((d) => `${d.pos}${d.day ? ` ${d.day}` : ''}`).join(', ')}` : '';
-  const time = schedule.time ? ` at ${schedule.time}` : '';
-  const zone = schedule.tz_selection === 'recipient' ? " (recipient's time zone)" : schedule.tz_fixed ? ` ${schedule.tz_fixed}` : '';
-  return `${every}${days}${monthdays}${time}${zone}`;
-}
-
-/** The tree as a graph: nodes top to bottom, a branch's paths side by side. */
-export function TreeGraph({ nodes }: { nodes: readonly WorkflowNode[] }) {
-  if (nodes.length === 0) return <div className="graph-empty muted">(no nodes)</div>;
-  return (
-    <ol className="graph">
-      {nodes.map((node, index) => (
-        <li key={index} className="graph-step">
-          <div className={`graph-node node-${node.node_type}`}>
-            <strong>{node.name ?? node.node_type}</strong>
-            <span className="muted">
-              {node.node_type}
-              {node.template ? ` · ${node.template}` : ''}
-              {typeof node.duration === 'string' ? ` · ${node.duration}` : ''}
-            </span>
-            {node.node_type === 'digest' && <span className="graph-schedule">{digestSchedule(node)}</span>}
-          </div>
-          {node.branches && (
-            <div className="graph-branches">
-              {node.branches.map((branch, i) => (
-                <div key={i} className="graph-branch">
-                  <div className="graph-branch-name">
-                    {branch.name ?? `branch ${i}`}
-                    {branch.is_default ? ' (default)' : ''}
-                    {conditionText(branch.conditions) && <code className="graph-condition">{conditionText(branch.conditions)}</code>}
-                  </div>
-                  <TreeGraph nodes={branch.nodes ?? []} />
-                </div>
-              ))}
-            </div>
-          )}
-        </li>
-      ))}
-    </ol>
   );
 }
 
@@ -223,7 +131,7 @@ export function WorkflowPage({ session, slug }: { session: Session; slug: string
               <h2>
                 {label as string} {workflow.version_no ? `v${workflow.version_no}` : ''} <Status value={workflow.status} />
               </h2>
-              <TreeGraph nodes={workflow.tree.nodes} />
+              <WorkflowGraph nodes={workflow.tree.nodes} label={`${label as string} version graph`} />
             </div>
           ) : null,
         )}
