@@ -114,6 +114,11 @@ export async function acceptInvitation(token: string, name: string, password: st
   return (await management<{ operator: Operator }>('', 'v1/operator_session/invitation/', 'POST', { token, name, password })).operator;
 }
 
+/** Uses a password reset link: the new password is set, the operator's other sessions end, and this browser is signed in. */
+export async function resetPassword(token: string, password: string): Promise<Operator> {
+  return (await management<{ operator: Operator }>('', 'v1/operator_session/password_reset/', 'POST', { token, password })).operator;
+}
+
 /**
  * The rest of an operator's sign-in (the cookie is set): the workspace, and an API key for
  * the notification API that the management API deletes when the session ends.

@@ -42,6 +42,7 @@ function App() {
     return (
       <SignInPage
         invitation={path === 'accept-invitation' ? (query.get('token') ?? undefined) : undefined}
+        passwordReset={path === 'reset-password' ? (query.get('token') ?? undefined) : undefined}
         onSignedIn={(created) => {
           saveSession(created);
           setSession(created);

@@ -180,6 +180,22 @@ describeInBrowser('people, roles and the audit log in the console (chromium, one
     ]);
     expect((await fromPage(viewer.page, 'GET', 'v1/staging/vendor/email/smtp/')).body.credentials.password).not.toBe('smtp-secret');
 
+    // The editor forgot the password: the owner hands over a reset link; using it signs the editor in anew and ends the old session.
+    await owner.page.locator('tr[data-email="editor@example.com"] button.reset-password').click();
+    await owner.page.locator('code.reset-url', { hasText: 'token=' }).waitFor(UI);
+    const resetUrl = (await owner.page.locator('code.reset-url').textContent())!;
+    expect(resetUrl).toMatch(/\/console\/reset-password\?token=hor_/);
+    const resetting = await person();
+    await resetting.page.goto(resetUrl);
+    await resetting.page.getByRole('button', { name: 'Set password and sign in' }).waitFor(UI);
+    await expectEventually(async () => expect(await resetting.page.inputValue('input[name=base_url]')).not.toBe(''), { timeoutMs: 30_000 });
+    await resetting.page.fill('input[name=password]', 'a fresh passphrase for Eddie');
+    await resetting.page.screenshot({ path: join(SCREENSHOTS, '3b-password-reset.png'), fullPage: true });
+    await resetting.page.click('button[type=submit]');
+    await resetting.page.getByRole('link', { name: 'People' }).waitFor(UI);
+    expect((await fromPage(resetting.page, 'GET', 'v1/operator_session/')).body.operator).toMatchObject({ email: 'editor@example.com', role: 'editor' });
+    expect((await fromPage(editor.page, 'GET', 'v1/workspace/')).status).toBe(401);
+
     // The owner changes a role in the page.
     await owner.page.selectOption('select[aria-label="role of editor@example.com"]', 'viewer');
     await expectEventually(async () => expect(await owner.page.inputValue('select[aria-label="role of editor@example.com"]')).toBe('viewer'), { timeoutMs: 30_000 });
@@ -191,6 +207,8 @@ describeInBrowser('people, roles and the audit log in the console (chromium, one
     const rows = await owner.page.locator('table.audit-log tbody tr').allTextContents();
     expect(rows.some((row) => row.includes('editor@example.com') && row.includes('POST /v1/:workspace/workflow/:slug'))).toBe(true);
     expect(rows.some((row) => row.includes(OWNER.email) && row.includes('PATCH /v1/operator/:id'))).toBe(true);
+    expect(rows.some((row) => row.includes(OWNER.email) && row.includes('POST /v1/operator/:id/password_reset'))).toBe(true);
+    expect(rows.some((row) => row.includes('editor@example.com') && row.includes('POST /v1/operator_session/password_reset'))).toBe(true);
     // A row opens on its before and after; the vendor's secret is not in it.
     await owner.page.locator('table.audit-log tbody tr[data-kind=vendor]').first().click();
     await owner.page.locator('table.audit-log .change').waitFor(UI);
@@ -199,7 +217,8 @@ describeInBrowser('people, roles and the audit log in the console (chromium, one
 
     // The only refusals any page saw are the ones asked for above.
     expect(owner.refused.filter((line) => !line.includes('/v1/operator_session/'))).toEqual([]);
-    expect(editor.refused).toEqual(['403 POST /v1/staging/ws_key/']);
+    expect(editor.refused).toEqual(['403 POST /v1/staging/ws_key/', '401 GET /v1/workspace/']);
+    expect(resetting.refused.filter((line) => !line.includes('/v1/operator_session/'))).toEqual([]);
     expect(viewer.refused).toEqual(['403 POST /v1/staging/workflow/welcome/', '403 PUT /v1/staging/vendor/email/smtp/', '403 POST /v1/staging/ws_key/', '403 POST /v1/operator/', '403 POST /trigger/']);
   }, 300_000);
 });

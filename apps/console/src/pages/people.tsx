@@ -10,7 +10,7 @@ const ROLES: readonly Role[] = ['owner', 'editor', 'viewer'];
 
 /**
  * The account's operators: owners invite (the answer's link is handed over; Herald sends
- * no mail), change roles and remove; everyone else sees the list. Below, the workspace's
+ * no mail), change roles, hand over password reset links and remove; everyone else sees the list. Below, the workspace's
  * SDK keys, whose secrets a viewer sees masked.
  */
 export function PeoplePage({ session }: { session: Session }) {
@@ -20,6 +20,7 @@ export function PeoplePage({ session }: { session: Session }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('editor');
   const [invited, setInvited] = useState<{ email: string; url: string }>();
+  const [resetLink, setResetLink] = useState<{ email: string; url: string }>();
   const [problem, setProblem] = useState<string>();
 
   const act = (work: Promise<unknown>) => {
@@ -82,6 +83,21 @@ export function PeoplePage({ session }: { session: Session }) {
               </td>
               {owner && (
                 <td>
+                  {operator.status === 'active' && (
+                    <button
+                      type="button"
+                      className="reset-password"
+                      onClick={() =>
+                        act(
+                          management<{ reset_url: string }>(session.serviceToken, `v1/operator/${operator.id}/password_reset/`, 'POST').then((answer) =>
+                            setResetLink({ email: operator.email, url: answer.reset_url }),
+                          ),
+                        )
+                      }
+                    >
+                      Reset password
+                    </button>
+                  )}{' '}
                   <button type="button" onClick={() => window.confirm(`Remove ${operator.email}?`) && act(management(session.serviceToken, `v1/operator/${operator.id}/`, 'DELETE'))}>
                     Remove
                   </button>
@@ -106,6 +122,11 @@ export function PeoplePage({ session }: { session: Session }) {
       {invited && (
         <p className="invitation">
           Send {invited.email} this link (single use, for a week): <code className="accept-url">{invited.url}</code>
+        </p>
+      )}
+      {resetLink && (
+        <p className="password-reset">
+          Send {resetLink.email} this link (single use, for a day; their password works until it is used): <code className="reset-url">{resetLink.url}</code>
         </p>
       )}
       <h3>Workspace keys</h3>

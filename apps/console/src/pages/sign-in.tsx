@@ -1,5 +1,5 @@
 import { FormEvent, useEffect, useState } from 'react';
-import { Session, acceptInvitation, consoleConfig, openOperatorSession, operatorSession, signIn, signInWithPassword } from '../api';
+import { Session, acceptInvitation, consoleConfig, openOperatorSession, operatorSession, resetPassword, signIn, signInWithPassword } from '../api';
 import { Problem } from '../ui';
 
 /**
@@ -7,9 +7,10 @@ import { Problem } from '../ui';
  * provider): the management API keeps the session in an HttpOnly cookie, and mints an API
  * key for the notification API that it deletes when the session ends. A service token
  * (automation, the first start) still signs in as an owner. With `invitation`, the page
- * accepts an invitation instead: a name and a password, then signed in.
+ * accepts an invitation instead: a name and a password, then signed in. With
+ * `passwordReset`, it uses a reset link an owner handed over: a new password, then signed in.
  */
-export function SignInPage({ onSignedIn, invitation }: { onSignedIn(session: Session): void; invitation?: string }) {
+export function SignInPage({ onSignedIn, invitation, passwordReset }: { onSignedIn(session: Session): void; invitation?: string; passwordReset?: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
@@ -26,7 +27,7 @@ export function SignInPage({ onSignedIn, invitation }: { onSignedIn(session: Ses
       setBaseUrl((existing) => existing || url);
       setSso(current.sso);
       // Back from the identity provider, or a new tab: the cookie's session goes on.
-      if (current.operator && url && !invitation) {
+      if (current.operator && url && !invitation && !passwordReset) {
         try {
           onSignedIn(await openOperatorSession(current.operator, url, ''));
         } catch (caught) {
@@ -44,6 +45,9 @@ export function SignInPage({ onSignedIn, invitation }: { onSignedIn(session: Ses
       if (!baseUrl) throw new Error('the notification API URL ({base_url}) is required');
       if (invitation) {
         const operator = await acceptInvitation(invitation, name.trim(), password);
+        onSignedIn(await openOperatorSession(operator, baseUrl.trim(), workspace.trim()));
+      } else if (passwordReset) {
+        const operator = await resetPassword(passwordReset, password);
         onSignedIn(await openOperatorSession(operator, baseUrl.trim(), workspace.trim()));
       } else if (token.trim()) {
         onSignedIn(await signIn(token.trim(), baseUrl.trim(), workspace.trim()));
@@ -71,6 +75,14 @@ export function SignInPage({ onSignedIn, invitation }: { onSignedIn(session: Ses
             </label>
             <label>
               Password
+              <input name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+            </label>
+          </>
+        ) : passwordReset ? (
+          <>
+            <p>Choose a new password (at least 12 characters). Your other sessions end when it is set.</p>
+            <label>
+              New password
               <input name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
             </label>
           </>
@@ -106,7 +118,7 @@ export function SignInPage({ onSignedIn, invitation }: { onSignedIn(session: Ses
           <input name="base_url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} required />
         </label>
         <button type="submit" disabled={busy}>
-          {invitation ? 'Accept and sign in' : 'Sign in'}
+          {invitation ? 'Accept and sign in' : passwordReset ? 'Set password and sign in' : 'Sign in'}
         </button>
         <Problem error={error} />
       </form>

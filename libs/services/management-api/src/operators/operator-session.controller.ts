@@ -7,7 +7,7 @@ import { PublicRoute } from '../auth/roles';
 import { ManagementRequest, ServiceTokenGuard } from '../auth/service-token.guard';
 import { OIDC_CALLBACK_PATH, OIDC_STATE_COOKIE, OidcSignIn } from './oidc/oidc-sign-in';
 import { LOGIN_LIFETIME_MS } from './oidc/oidc-client';
-import { AcceptInvitationDto, SignInDto } from './operator.dto';
+import { AcceptInvitationDto, PasswordResetDto, SignInDto } from './operator.dto';
 import { OperatorSessions, StartedSession } from './operator-sessions';
 import { OperatorView, operatorView } from './operators.controller';
 
@@ -83,6 +83,30 @@ export class OperatorSessionController {
       statusCode: 201,
       before: { status: 'invited' },
       after: operatorView(operator),
+    });
+    return this.started(request, reply, started);
+  }
+
+  /** Uses a password reset link: the new password is set (the rules apply), every other session ends, and this browser is signed in. */
+  @PublicRoute()
+  @Post('password_reset')
+  @HttpCode(201)
+  async resetPassword(@Req() request: ManagementRequest, @Body() body: PasswordResetDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+    const started = await this.sessions.resetPassword(body.token, body.password, request.ip);
+    const { operator } = started;
+    // A public route, so the interceptor does not see it: the operator is its own actor. The password is never recorded.
+    await this.audit.append({
+      accountId: operator.accountId,
+      workspaceSlug: null,
+      actor: { kind: 'operator', id: operator.id, name: operator.email },
+      method: 'POST',
+      route: '/v1/operator_session/password_reset',
+      path: request.url.split('?')[0],
+      resourceType: 'operator',
+      resourceIds: { id: operator.id },
+      statusCode: 201,
+      before: null,
+      after: { operator: operatorView(operator), password: 'changed', other_sessions: 'ended' },
     });
     return this.started(request, reply, started);
   }

@@ -9,6 +9,8 @@ import { hashPassword, passwordProblems, verifyPassword } from './passwords';
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 /** An invitation link works for a week, once. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+/** A password reset link works for a day, once: it is a way in for whoever holds it. */
+export const PASSWORD_RESET_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export interface StartedSession {
   /** The session token (the cookie's value): shown to no one else, stored hashed. */
@@ -60,6 +62,27 @@ export class OperatorSessions {
     // Accepted by a concurrent request first.
     if (!operator) throw new HeraldError('not_found', 'this invitation is unknown, used or expired: ask an owner for a new one');
     return this.start(operator, 'password');
+  }
+
+  /**
+   * Uses a password reset link: the password rules apply, every session of the operator
+   * ends (with the console's API keys of them), and this browser is signed in anew.
+   */
+  async resetPassword(token: string, password: string, address: string): Promise<StartedSession> {
+    const unknown = () => new HeraldError('not_found', 'this password reset link is unknown, used or expired: ask an owner for a new one');
+    this.failures.refuseIfLimited(address, token);
+    const holder = await this.operators.findByPasswordReset(hashToken(token));
+    if (!holder) {
+      this.failures.recordFailure(address, token);
+      throw unknown();
+    }
+    const problems = passwordProblems(password, holder.email);
+    if (problems.length > 0) throw HeraldError.validation(problems);
+    const reset = await this.operators.resetPassword(hashToken(token), await hashPassword(password));
+    // Used by a concurrent request first.
+    if (!reset) throw unknown();
+    await this.deleteConsoleApiKeys(reset.consoleApiKeys);
+    return this.start(reset.operator, 'password');
   }
 
   async start(operator: Operator, method: OperatorSession['method']): Promise<StartedSession> {

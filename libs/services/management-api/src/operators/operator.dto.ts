@@ -40,3 +40,14 @@ export class AcceptInvitationDto {
   @Length(1, PASSWORD_MAX_LENGTH)
   password!: string;
 }
+
+export class PasswordResetDto {
+  @IsString()
+  @Length(1, 200)
+  token!: string;
+
+  /** The password rules (passwords.ts) are checked after the shape, with the operator's email at hand. */
+  @IsString()
+  @Length(1, PASSWORD_MAX_LENGTH)
+  password!: string;
+}

@@ -74,6 +74,34 @@ describe.each(databaseTargets())('the operator and audit log repositories ($kind
     expect(await operators.revokeSession(session.id)).toEqual([]);
   });
 
+  it("resets an active operator's password with the newest unexpired link once, ending its sessions; never across accounts", async () => {
+    const account = await newAccount();
+    expect(await operators.createFirstOwner(account, 'reset@example.com', 'Reset', 'scrypt$old')).toBe(true);
+    const operator = (await operators.findByEmail('reset@example.com'))!;
+    expect(await operators.issuePasswordReset(await newAccount(), operator.id, hash(), new Date(now.getTime() + 60_000))).toBeUndefined();
+    const older = hash();
+    const link = hash();
+    await operators.issuePasswordReset(account, operator.id, older, new Date(now.getTime() + 60_000));
+    expect(await operators.issuePasswordReset(account, operator.id, link, new Date(now.getTime() + 60_000))).toMatchObject({ id: operator.id });
+    expect(await operators.findByPasswordReset(older)).toBeNull();
+    expect(await operators.findByPasswordReset(link)).toMatchObject({ id: operator.id });
+
+    const sessionToken = hash();
+    const session = await operators.createSession(operator.id, sessionToken, 'password', new Date(now.getTime() + 60_000));
+    await operators.addConsoleApiKey(session.id, { id: randomUUID(), workspaceId: randomUUID(), workspaceSlug: 'staging' });
+    const uses = await Promise.all([operators.resetPassword(link, 'scrypt$new'), operators.resetPassword(link, 'scrypt$other')]);
+    const winner = uses.find((use) => use !== null)!;
+    expect(uses.filter((use) => use !== null)).toHaveLength(1);
+    expect(winner.consoleApiKeys).toHaveLength(1);
+    expect((await operators.findByEmail('reset@example.com'))?.passwordHash).toBe(winner.operator.passwordHash);
+    expect(await operators.liveSession(sessionToken)).toBeNull();
+
+    const late = hash();
+    await operators.issuePasswordReset(account, operator.id, late, new Date(now.getTime() + 1_000));
+    now = new Date(now.getTime() + 2_000);
+    expect(await operators.resetPassword(late, 'scrypt$late')).toBeNull();
+  });
+
   it('appends audit entries and reads them newest first, filtered and paged', async () => {
     const account = await newAccount();
     const actor = { kind: 'operator' as const, id: randomUUID(), name: 'a@example.com' };

@@ -24,10 +24,11 @@ export interface Operator {
   lastSignInAt: Date | null;
 }
 
-/** A single-use invitation: its token's hash only. */
+/** A single-use link (an invitation, or a password reset): its token's hash only. */
 export interface OperatorInvitation {
   id: string;
   operatorId: string;
+  purpose: 'invitation' | 'password_reset';
   tokenHash: Buffer;
   createdAt: Date;
   expiresAt: Date;
@@ -79,6 +80,7 @@ export const OperatorInvitationEntity = new EntitySchema<OperatorInvitation>({
   columns: {
     id: { type: 'uuid', primary: true },
     operatorId: { name: 'operator_id', type: 'uuid' },
+    purpose: { type: 'text' },
     tokenHash: { name: 'token_hash', type: 'bytea' },
     createdAt: { name: 'created_at', type: 'timestamptz', createDate: true },
     expiresAt: { name: 'expires_at', type: 'timestamptz' },
@@ -171,7 +173,7 @@ export class OperatorRepository {
           operator = this.operators(tx).create({ id: randomUUID(), accountId, email, name: '', passwordHash: null, role, status: 'invited', updatedAt: now, lastSignInAt: null });
           await this.operators(tx).insert(operator);
         }
-        await this.invitations(tx).insert({ id: randomUUID(), operatorId: operator.id, tokenHash, expiresAt, usedAt: null });
+        await this.invitations(tx).insert({ id: randomUUID(), operatorId: operator.id, purpose: 'invitation', tokenHash, expiresAt, usedAt: null });
         return { before: existing, operator };
       });
     } catch (error) {
@@ -183,7 +185,7 @@ export class OperatorRepository {
 
   /** The invited operator a live (unused, unexpired) invitation token belongs to, or null. */
   async findInvited(tokenHash: Buffer): Promise<Operator | null> {
-    const invitation = await this.invitations().findOne({ where: { tokenHash, usedAt: IsNull(), expiresAt: MoreThan(this.clock.now()) } });
+    const invitation = await this.invitations().findOne({ where: { tokenHash, purpose: 'invitation', usedAt: IsNull(), expiresAt: MoreThan(this.clock.now()) } });
     return invitation ? this.operators().findOne({ where: { id: invitation.operatorId, status: 'invited' } }) : null;
   }
 
@@ -195,7 +197,7 @@ export class OperatorRepository {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
       // Locked, so of two acceptances of one invitation only one finds it unused.
-      const invitation = await this.invitations(tx).findOne({ where: { tokenHash, usedAt: IsNull(), expiresAt: MoreThan(now) }, lock: { mode: 'pessimistic_write' } });
+      const invitation = await this.invitations(tx).findOne({ where: { tokenHash, purpose: 'invitation', usedAt: IsNull(), expiresAt: MoreThan(now) }, lock: { mode: 'pessimistic_write' } });
       if (!invitation) return null;
       const operator = await this.operators(tx).findOne({ where: { id: invitation.operatorId, status: 'invited' } });
       if (!operator) return null;
@@ -203,6 +205,48 @@ export class OperatorRepository {
       const accepted: Operator = { ...operator, name, passwordHash, status: 'active', updatedAt: now };
       await this.operators(tx).update({ id: operator.id }, { name, passwordHash, status: 'active', updatedAt: now });
       return accepted;
+    });
+  }
+
+  /**
+   * A password reset link for an active operator of the account: earlier unused links of
+   * the operator stop working. Undefined when the account has no such active operator
+   * (an invited one accepts its invitation instead).
+   */
+  async issuePasswordReset(accountId: string, id: string, tokenHash: Buffer, expiresAt: Date): Promise<Operator | undefined> {
+    return this.db.transaction(async (tx) => {
+      const operator = await this.lockedOperator(tx, accountId, id);
+      if (!operator || operator.status !== 'active') return undefined;
+      await this.invitations(tx).update({ operatorId: id, purpose: 'password_reset', usedAt: IsNull() }, { usedAt: this.clock.now() });
+      await this.invitations(tx).insert({ id: randomUUID(), operatorId: id, purpose: 'password_reset', tokenHash, expiresAt, usedAt: null });
+      return operator;
+    });
+  }
+
+  /** The active operator a live (unused, unexpired) password reset token belongs to, or null. */
+  async findByPasswordReset(tokenHash: Buffer): Promise<Operator | null> {
+    const link = await this.invitations().findOne({ where: { tokenHash, purpose: 'password_reset', usedAt: IsNull(), expiresAt: MoreThan(this.clock.now()) } });
+    return link ? this.operators().findOne({ where: { id: link.operatorId, status: 'active' } }) : null;
+  }
+
+  /**
+   * Uses a live reset link: the operator's password becomes this hash and every session of
+   * the operator ends (answering the API keys the console minted for them, to delete).
+   * Null when the token is unknown, used, expired, or its operator is no longer active.
+   */
+  async resetPassword(tokenHash: Buffer, passwordHash: string): Promise<{ operator: Operator; consoleApiKeys: ConsoleApiKey[] } | null> {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      // Locked, so of two uses of one link only one finds it unused.
+      const link = await this.invitations(tx).findOne({ where: { tokenHash, purpose: 'password_reset', usedAt: IsNull(), expiresAt: MoreThan(now) }, lock: { mode: 'pessimistic_write' } });
+      if (!link) return null;
+      const operator = await this.operators(tx).findOne({ where: { id: link.operatorId, status: 'active' } });
+      if (!operator) return null;
+      await this.invitations(tx).update({ id: link.id }, { usedAt: now });
+      await this.operators(tx).update({ id: operator.id }, { passwordHash, updatedAt: now });
+      const sessions = await this.sessions(tx).find({ where: { operatorId: operator.id, revokedAt: IsNull() } });
+      await this.sessions(tx).update({ operatorId: operator.id, revokedAt: IsNull() }, { revokedAt: now });
+      return { operator: { ...operator, passwordHash, updatedAt: now }, consoleApiKeys: sessions.flatMap((session) => session.consoleApiKeys) };
     });
   }
 

@@ -13,7 +13,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Validation error: every failing field by its path in `detail`',
   401: 'Missing or invalid credentials (wrong email or password; a session that ended)',
   403: "The caller's role is below the route's",
-  404: 'Unknown operator, or an invitation unknown, used or expired',
+  404: 'Unknown operator (or not an active one), or an invitation or password reset link unknown, used or expired',
   409: 'The address is already an operator, or the change would leave the account without an owner',
   429: 'Too many failed sign-ins from this address or for this email; Retry-After says when to try again',
 };
@@ -82,6 +82,26 @@ export const operatorsOpenApi = {
       properties: {
         token: { type: 'string', description: 'The invitation token (from `accept_url`)' },
         name: { type: 'string', minLength: 1, maxLength: 200 },
+        password: {
+          type: 'string',
+          minLength: PASSWORD_MIN_LENGTH,
+          maxLength: PASSWORD_MAX_LENGTH,
+          description: `At least ${PASSWORD_MIN_LENGTH} characters, 5 of them different, not containing the email address`,
+        },
+      },
+    },
+    OperatorPasswordReset: {
+      type: 'object',
+      required: ['token', 'reset_url', 'expires_at'],
+      description: 'Shown once; single-use, for a day. Herald sends no mail: hand the link over',
+      properties: { token: { type: 'string' }, reset_url: { type: 'string', format: 'uri' }, expires_at: dateTime },
+    },
+    PasswordResetUse: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['token', 'password'],
+      properties: {
+        token: { type: 'string', description: 'The password reset token (from `reset_url`)' },
         password: {
           type: 'string',
           minLength: PASSWORD_MIN_LENGTH,
@@ -159,6 +179,13 @@ export const operatorsOpenApi = {
         responses: { 204: { description: 'Removed' }, ...errors(401, 403, 404, 409) },
       },
     },
+    '/v1/operator/{id}/password_reset/': {
+      post: {
+        summary: 'A single-use link that sets a new password for an active operator (owner); the old password works until it is used, which ends every session of the operator',
+        parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: { 201: json(ref('OperatorPasswordReset'), 'The link (replaces earlier ones)'), ...errors(401, 403, 404) },
+      },
+    },
     '/v1/operator_session/': {
       get: {
         summary: 'Who this browser is signed in as (the console sends X-Herald-Console: 1); operator null when no one',
@@ -183,6 +210,14 @@ export const operatorsOpenApi = {
         security: [],
         requestBody: body(ref('InvitationAccept')),
         responses: { 201: { ...json(ref('OperatorSession'), 'Accepted and signed in'), headers: { 'set-cookie': sessionCookie } }, ...errors(400, 404, 429) },
+      },
+    },
+    '/v1/operator_session/password_reset/': {
+      post: {
+        summary: "Use a password reset link: set the new password, end the operator's other sessions, and sign in",
+        security: [],
+        requestBody: body(ref('PasswordResetUse')),
+        responses: { 201: { ...json(ref('OperatorSession'), 'Password set and signed in'), headers: { 'set-cookie': sessionCookie } }, ...errors(400, 404, 429) },
       },
     },
     '/v1/operator_session/oidc/start/': {

@@ -7,7 +7,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { ChangeOperatorRoleDto, InviteOperatorDto } from './operator.dto';
 import { Operator, OperatorRepository } from './operator.repository';
-import { INVITATION_LIFETIME_MS, OperatorSessions } from './operator-sessions';
+import { INVITATION_LIFETIME_MS, OperatorSessions, PASSWORD_RESET_LIFETIME_MS } from './operator-sessions';
 
 export interface OperatorView {
   readonly id: string;
@@ -25,6 +25,13 @@ export interface InvitationView {
   /** Shown once: the invited person opens `accept_url` (or posts it to `/v1/operator_session/invitation/`). */
   readonly token: string;
   readonly accept_url: string;
+  readonly expires_at: Date;
+}
+
+export interface PasswordResetView {
+  /** Shown once: the operator opens `reset_url` (or posts the token to `/v1/operator_session/password_reset/`). */
+  readonly token: string;
+  readonly reset_url: string;
   readonly expires_at: Date;
 }
 
@@ -77,6 +84,26 @@ export class OperatorsController {
     if (!changed) throw operatorNotFound();
     noteAuditChange(request, { before: operatorView(changed.before), after: operatorView(changed.after) });
     return operatorView(changed.after);
+  }
+
+  /**
+   * A single-use link that sets a new password for an active operator (one who forgot it,
+   * or signs in through SSO only and wants a password): Herald sends no mail, the owner
+   * hands the link over. Until it is used the old password still works; using it ends
+   * every session of the operator. A new link replaces the earlier ones.
+   */
+  @RequiredRole('owner')
+  @Post(':id/password_reset')
+  @HttpCode(201)
+  async issuePasswordReset(@Req() request: ManagementRequest, @Param('id', new ParseUUIDPipe({ exceptionFactory: operatorNotFound })) id: string): Promise<PasswordResetView> {
+    const token = generateCredential('hor');
+    const expiresAt = new Date(this.clock.now().getTime() + PASSWORD_RESET_LIFETIME_MS);
+    const operator = await this.operators.issuePasswordReset(accountOf(request), id, hashToken(token), expiresAt);
+    if (!operator) throw HeraldError.notFound('no active operator with this id: an invited operator accepts its invitation instead');
+    // Who was given a way in, and until when; never the token.
+    noteAuditChange(request, { before: null, after: { operator: operatorView(operator), password_reset_expires_at: expiresAt }, resourceIds: { id } });
+    const resetUrl = `${request.protocol}://${request.host}/console/reset-password?token=${encodeURIComponent(token)}`;
+    return { token, reset_url: resetUrl, expires_at: expiresAt };
   }
 
   /** Removes the operator: signed out everywhere at once, its invitation no longer works. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TinyOidcProvider } from './testing/tiny-oidc-provider';
 import { ManagementTestApp, startManagementTestApp } from '../testing/management-test-app';
 import { openApiProblems } from '../testing/openapi-response-check';
@@ -210,6 +211,51 @@ describe('operators, roles and the audit log (management-api)', () => {
     const bad = await call('GET', 'v1/audit_log/?limit=0&since=yesterday', { cookie: ownerCookie });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/limit[\s\S]*since/);
+  });
+
+  it('resets a password with a single-use link an owner hands over: the old one works until it is used, which ends every session', async () => {
+    const EDDIE_OLD = 'a long passphrase for Eddie';
+    const EDDIE_NEW = 'a newer passphrase, 2nd';
+    const signIn = (password: string) => call('POST', 'v1/operator_session/', { body: { email: 'editor@example.com', password } });
+    expect((await call('POST', `v1/operator/${viewerId}/password_reset/`, { cookie: editorCookie })).status).toBe(403);
+    const replaced = await call('POST', `v1/operator/${editorId}/password_reset/`, { cookie: ownerCookie });
+    expect(replaced.status).toBe(201);
+    const issued = await call('POST', `v1/operator/${editorId}/password_reset/`, { cookie: ownerCookie });
+    expect(issued.body.reset_url).toMatch(/\/console\/reset-password\?token=hor_/);
+    const token = issued.body.token as string;
+    // Only active operators of the account: an unknown id, and an invited one (it accepts its invitation instead).
+    expect((await call('POST', `v1/operator/${randomUUID()}/password_reset/`, { cookie: ownerCookie })).status).toBe(404);
+    const pending = await invite(ownerCookie, 'pending@example.com', 'viewer');
+    expect((await call('POST', `v1/operator/${pending.id}/password_reset/`, { cookie: ownerCookie })).status).toBe(404);
+    // An invitation is no reset link, nor a reset link an invitation.
+    expect((await call('POST', 'v1/operator_session/password_reset/', { body: { token: pending.token, password: EDDIE_NEW } })).status).toBe(404);
+    expect((await call('POST', 'v1/operator_session/invitation/', { body: { token, name: 'x', password: EDDIE_NEW } })).status).toBe(404);
+
+    // Until the link is used the old password still signs in.
+    const otherBrowser = cookieOf(await signIn(EDDIE_OLD));
+    const weak = await call('POST', 'v1/operator_session/password_reset/', { body: { token, password: 'aaaaaaaaaaaaaaa' } });
+    expect(weak.status).toBe(400);
+    expect(JSON.stringify(weak.body)).toContain('at least 5 different characters');
+    // The link replaced by the newer one no longer works.
+    expect((await call('POST', 'v1/operator_session/password_reset/', { body: { token: replaced.body.token, password: EDDIE_NEW } })).status).toBe(404);
+
+    const reset = await call('POST', 'v1/operator_session/password_reset/', { body: { token, password: EDDIE_NEW } });
+    expect(reset.status).toBe(201);
+    expect(reset.body.operator).toMatchObject({ id: editorId, email: 'editor@example.com', role: 'editor' });
+    for (const ended of [editorCookie, otherBrowser]) expect((await call('GET', 'v1/workspace/', { cookie: ended })).status).toBe(401);
+    editorCookie = cookieOf(reset);
+    expect((await call('GET', 'v1/workspace/', { cookie: editorCookie })).status).toBe(200);
+    expect((await signIn(EDDIE_OLD)).status).toBe(401);
+    expect((await signIn(EDDIE_NEW)).status).toBe(201);
+    expect((await call('POST', 'v1/operator_session/password_reset/', { body: { token, password: 'yet another passphrase 3' } })).status).toBe(404);
+
+    // Both steps are in the audit log, the token and the password in neither.
+    const audit = await call('GET', 'v1/audit_log/?resource_type=operator&limit=20', { cookie: ownerCookie });
+    const routes = audit.body.results.map((entry: { route: string }) => entry.route);
+    expect(routes).toEqual(expect.arrayContaining(['/v1/operator/:id/password_reset', '/v1/operator_session/password_reset']));
+    expect(JSON.stringify(audit.body)).not.toContain(token);
+    expect(JSON.stringify(audit.body)).not.toContain(EDDIE_NEW);
+    expect((await call('DELETE', `v1/operator/${pending.id}/`, { cookie: ownerCookie })).status).toBe(204);
   });
 
   it('keeps an owner, ends a removed operator\'s sessions at once, and deletes console keys on sign-out', async () => {

@@ -23,7 +23,7 @@ import { WorkspaceModeSandbox1763700010000 } from './1763700010000-workspace-mod
  * Oldest first. The outbox carries management's changes to the other services.
  * Timestamps reserved per area: templates 17637004…, vendors 17637005…,
  * preference categories 17637006…, workflows 17637007…, browser keys 17637008…, schemas 17637009…,
- * translations 17637010…, preference-category translations 17637012…, API key expiry 17637014…, status webhooks 17637015…, operators and audit 17637017…, suppressions 176370165…, template versions 17637018…, read-only API keys 17637019….
+ * translations 17637010…, preference-category translations 17637012…, API key expiry 17637014…, status webhooks 17637015…, operators and audit 17637017… (password reset links 17637020…), suppressions 176370165…, template versions 17637018…, read-only API keys 17637019….
  */
 export const MANAGEMENT_MIGRATIONS: MigrationClass[] = [
   CreateAccounts1763700000000,
