@@ -25,7 +25,7 @@ import { TEMPLATE_CONTROLLERS, TEMPLATE_PROVIDERS } from './templates';
 import { TRANSLATION_CONTROLLERS, TRANSLATION_PROVIDERS } from './translations';
 import { VENDOR_CONTROLLERS, VENDOR_PROVIDERS } from './vendors';
 import { WORKFLOW_CONTROLLERS, WORKFLOW_PROVIDERS } from './workflows';
-import { WorkspaceKeyStore } from './workspace-keys/workspace-key-store';
+import { WorkspaceKeyRepository } from './workspace-keys/workspace-key.repository';
 import { WorkspaceKeysController } from './workspace-keys/workspace-keys.controller';
 import { WorkspaceScope } from './workspaces/workspace-scope';
 import { WorkspaceRepository } from './workspaces/workspace.repository';
@@ -67,7 +67,7 @@ export class ManagementApiModule {
         WorkspaceScope,
         WorkspaceRepository,
         ServiceTokenRepository,
-        WorkspaceKeyStore,
+        WorkspaceKeyRepository,
         ApiKeyRepository,
         ApiKeyExpiry,
         ManagementOutboxRelay,

@@ -5,9 +5,10 @@ import { ServiceTokenEntity } from '../auth/service-token.repository';
 import { OPERATOR_ENTITY_SCHEMAS } from '../operators';
 import { TEMPLATE_ENTITIES } from '../templates';
 import { WorkspaceEntity } from '../workspaces/workspace.repository';
+import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
 
 /**
  * The tables management-api reads and writes through TypeORM's repositories. Registered
  * with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES];
+export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES];

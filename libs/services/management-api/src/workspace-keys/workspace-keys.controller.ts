@@ -4,17 +4,35 @@ import { ManagementRequest, ServiceTokenGuard, accountOf, maySeeSecrets } from '
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreateWorkspaceKeyDto } from './workspace-key.dto';
-import { WorkspaceKeyStore, WorkspaceKeyView } from './workspace-key-store';
+import { OpenedWorkspaceKey, WorkspaceKeyRepository } from './workspace-key.repository';
 import { RequiredRole } from '../auth/roles';
 
 const keyNotFound = (): HeraldError => HeraldError.notFound('workspace key not found');
+
+/** A key as the interface answers it (2.9): the secret in full, for an owner or editor. */
+export interface WorkspaceKeyView {
+  readonly id: string;
+  readonly name: string;
+  readonly key: string;
+  readonly secret: string;
+  readonly is_default: boolean;
+  readonly is_active: boolean;
+  readonly is_deleted: boolean;
+  readonly allowed_domains: readonly string[];
+  readonly created_at: Date;
+  readonly created_by: unknown;
+  readonly rotated_at: Date | null;
+  readonly rotated_by: unknown;
+  readonly deleted_at: Date | null;
+  readonly deleted_by: unknown;
+}
 
 /** Interface 2.9 / 4.5: workspace key/secret pairs, which SDKs sign requests with. */
 @Controller('v1/:workspace/ws_key')
 @UseGuards(ServiceTokenGuard)
 export class WorkspaceKeysController {
   constructor(
-    private readonly store: WorkspaceKeyStore,
+    private readonly keys: WorkspaceKeyRepository,
     private readonly scope: WorkspaceScope,
   ) {}
 
@@ -28,9 +46,10 @@ export class WorkspaceKeysController {
   ): Promise<OffsetList<WorkspaceKeyView>> {
     const page = offsetPage(limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const { count, keys } = await this.store.list(workspace, page);
+    const { count, keys } = await this.keys.list(workspace, page);
+    const views = keys.map(workspaceKeyView);
     // The interface lists secrets in full; a viewer sees their first characters only.
-    return { meta: { count, ...page }, results: maySeeSecrets(request) ? keys : keys.map(withMaskedSecret) };
+    return { meta: { count, ...page }, results: maySeeSecrets(request) ? views : views.map(withMaskedSecret) };
   }
 
   @RequiredRole('owner')
@@ -38,7 +57,7 @@ export class WorkspaceKeysController {
   @HttpCode(201)
   async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreateWorkspaceKeyDto): Promise<WorkspaceKeyView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return this.store.create(workspace, body.name, body.allowed_domains ?? []);
+    return workspaceKeyView(await this.keys.create(workspace, body.name, body.allowed_domains ?? []));
   }
 
   /** A new secret for the same key; SDKs signing with the old secret are refused from now on. */
@@ -50,9 +69,9 @@ export class WorkspaceKeysController {
     @Param('id', new ParseUUIDPipe({ exceptionFactory: keyNotFound })) id: string,
   ): Promise<WorkspaceKeyView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const rotated = await this.store.rotate(workspace, id);
+    const rotated = await this.keys.rotate(workspace, id);
     if (!rotated) throw keyNotFound();
-    return rotated;
+    return workspaceKeyView(rotated);
   }
 
   @RequiredRole('owner')
@@ -64,8 +83,27 @@ export class WorkspaceKeysController {
     @Param('id', new ParseUUIDPipe({ exceptionFactory: keyNotFound })) id: string,
   ): Promise<void> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    if (!(await this.store.remove(workspace, id))) throw keyNotFound();
+    if (!(await this.keys.remove(workspace, id))) throw keyNotFound();
   }
+}
+
+function workspaceKeyView(key: OpenedWorkspaceKey): WorkspaceKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    key: key.key,
+    secret: key.secret,
+    is_default: key.isDefault,
+    is_active: key.isActive,
+    is_deleted: key.isDeleted,
+    allowed_domains: key.allowedDomains,
+    created_at: key.createdAt,
+    created_by: key.createdBy,
+    rotated_at: key.rotatedAt,
+    rotated_by: key.rotatedBy,
+    deleted_at: key.deletedAt,
+    deleted_by: key.deletedBy,
+  };
 }
 
 /** A viewer's view: the secret's first characters and a mask, enough to tell secrets apart. */
