@@ -3,7 +3,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CreatePublicKeyDto, PatchPublicKeyDto } from './public-key.dto';
-import { PublicKeyRow, PublicKeyStore } from './public-key-store';
+import { PublicKey, PublicKeyRepository } from './public-key.repository';
 import { RequiredRole } from '../auth/roles';
 
 export interface PublicKeyView {
@@ -31,7 +31,7 @@ export interface PublicKeyView {
 export class PublicKeysController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly keys: PublicKeyStore,
+    private readonly keys: PublicKeyRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -44,8 +44,8 @@ export class PublicKeysController {
   ): Promise<OffsetList<PublicKeyView>> {
     const page = offsetPage(limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const { count, rows } = await this.keys.list(workspace, page);
-    return { meta: { count, ...page }, results: rows.map(viewOf) };
+    const { count, keys } = await this.keys.list(workspace, page);
+    return { meta: { count, ...page }, results: keys.map(viewOf) };
   }
 
   @RequiredRole('owner')
@@ -53,7 +53,7 @@ export class PublicKeysController {
   @HttpCode(201)
   async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreatePublicKeyDto): Promise<PublicKeyView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return viewOf(await this.keys.create(workspace, body));
+    return viewOf(await this.keys.create(workspace, body.name, body.description ?? null, body.allowed_domains));
   }
 
   @RequiredRole('owner')
@@ -66,7 +66,7 @@ export class PublicKeysController {
     @Body() body: PatchPublicKeyDto,
   ): Promise<PublicKeyView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return viewOf(await this.keys.update(workspace, id, { allowed_domains: body.allowed_domains }));
+    return viewOf(await this.keys.update(workspace, id, body.allowed_domains));
   }
 
   @RequiredRole('owner')
@@ -86,20 +86,20 @@ export class PublicKeysController {
   }
 }
 
-function viewOf(row: PublicKeyRow): PublicKeyView {
+function viewOf(key: PublicKey): PublicKeyView {
   return {
-    id: row.id,
-    api_key: row.api_key,
-    name: row.name,
-    allowed_domains: row.allowed_domains,
-    is_secure_mode_enabled: row.is_secure_mode_enabled,
-    is_deleted: row.deleted_at !== null,
+    id: key.id,
+    api_key: key.apiKey,
+    name: key.name,
+    allowed_domains: key.allowedDomains,
+    is_secure_mode_enabled: key.isSecureModeEnabled,
+    is_deleted: key.deletedAt !== null,
     is_default: false,
-    created_at: row.created_at,
+    created_at: key.createdAt,
     created_by: null,
-    rotated_at: row.rotated_at,
+    rotated_at: key.rotatedAt,
     rotated_by: null,
-    updated_at: row.updated_at,
+    updated_at: key.updatedAt,
     updated_by: null,
   };
 }

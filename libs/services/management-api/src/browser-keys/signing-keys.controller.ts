@@ -1,9 +1,16 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { generateKeyPairSync } from 'node:crypto';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { PrivateKeyMaterial, SigningKeyRow, SigningKeyStore } from './signing-key-store';
+import { SigningKey, SigningKeyRepository } from './signing-key.repository';
 import { RequiredRole } from '../auth/roles';
+
+/** The private half, in the reference's two encodings; it exists only in the create or roll response. */
+export interface PrivateKeyMaterial {
+  readonly private_key_pem: string;
+  readonly private_key_base64: string;
+}
 
 export interface SigningKeyView {
   readonly id: string;
@@ -28,7 +35,7 @@ export interface SigningKeyView {
 export class SigningKeysController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly keys: SigningKeyStore,
+    private readonly keys: SigningKeyRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -41,8 +48,8 @@ export class SigningKeysController {
   ): Promise<OffsetList<SigningKeyView>> {
     const page = offsetPage(limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const { count, rows } = await this.keys.list(workspace, page);
-    return { meta: { count, ...page }, results: rows.map(viewOf) };
+    const { count, keys } = await this.keys.list(workspace, page);
+    return { meta: { count, ...page }, results: keys.map(viewOf) };
   }
 
   @RequiredRole('owner')
@@ -50,7 +57,8 @@ export class SigningKeysController {
   @HttpCode(201)
   async create(@Req() request: ManagementRequest, @Param('workspace') slug: string): Promise<SigningKeyView & PrivateKeyMaterial> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return withPrivateKey(await this.keys.create(workspace));
+    const pair = newKeyPair();
+    return { ...viewOf(await this.keys.create(workspace, pair.publicKeyPem)), ...pair.privateKey };
   }
 
   @RequiredRole('owner')
@@ -58,7 +66,8 @@ export class SigningKeysController {
   @HttpCode(201)
   async roll(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('uid') uid: string): Promise<SigningKeyView & PrivateKeyMaterial> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return withPrivateKey(await this.keys.roll(workspace, uid));
+    const pair = newKeyPair();
+    return { ...viewOf(await this.keys.roll(workspace, uid, pair.publicKeyPem)), ...pair.privateKey };
   }
 
   @RequiredRole('owner')
@@ -70,22 +79,28 @@ export class SigningKeysController {
   }
 }
 
-function withPrivateKey(created: SigningKeyRow & PrivateKeyMaterial): SigningKeyView & PrivateKeyMaterial {
-  return { ...viewOf(created), private_key_pem: created.private_key_pem, private_key_base64: created.private_key_base64 };
+/** A new ES256 (P-256) key pair: the public half to store, the private half to hand over once. */
+function newKeyPair(): { publicKeyPem: string; privateKey: PrivateKeyMaterial } {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return {
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey: { private_key_pem: privateKeyPem, private_key_base64: Buffer.from(privateKeyPem).toString('base64') },
+  };
 }
 
-function viewOf(row: SigningKeyRow): SigningKeyView {
+function viewOf(key: SigningKey): SigningKeyView {
   return {
-    id: row.id,
-    uid: row.uid,
-    status: row.status,
+    id: key.id,
+    uid: key.uid,
+    status: key.status,
     allowed_domains: null,
     expiry_at: null,
-    created_at: row.created_at,
+    created_at: key.createdAt,
     created_by: null,
-    rolled_at: row.rolled_at,
+    rolled_at: key.rolledAt,
     rolled_by: null,
-    deleted_at: row.deleted_at,
+    deleted_at: key.deletedAt,
     deleted_by: null,
   };
 }

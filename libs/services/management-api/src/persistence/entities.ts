@@ -1,4 +1,5 @@
 import { ApiKeyEntity } from '../api-keys/api-key.repository';
+import { BROWSER_KEY_ENTITIES } from '../browser-keys';
 import { STATUS_WEBHOOK_ENTITIES } from '../status-webhooks';
 import { SUPPRESSION_ENTITIES } from '../suppressions';
 import { ServiceTokenEntity } from '../auth/service-token.repository';
@@ -11,4 +12,4 @@ import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
  * The tables management-api reads and writes through TypeORM's repositories. Registered
  * with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES];
+export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES];
