@@ -38,6 +38,22 @@ describe.each(databaseTargets())('the webhook delivery repository ($kind)', (tar
   const claimAll = (owner: string, leaseMs = 60_000): ReturnType<WebhookDeliveryRepository['claimDue']> => deliveries.claimDue(owner, 100, leaseMs);
   const ofWorkspace = async <T extends { endpointId: string }>(claimed: T[], ids: string[]): Promise<T[]> => claimed.filter((c) => ids.includes(c.endpointId));
 
+  // First, while the queue is empty: nothing due must read as "nothing", or the sender polls without pause.
+  it('reports nothing due on an empty queue, then when the next delivery, lease or retry is due', async () => {
+    expect(await deliveries.nextDueInMs()).toBeUndefined();
+    const workspace = await database.newWorkspace();
+    const id = await endpoint(workspace, ['delivered']);
+    await deliveries.recordStatusEvents([statusEvent(workspace, 'due-1', 'delivered')]);
+    expect(await deliveries.nextDueInMs()).toBe(0);
+    const [claimed] = await ofWorkspace(await claimAll('owner-a', 60_000), [id]);
+    expect(await deliveries.nextDueInMs()).toBeGreaterThan(50_000);
+    expect(await deliveries.nextDueInMs()).toBeLessThanOrEqual(60_000);
+    const retry = { id: claimed.id, attempt: 1, state: 'pending' as const, nextAttemptAt: new Date(Date.now() + 30_000), startedAt: new Date(), statusCode: 503, latencyMs: 1, error: 'answered 503' };
+    await deliveries.recordAttempts('owner-a', [retry]);
+    expect(await deliveries.nextDueInMs()).toBeGreaterThan(20_000);
+    expect(await deliveries.nextDueInMs()).toBeLessThanOrEqual(30_000);
+  });
+
   it('records each event once, announces it on notify.status.v1 and queues it for the matching enabled endpoints', async () => {
     const workspace = await database.newWorkspace();
     const all = await endpoint(workspace, ['delivered', 'seen']);

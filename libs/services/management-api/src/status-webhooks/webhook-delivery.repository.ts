@@ -274,16 +274,18 @@ export class WebhookDeliveryRepository {
    * due, or a lease that runs out), 0 when one is due now, undefined when none waits.
    */
   async nextDueInMs(): Promise<number | undefined> {
+    // Clamped here, not with SQL's GREATEST: GREATEST(0, NULL) is 0, and an empty queue
+    // would read as due now, so the sender would poll without pause.
     const [row] = returningRows<{ due_in_ms: number | null }>(
       await this.db.query(
-        `SELECT GREATEST(0, extract(epoch FROM (LEAST(
+        `SELECT (extract(epoch FROM (LEAST(
                   (SELECT min(c.next_attempt_at) FROM management.webhook_deliveries c
                      JOIN management.webhook_endpoints ce ON ce.id = c.endpoint_id AND ce.enabled
                     WHERE c.state = 'pending' AND ${HEAD_OF_ITS_MESSAGE}),
                   (SELECT min(lease_expires_at) FROM management.webhook_deliveries WHERE state = 'sending')) - now())) * 1000)::float8 AS due_in_ms`,
       ),
     );
-    return row?.due_in_ms === null || row?.due_in_ms === undefined ? undefined : Number(row.due_in_ms);
+    return row?.due_in_ms === null || row?.due_in_ms === undefined ? undefined : Math.max(0, Number(row.due_in_ms));
   }
 
   /** A page of an endpoint's deliveries, newest first, each with its attempts, and how many match. */
