@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } 
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryTranslation, categoryLocaleOf, categoryTranslationOf } from './category-translation';
-import { CategoryTranslationStore } from './category-translation-store';
+import { CategoryTranslationRepository } from './category-translation.repository';
 import { RequiredRole } from '../auth/roles';
 
 /**
@@ -15,13 +15,13 @@ import { RequiredRole } from '../auth/roles';
 export class CategoryTranslationsController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: CategoryTranslationStore,
+    private readonly translations: CategoryTranslationRepository,
   ) {}
 
   @RequiredRole('viewer')
   @Get('locale')
   async locales(@Req() request: ManagementRequest, @Param('workspace') slug: string): Promise<{ results: Array<{ locale: string }> }> {
-    const locales = await this.store.locales(await this.workspace(request, slug));
+    const locales = await this.translations.locales(await this.workspace(request, slug));
     return { results: locales.map((locale) => ({ locale })) };
   }
 
@@ -29,7 +29,7 @@ export class CategoryTranslationsController {
   @Get('content/:locale')
   async get(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string): Promise<CategoryTranslation> {
     const valid = categoryLocaleOf(locale);
-    return this.store.get(await this.workspace(request, slug), valid);
+    return this.translations.get(await this.workspace(request, slug), valid);
   }
 
   /** Creates or replaces the locale's translation. */
@@ -39,7 +39,7 @@ export class CategoryTranslationsController {
   async save(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string, @Body() body: unknown): Promise<CategoryTranslation> {
     const valid = categoryLocaleOf(locale);
     const translation = categoryTranslationOf(body);
-    return this.store.save(await this.workspace(request, slug), valid, translation);
+    return this.translations.save(await this.workspace(request, slug), valid, translation);
   }
 
   @RequiredRole('editor')
@@ -47,7 +47,7 @@ export class CategoryTranslationsController {
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string): Promise<void> {
     const valid = categoryLocaleOf(locale);
-    await this.store.remove(await this.workspace(request, slug), valid);
+    await this.translations.remove(await this.workspace(request, slug), valid);
   }
 
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {

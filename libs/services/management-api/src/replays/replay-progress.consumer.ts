@@ -1,14 +1,14 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { REPLAY_PROGRESSED_TYPE, TOPICS, parseReplayProgressed } from '@herald/contracts';
 import { ConsumerRegistry } from '@herald/runtime';
-import { ReplayStore } from './replay-store';
+import { ReplayJobRepository } from './replay-job.repository';
 
 /** Applies the engine's replay progress reports to their jobs (one consumer group shared by the replicas). */
 @Injectable()
 export class ReplayProgressConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly consumers: ConsumerRegistry,
-    private readonly store: ReplayStore,
+    private readonly jobs: ReplayJobRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -16,7 +16,7 @@ export class ReplayProgressConsumer implements OnApplicationBootstrap {
       groupId: 'herald.management.replays',
       type: REPLAY_PROGRESSED_TYPE,
       parsePayload: parseReplayProgressed,
-      handle: (progress) => this.store.applyProgress(progress),
+      handle: (progress) => this.jobs.applyProgress(progress),
     });
   }
 }

@@ -4,7 +4,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { WorkflowStore } from '../workflows/workflow-store';
 import { WorkflowDocument, documentOf } from '../workflows/workflow-view';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { ReplayJobRow, ReplayStore } from './replay-store';
+import { ReplayJob, ReplayJobRepository } from './replay-job.repository';
 import { RequiredRole } from '../auth/roles';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
@@ -20,7 +20,7 @@ export interface ReplayRequestBody {
  * recorded runs of the workflow against its draft (the default), its live version, a
  * version by number, or a definition given inline, with nothing sent; 202 with the job.
  * `GET .../replay/{id}/` gives its progress and, once done, every run's result and the
- * summary. The engine computes it (see ReplayStore).
+ * summary. The engine computes it (see ReplayJobRepository).
  */
 @Controller('v1/:workspace/workflow/:slug/replay')
 @UseGuards(ServiceTokenGuard)
@@ -28,7 +28,7 @@ export class ReplaysController {
   constructor(
     private readonly scope: WorkspaceScope,
     private readonly workflows: WorkflowStore,
-    private readonly store: ReplayStore,
+    private readonly jobs: ReplayJobRepository,
   ) {}
 
   @RequiredRole('editor')
@@ -38,13 +38,13 @@ export class ReplaysController {
     const { choice, selection } = parseReplayRequest(body);
     const workspace = await this.workspace(request, workspaceSlug);
     const { definition, source } = await this.workflows.replayDefinition(workspace, slugOf(slug), choice);
-    return replayView(await this.store.create(workspace, slug, source, definition, selection));
+    return replayView(await this.jobs.create(workspace, slug, source, definition, selection));
   }
 
   @RequiredRole('viewer')
   @Get(':id')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string, @Param('id') id: string): Promise<Record<string, unknown>> {
-    const { job, results } = await this.store.get(await this.workspace(request, workspaceSlug), slugOf(slug), id);
+    const { job, results } = await this.jobs.get(await this.workspace(request, workspaceSlug), slugOf(slug), id);
     return { ...replayView(job), ...(results === undefined ? {} : { results }) };
   }
 
@@ -93,17 +93,17 @@ export function parseReplayRequest(body: unknown): ReplayRequestBody {
   return { choice, selection };
 }
 
-function replayView(job: ReplayJobRow): Record<string, unknown> {
+function replayView(job: ReplayJob): Record<string, unknown> {
   return {
     id: job.id,
-    workflow_slug: job.workflow_slug,
+    workflow_slug: job.workflowSlug,
     source: job.source,
     selection: job.selection,
     status: job.status,
     progress: { done: job.done, total: job.total },
     summary: job.summary,
     error: job.error,
-    created_at: new Date(job.created_at).toISOString(),
-    updated_at: new Date(job.updated_at).toISOString(),
+    created_at: job.createdAt.toISOString(),
+    updated_at: job.updatedAt.toISOString(),
   };
 }
