@@ -9,6 +9,7 @@ import { OIDC_CALLBACK_PATH, OIDC_STATE_COOKIE, OidcSignIn } from './oidc/oidc-s
 import { LOGIN_LIFETIME_MS } from './oidc/oidc-client';
 import { AcceptInvitationDto, PasswordResetDto, SignInDto } from './operator.dto';
 import { OperatorSessions, StartedSession } from './operator-sessions';
+import { Operator } from './operator.repository';
 import { OperatorView, operatorView } from './operators.controller';
 
 export interface SessionView {
@@ -70,20 +71,7 @@ export class OperatorSessionController {
   async acceptInvitation(@Req() request: ManagementRequest, @Body() body: AcceptInvitationDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
     const started = await this.sessions.acceptInvitation(body.token, body.name, body.password, request.ip);
     const { operator } = started;
-    // A public route, so the interceptor does not see it: the new operator is its own actor.
-    await this.audit.append({
-      accountId: operator.accountId,
-      workspaceSlug: null,
-      actor: { kind: 'operator', id: operator.id, name: operator.email },
-      method: 'POST',
-      route: '/v1/operator_session/invitation',
-      path: request.url.split('?')[0],
-      resourceType: 'operator',
-      resourceIds: { id: operator.id },
-      statusCode: 201,
-      before: { status: 'invited' },
-      after: operatorView(operator),
-    });
+    await this.recordOwnChange(request, operator, 'invitation', { status: 'invited' }, operatorView(operator));
     return this.started(request, reply, started);
   }
 
@@ -94,21 +82,29 @@ export class OperatorSessionController {
   async resetPassword(@Req() request: ManagementRequest, @Body() body: PasswordResetDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
     const started = await this.sessions.resetPassword(body.token, body.password, request.ip);
     const { operator } = started;
-    // A public route, so the interceptor does not see it: the operator is its own actor. The password is never recorded.
+    // The password is never recorded.
+    await this.recordOwnChange(request, operator, 'password_reset', null, { operator: operatorView(operator), password: 'changed', other_sessions: 'ended' });
+    return this.started(request, reply, started);
+  }
+
+  /**
+   * An operator's change to itself through a public route, which the audit interceptor does
+   * not see (it records authenticated requests): the operator is its own actor.
+   */
+  private async recordOwnChange(request: ManagementRequest, operator: Operator, route: 'invitation' | 'password_reset', before: object | null, after: object): Promise<void> {
     await this.audit.append({
       accountId: operator.accountId,
       workspaceSlug: null,
       actor: { kind: 'operator', id: operator.id, name: operator.email },
       method: 'POST',
-      route: '/v1/operator_session/password_reset',
+      route: `/v1/operator_session/${route}`,
       path: request.url.split('?')[0],
       resourceType: 'operator',
       resourceIds: { id: operator.id },
       statusCode: 201,
-      before: null,
-      after: { operator: operatorView(operator), password: 'changed', other_sessions: 'ended' },
+      before,
+      after,
     });
-    return this.started(request, reply, started);
   }
 
   /** Starts a sign-in with the identity provider: a redirect to it (the console links here). */
