@@ -42,7 +42,9 @@ import { StatusCallbackUrls } from './vendors/status-callback-urls';
 import { VendorRegistry } from './vendors/vendor-registry';
 import { VendorTestController } from './vendor-test/vendor-test.controller';
 import { VendorTester } from './vendor-test/vendor-tester';
-import { SuppressionListStore } from './suppressions/suppression-list-store';
+import { SuppressionList } from './suppressions/suppression-list';
+import { SuppressionRepository } from './suppressions/suppression.repository';
+import { DISPATCH_ENTITIES } from './persistence/entities';
 import { HttpsSnsClient, SNS_CLIENT, SnsClient } from './vendor-callbacks/sns-client';
 import { VendorCallbackStore } from './vendor-callbacks/vendor-callback-store';
 import { VendorCallbacks } from './vendor-callbacks/vendor-callbacks';
@@ -61,7 +63,7 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
     return {
       module: ChannelDispatchersModule,
       imports: [
-        ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS }),
+        ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS, entities: DISPATCH_ENTITIES }),
         BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
       ],
       controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController],
@@ -86,7 +88,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         },
         { provide: SNS_CLIENT, useValue: callbacks.snsClient ?? new HttpsSnsClient() },
         FormBodyParser,
-        SuppressionListStore,
+        SuppressionRepository,
+        SuppressionList,
         VendorCallbackStore,
         VendorCallbacks,
         EngagementTracking,

@@ -7,7 +7,7 @@ import { EngagementTracking } from '../engagement/engagement-tracking';
 import { VendorReadModel } from '../read-models/vendor-read-model';
 import { RenderResult, RenderedContent, TemplateEngine, renderVariant, translationScope } from '@herald/rendering';
 import { TranslationReadModel } from '../read-models/translation-read-model';
-import { Suppression, SuppressionListStore } from '../suppressions/suppression-list-store';
+import { Suppression, SuppressionList } from '../suppressions/suppression-list';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
 import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, retryable } from '../vendors/vendor.port';
@@ -60,7 +60,7 @@ export class Dispatcher {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     private readonly metrics: DispatchMetrics,
-    private readonly suppressions: SuppressionListStore,
+    private readonly suppressions: SuppressionList,
     private readonly engagement: EngagementTracking,
   ) {
     this.vendorLimits = new VendorLimits(options.maxCallsPerVendor);

@@ -5,7 +5,8 @@ import { DataSource } from 'typeorm';
 import { Channel, DeliveryRequested, SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, SuppressionChanged, TOPICS, envelopeOf } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
-import { SuppressionListStore } from '../suppressions/suppression-list-store';
+import { SuppressionList } from '../suppressions/suppression-list';
+import { SuppressionRepository } from '../suppressions/suppression.repository';
 
 /** A delivery a vendor's callback speaks of, found by the id the vendor gave the message. */
 export interface SentDelivery {
@@ -40,7 +41,8 @@ export interface CallbackRecord {
 export class VendorCallbackStore {
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
-    private readonly suppressions: SuppressionListStore,
+    private readonly suppressedAddresses: SuppressionRepository,
+    private readonly suppressionList: SuppressionList,
   ) {}
 
   /** The sent deliveries of the workspace's channel whose vendor message id is one of `ids`. */
@@ -64,7 +66,7 @@ export class VendorCallbackStore {
   /** Writes the records of one callback not recorded before; answers how many were new. */
   async record(records: readonly CallbackRecord[]): Promise<number> {
     if (records.length === 0) return 0;
-    return this.db.transaction(async (tx) => {
+    const written = await this.db.transaction(async (tx) => {
       const deliveryIds = [...new Set(records.map((record) => record.deliveryId))];
       const rows = (await tx.query(`SELECT delivery_id, callback_statuses FROM dispatch.deliveries WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id FOR UPDATE`, [
         deliveryIds,
@@ -76,17 +78,20 @@ export class VendorCallbackStore {
         statuses.add(record.status);
         return true;
       });
-      if (fresh.length === 0) return 0;
+      if (fresh.length === 0) return { fresh: 0, suppressions: [] };
       const changed = [...new Set(fresh.map((record) => record.deliveryId))];
       await tx.query(
         `UPDATE dispatch.deliveries d SET callback_statuses = u.statuses FROM jsonb_to_recordset($1::jsonb) AS u(delivery_id text, statuses text[]) WHERE d.delivery_id = u.delivery_id`,
         [JSON.stringify(changed.map((id) => ({ delivery_id: id, statuses: [...(recorded.get(id) ?? [])] })))],
       );
       const suppressions = fresh.flatMap((record) => (record.suppression ? [record.suppression] : []));
-      for (const suppression of suppressions) await this.suppressions.apply(tx, suppression);
+      for (const suppression of suppressions) await this.suppressedAddresses.apply(suppression, tx);
       await writeOutbox(tx, DISPATCH_OUTBOX, [...fresh.map((record) => record.outcome), ...suppressions.map(suppressionMessage)]);
-      return fresh.length;
+      return { fresh: fresh.length, suppressions };
     });
+    // Committed: this replica's next attempt reads the list anew (the others hear the announcement).
+    for (const suppression of written.suppressions) this.suppressionList.forget(suppression);
+    return written.fresh;
   }
 }
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { Channel, SUPPRESSION_CHANGED_TYPE, SuppressionChanged, TOPICS, parseEnvelope, parseSuppressionChanged, readsSchemaVersion } from '@herald/contracts';
 import { ConsumerRegistry } from '@herald/runtime';
+import { SuppressedAddress, SuppressionRepository } from './suppression.repository';
 
 /** Why an address is on the list, as a skipped send reports it. */
 export interface Suppression {
@@ -17,23 +16,25 @@ const CACHED_LIST_MAX = 10_000;
 
 type ChannelList = { readonly kind: 'whole'; readonly entries: ReadonlyMap<string, Suppression> } | { readonly kind: 'too_long' };
 
+const suppressionOf = (entry: SuppressedAddress): Suppression => ({ reason: entry.reason, detail: entry.detail });
+
 /**
- * `dispatch.suppressions`: the addresses each workspace's sends skip, from
- * `notify.suppression.changed.v1` (the API's changes through management-api, and this
- * service's own bounces and complaints, which it also writes at once: see
- * VendorCallbackStore). Applied in topic order, as management-api applies it, so both
- * end at the topic's last word on an address. Read on every attempt of a channel with
- * addresses, so a channel's list is cached whole for 5 s, and an empty list costs
- * nothing. Every replica also reads every change itself (a group of its own, from the
- * latest offset) and drops its cached list at once, so an address an operator took off
- * the list is sent to on the next attempt, whichever replica makes it.
+ * The addresses each workspace's sends skip, kept in `dispatch.suppressions` (the
+ * repository) from `notify.suppression.changed.v1` (the API's changes through
+ * management-api, and this service's own bounces and complaints, which it also writes
+ * at once: see VendorCallbackStore). Applied in topic order, as management-api applies
+ * it, so both end at the topic's last word on an address. Read on every attempt of a
+ * channel with addresses, so a channel's list is cached whole for 5 s, and an empty list
+ * costs nothing. Every replica also reads every change itself (a group of its own, from
+ * the latest offset) and drops its cached list at once, so an address an operator took
+ * off the list is sent to on the next attempt, whichever replica makes it.
  */
 @Injectable()
-export class SuppressionListStore implements OnApplicationBootstrap {
+export class SuppressionList implements OnApplicationBootstrap {
   private readonly cache = new Map<string, { list: Promise<ChannelList>; expiresAt: number }>();
 
   constructor(
-    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly entries: SuppressionRepository,
     private readonly consumers: ConsumerRegistry,
   ) {}
 
@@ -42,7 +43,7 @@ export class SuppressionListStore implements OnApplicationBootstrap {
       groupId: 'herald.dispatch.suppressions',
       type: SUPPRESSION_CHANGED_TYPE,
       parsePayload: parseSuppressionChanged,
-      handle: (change) => this.db.transaction((tx) => this.apply(tx, change)),
+      handle: (change) => this.apply(change),
     });
     await this.consumers.subscribe({
       groupId: `herald.dispatch.suppressions.${randomUUID()}`,
@@ -54,7 +55,7 @@ export class SuppressionListStore implements OnApplicationBootstrap {
         if (!envelope.ok || envelope.value.type !== SUPPRESSION_CHANGED_TYPE || !readsSchemaVersion(envelope.value)) return;
         const change = parseSuppressionChanged(envelope.value.payload);
         // Applied (idempotent, as the shared group applies it) before the cache is dropped, so the next read cannot cache the list as it was.
-        if (change.ok) await this.db.transaction((tx) => this.apply(tx, change.value));
+        if (change.ok) await this.apply(change.value);
       },
     });
   }
@@ -71,27 +72,18 @@ export class SuppressionListStore implements OnApplicationBootstrap {
       }
       return found;
     }
-    const rows = (await this.db.query(`SELECT address, reason, detail FROM dispatch.suppressions WHERE workspace_id = $1 AND channel = $2 AND address = ANY($3::text[])`, [
-      workspaceId,
-      channel,
-      [...addresses],
-    ])) as Array<{ address: string; reason: string; detail: string | null }>;
-    for (const row of rows) found.set(row.address, { reason: row.reason, detail: row.detail });
+    for (const entry of await this.entries.among(workspaceId, channel, addresses)) found.set(entry.address, suppressionOf(entry));
     return found;
   }
 
-  /** Applies a change in the caller's transaction (the consumer's, or a callback's own write of its bounce). */
-  async apply(tx: EntityManager, change: SuppressionChanged): Promise<void> {
-    if (change.change === 'removed') {
-      await tx.query(`DELETE FROM dispatch.suppressions WHERE workspace_id = $1 AND channel = $2 AND address = $3`, [change.workspace_id, change.channel, change.address]);
-    } else {
-      await tx.query(
-        `INSERT INTO dispatch.suppressions (workspace_id, channel, address, reason, detail, vendor, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (workspace_id, channel, address) DO UPDATE SET reason = EXCLUDED.reason, detail = EXCLUDED.detail, vendor = EXCLUDED.vendor`,
-        [change.workspace_id, change.channel, change.address, change.reason ?? 'manual', change.detail ?? null, change.vendor ?? null, change.at],
-      );
-    }
+  /** A change written elsewhere (a callback's own transaction, now committed): the cached list is dropped. */
+  forget(change: Pick<SuppressionChanged, 'workspace_id' | 'channel'>): void {
     this.cache.delete(`${change.workspace_id}/${change.channel}`);
+  }
+
+  private async apply(change: SuppressionChanged): Promise<void> {
+    await this.entries.apply(change);
+    this.forget(change);
   }
 
   private listOf(workspaceId: string, channel: Channel): Promise<ChannelList> {
@@ -107,11 +99,8 @@ export class SuppressionListStore implements OnApplicationBootstrap {
   }
 
   private async readList(workspaceId: string, channel: Channel): Promise<ChannelList> {
-    const rows = (await this.db.query(`SELECT address, reason, detail FROM dispatch.suppressions WHERE workspace_id = $1 AND channel = $2 LIMIT ${CACHED_LIST_MAX + 1}`, [
-      workspaceId,
-      channel,
-    ])) as Array<{ address: string; reason: string; detail: string | null }>;
+    const rows = await this.entries.listOf(workspaceId, channel, CACHED_LIST_MAX + 1);
     if (rows.length > CACHED_LIST_MAX) return { kind: 'too_long' };
-    return { kind: 'whole', entries: new Map(rows.map((row) => [row.address, { reason: row.reason, detail: row.detail }])) };
+    return { kind: 'whole', entries: new Map(rows.map((row) => [row.address, suppressionOf(row)])) };
   }
 }

@@ -1,0 +1,7 @@
+import { SuppressedAddressEntity } from '../suppressions/suppression.repository';
+
+/**
+ * The tables channel-dispatchers reads and writes through TypeORM's repositories.
+ * Registered with its DataSource for their column mappings only: the migrations create the tables.
+ */
+export const DISPATCH_ENTITIES = [SuppressedAddressEntity];
