@@ -21,7 +21,6 @@ import { PREFERENCE_POLICY, RUN_EXPRESSIONS, RunHost } from './runs/run-host';
 import { RunInputsConsumer } from './runs/run-inputs.consumer';
 import { audiencePreferencePolicy } from './runs/run-preferences';
 import { WebpushEngagementConsumer } from './runs/webpush-engagement.consumer';
-import { WebpushMessageQueries } from './runs/webpush-message-queries';
 
 const EXPRESSION_ENGINES = Symbol('EXPRESSION_ENGINES');
 
@@ -57,7 +56,6 @@ export class WorkflowEngineModule implements NestModule {
         RunContextLoader,
         RunHost,
         RunInputsConsumer,
-        WebpushMessageQueries,
         WebpushEngagementConsumer,
         HttpWorker,
         ReplayWorker,

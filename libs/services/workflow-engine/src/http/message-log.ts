@@ -56,7 +56,7 @@ interface MessageRow {
   readonly warnings: unknown[] | null;
 }
 
-/** Where a message stands, for a change that depends on it (the bulk update's seen and clicked). */
+/** Where a message stands, for a change that depends on it (the bulk update's seen and clicked, a web push engagement report). */
 export interface MessageStanding {
   readonly delivery_id: string;
   readonly run_id: string;

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DeliveryOutcome, TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WebpushEngagement, parseWebpushEngagement } from '@herald/contracts';
 import { ConsumerRegistry } from '@herald/runtime';
 import { RunHost } from './run-host';
-import { WebpushMessage, WebpushMessageQueries } from './webpush-message-queries';
+import { MessageLog, MessageStanding } from '../http/message-log';
 
 /** A message's statuses only move forward: a late `delivered` after a click changes nothing. */
 const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked: 3 };
@@ -19,7 +19,7 @@ const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked:
 export class WebpushEngagementConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly consumers: ConsumerRegistry,
-    private readonly messages: WebpushMessageQueries,
+    private readonly messages: MessageLog,
     private readonly runs: RunHost,
   ) {}
 
@@ -33,14 +33,15 @@ export class WebpushEngagementConsumer implements OnApplicationBootstrap {
   }
 
   async record(workspaceId: string, report: WebpushEngagement): Promise<void> {
-    const message = await this.messages.find(workspaceId, report.delivery_id);
-    const outcome = message === null ? null : engagementOutcome(message, report);
+    // Only a web push message of this workspace: the report's id is the browser's word alone.
+    const [message] = (await this.messages.standings(workspaceId, [report.delivery_id])).filter((standing) => standing.channel === 'webpush');
+    const outcome = message === undefined ? null : engagementOutcome(message, report);
     if (outcome !== null) await this.runs.deliveryOutcome(workspaceId, outcome);
   }
 }
 
 /** The outcome a report adds to its message, or null when the message is already that far. Pure. */
-export function engagementOutcome(message: WebpushMessage, report: WebpushEngagement): DeliveryOutcome | null {
+export function engagementOutcome(message: MessageStanding, report: WebpushEngagement): DeliveryOutcome | null {
   if ((RANK[message.status] ?? 0) >= RANK[report.status]) return null;
   return {
     delivery_id: message.delivery_id,
