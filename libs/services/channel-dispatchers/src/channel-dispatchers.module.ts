@@ -13,7 +13,6 @@ import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
 import { RetryPoller } from './dispatch/retry-poller';
 import { DeliveryRetryController } from './http/delivery-retry.controller';
 import { EngagementRoutes } from './engagement/engagement-routes';
-import { EngagementStore } from './engagement/engagement-store';
 import { EngagementTracking } from './engagement/engagement-tracking';
 import { EngagementController } from './http/engagement.controller';
 import { FeedAuthGuard } from './http/feed-auth.guard';
@@ -93,7 +92,6 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         VendorCallbackStore,
         VendorCallbacks,
         EngagementTracking,
-        EngagementStore,
         EngagementRoutes,
         VendorTester,
         InboxStore,

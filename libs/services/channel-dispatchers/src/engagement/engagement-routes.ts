@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { Dispatcher } from '../dispatch/dispatcher';
 import { outcomeMessage } from '../dispatch/outcome-message';
-import { CallbackRecord, VendorCallbackStore } from '../vendor-callbacks/vendor-callback-store';
-import { EngagementStore, TrackedDeliveryRow } from './engagement-store';
+import { CallbackRecord, TrackedDelivery, VendorCallbackStore } from '../vendor-callbacks/vendor-callback-store';
 import { EngagementTracking } from './engagement-tracking';
 import { trackableLinks } from './tracked-links';
 
@@ -31,7 +30,6 @@ const refused = (message: string): EngagementAnswer => ({ kind: 'refused', statu
 export class EngagementRoutes {
   constructor(
     private readonly tracking: EngagementTracking,
-    private readonly store: EngagementStore,
     private readonly records: VendorCallbackStore,
     private readonly dispatcher: Dispatcher,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -41,7 +39,7 @@ export class EngagementRoutes {
   async open(token: string): Promise<EngagementAnswer> {
     const read = this.tracking.links?.readTrackingToken(token);
     if (read?.kind !== 'open') return refused('unknown open pixel');
-    const delivery = await this.store.delivery(read.deliveryId);
+    const delivery = await this.records.trackedDelivery(read.deliveryId);
     if (!delivery) return refused('unknown open pixel');
     await this.record(delivery, ['seen'], 'open_pixel');
     return { kind: 'pixel' };
@@ -50,7 +48,7 @@ export class EngagementRoutes {
   async click(token: string): Promise<EngagementAnswer> {
     const read = this.tracking.links?.readTrackingToken(token);
     if (read?.kind !== 'click') return refused('unknown tracked link');
-    const delivery = await this.store.delivery(read.deliveryId);
+    const delivery = await this.records.trackedDelivery(read.deliveryId);
     if (!delivery) return refused('unknown tracked link');
     const location = redirectTarget((await this.linksOf(delivery))[read.linkIndex]);
     if (location === undefined) return refused('the message has no such link');
@@ -59,14 +57,14 @@ export class EngagementRoutes {
   }
 
   /** The email's trackable links as the send rendered them. */
-  private async linksOf(delivery: TrackedDeliveryRow): Promise<readonly string[]> {
+  private async linksOf(delivery: TrackedDelivery): Promise<readonly string[]> {
     if (delivery.command.channel !== 'email') return [];
     const { rendered } = await this.dispatcher.prepare(delivery.workspaceId, delivery.command);
     return rendered.ok && rendered.content.channel === 'email' && rendered.content.html !== undefined ? trackableLinks(rendered.content.html) : [];
   }
 
   /** Only a message that went out is seen or clicked; a failure to record never stops the redirect or the pixel. */
-  private async record(delivery: TrackedDeliveryRow, statuses: ReadonlyArray<'seen' | 'clicked'>, vendorEvent: string): Promise<void> {
+  private async record(delivery: TrackedDelivery, statuses: ReadonlyArray<'seen' | 'clicked'>, vendorEvent: string): Promise<void> {
     if (delivery.status !== 'sent') return;
     const now = this.clock.now();
     const records: CallbackRecord[] = statuses.map((status) => ({

@@ -18,6 +18,12 @@ export interface SentDelivery {
   readonly vendorMessageId: string;
 }
 
+/** A delivery an open pixel or tracked link names, whatever its status. */
+export interface TrackedDelivery extends Omit<SentDelivery, 'vendorMessageId'> {
+  readonly status: string;
+  readonly vendorMessageId: string | null;
+}
+
 /** What one callback event leads to: an outcome to publish, and the suppression of its address when it was a hard bounce or a complaint. */
 export interface CallbackRecord {
   readonly deliveryId: string;
@@ -28,7 +34,8 @@ export interface CallbackRecord {
 }
 
 /**
- * The persistence of vendor status callbacks: finds the deliveries a callback names, and
+ * The persistence of vendor status callbacks and engagement (open pixels, tracked links):
+ * finds the deliveries a callback or a tracking token names, and
  * writes what it said in one transaction: the outcomes (into dispatch's outbox, for the
  * engine and whoever reads `notify.delivery.outcome.v1`) and the suppressions (the list
  * itself, so the next send skips the address at once, and its announcement, so
@@ -61,6 +68,24 @@ export class VendorCallbackStore {
       vendor: row.vendor,
       vendorMessageId: row.vendor_message_id,
     }));
+  }
+
+  /** The delivery a tracking token names (by its id), or undefined when the ledger has none. */
+  async trackedDelivery(deliveryId: string): Promise<TrackedDelivery | undefined> {
+    const [row] = (await this.db.query(
+      `SELECT delivery_id, workspace_id, message_key, command, status, vendor, vendor_message_id FROM dispatch.deliveries WHERE delivery_id = $1`,
+      [deliveryId],
+    )) as Array<{ delivery_id: string; workspace_id: string; message_key: string; command: DeliveryRequested; status: string; vendor: string | null; vendor_message_id: string | null }>;
+    if (!row) return undefined;
+    return {
+      deliveryId: row.delivery_id,
+      workspaceId: row.workspace_id,
+      messageKey: row.message_key,
+      command: row.command,
+      status: row.status,
+      vendor: row.vendor,
+      vendorMessageId: row.vendor_message_id,
+    };
   }
 
   /** Writes the records of one callback not recorded before; answers how many were new. */
