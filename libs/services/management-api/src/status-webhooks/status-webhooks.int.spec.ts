@@ -128,6 +128,10 @@ describe.each(databaseTargets())('status webhooks and notify.status.v1 ($kind)',
       expect(JSON.stringify(bad.body)).toMatch(/event_types/);
       expect(JSON.stringify(bad.body)).toMatch(/channels/);
       expect((await t.call('PATCH', `v1/staging/webhook_endpoint/${endpoint.id}/`, {})).status).toBe(400);
+      // A patch's fields follow the create's rules.
+      const badPatch = await t.call('PATCH', `v1/staging/webhook_endpoint/${endpoint.id}/`, { url: 'ftp://x', event_types: [], workflows: [''], enabled: 'yes' });
+      expect(badPatch.status).toBe(400);
+      for (const field of ['url', 'event_types', 'workflows', 'enabled']) expect(JSON.stringify(badPatch.body)).toContain(field);
 
       const patched = await t.call('PATCH', `v1/staging/webhook_endpoint/${endpoint.id}/`, { event_types: ['delivered', 'seen'], enabled: false });
       expect(patched.body).toMatchObject({ event_types: ['delivered', 'seen'], enabled: false });
