@@ -1,33 +1,8 @@
-/** The management API's description of the browser inbox's keys, merged into management-openapi.ts. */
-type Schema = Record<string, unknown>;
+import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, paging, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
 
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
-const dateTime: Schema = { type: 'string', format: 'date-time' };
+/** The management API's description of the browser inbox's keys, merged into management-openapi.ts. */
 const actor = nullable({ type: 'object', properties: { name: { type: 'string' }, email: nullable({ type: 'string' }) } });
-const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const errors = (...statuses: number[]): Record<string, Schema> =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      json(ref('ErrorResponse'), { 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' }[status] ?? 'Unknown workspace or key'),
-    ]),
-  );
-const pathParam = (name: string, description: string): Schema => ({ in: 'path', name, required: true, schema: { type: 'string' }, description });
-const workspaceParam = pathParam('workspace', 'Workspace slug');
-const paging = [
-  { in: 'query', name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, description: 'Page size' },
-  { in: 'query', name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Results to skip' },
-];
-const offsetList = (item: Schema): Schema => ({
-  type: 'object',
-  required: ['meta', 'results'],
-  properties: {
-    meta: { type: 'object', required: ['count', 'limit', 'offset'], properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
-    results: { type: 'array', items: item },
-  },
-});
-const body = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
+const errors = errorResponses({ 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' }, 'Unknown workspace or key');
 const origins: Schema = nullable({
   type: 'array',
   maxItems: 50,

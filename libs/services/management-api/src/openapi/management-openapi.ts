@@ -13,8 +13,8 @@ import { browserKeysOpenApi } from '../browser-keys/browser-keys-openapi';
 import { statusWebhooksOpenApi } from '../status-webhooks/status-webhooks-openapi';
 import { suppressionsOpenApi } from '../suppressions/suppressions-openapi';
 import { operatorsOpenApi, withRoleRefusals } from '../operators/operators-openapi';
+import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, pathParam, paging, query, ref, workspaceParam } from './openapi-parts';
 
-type Schema = Record<string, unknown>;
 
 /** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
 const vendorCredentials: Schema = {
@@ -85,45 +85,16 @@ const workflowNode: Schema = {
   properties: { name: { type: 'string' }, description: { anyOf: [{ type: 'string' }, { type: 'null' }] }, node_type: { type: 'string', enum: [...NODE_TYPES] } },
 };
 
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
-const dateTime: Schema = { type: 'string', format: 'date-time' };
-const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
 const error = (description: string): Schema => json(ref('ErrorResponse'), description);
-const errors = (...statuses: number[]): Record<string, Schema> =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      error(
-        {
-          400: 'Validation error: every failing field by its path in `detail`',
-          401: 'Missing or invalid service token',
-          404: 'Unknown workspace or resource (or one of another account)',
-          409: 'Conflict: the slug exists, or the state does not allow this',
-        }[status] ?? 'Error',
-      ),
-    ]),
-  );
-const workspaceParam: Schema = { in: 'path', name: 'workspace', required: true, schema: { type: 'string' }, description: 'Workspace slug' };
-const pathParam = (name: string, description: string): Schema => ({ in: 'path', name, required: true, schema: { type: 'string' }, description });
-const query = (name: string, schema: Schema, description: string): Schema => ({ in: 'query', name, required: false, schema, description });
-const paging = [
-  query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, 'Page size'),
-  query('offset', { type: 'integer', minimum: 0, default: 0 }, 'Results to skip'),
-];
-const offsetList = (item: Schema): Schema => ({
-  type: 'object',
-  required: ['meta', 'results'],
-  properties: {
-    meta: {
-      type: 'object',
-      required: ['count', 'limit', 'offset'],
-      properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } },
-    },
-    results: { type: 'array', items: item },
+const errors = errorResponses(
+  {
+    400: 'Validation error: every failing field by its path in `detail`',
+    401: 'Missing or invalid service token',
+    404: 'Unknown workspace or resource (or one of another account)',
+    409: 'Conflict: the slug exists, or the state does not allow this',
   },
-});
-const body = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
+  'Error',
+);
 const security = [{ ServiceTokenAuth: [] }, { ConsoleSession: [] }];
 const modeQuery = query('mode', { type: 'string', enum: ['draft', 'live'], default: 'draft' }, 'Which version');
 

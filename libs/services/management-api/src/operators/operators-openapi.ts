@@ -1,14 +1,8 @@
 import { OPERATOR_ROLES } from '../auth/roles';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
+import { Schema, body, dateTime, errorResponses, json, nullable, paging, query, ref } from '../openapi/openapi-parts';
 
 /** The management API's description of operators, console sessions, SSO and the audit log, merged into management-openapi.ts. */
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
-const dateTime: Schema = { type: 'string', format: 'date-time' };
-const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const body = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
 const ERROR_TEXT: Record<number, string> = {
   400: 'Validation error: every failing field by its path in `detail`',
   401: 'Missing or invalid credentials (wrong email or password; a session that ended)',
@@ -17,13 +11,8 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'The address is already an operator, or the change would leave the account without an owner',
   429: 'Too many failed sign-ins from this address or for this email; Retry-After says when to try again',
 };
-const errors = (...statuses: number[]): Record<string, Schema> => Object.fromEntries(statuses.map((status) => [String(status), json(ref('ErrorResponse'), ERROR_TEXT[status])]));
+const errors = errorResponses(ERROR_TEXT, 'Error');
 const role: Schema = { type: 'string', enum: [...OPERATOR_ROLES], description: 'owner: everything, operators and credentials; editor: definitions; viewer: reads, secrets hidden' };
-const paging = [
-  { in: 'query', name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, description: 'Page size' },
-  { in: 'query', name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Results to skip' },
-];
-const query = (name: string, schema: Schema, description: string): Schema => ({ in: 'query', name, required: false, schema, description });
 const sessionCookie = { description: 'Sets the `herald_session` cookie (HttpOnly, SameSite=Lax; Secure over HTTPS)', schema: { type: 'string' } };
 const redirect = (description: string): Schema => ({ description, headers: { location: { schema: { type: 'string' } } } });
 

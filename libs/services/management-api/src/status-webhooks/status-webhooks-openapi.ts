@@ -1,35 +1,12 @@
 import { CHANNELS, MESSAGE_STATUSES } from '@herald/contracts';
+import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, paging, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
 
 /** The management API's description of status webhooks, merged into management-openapi.ts. */
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
-const dateTime: Schema = { type: 'string', format: 'date-time' };
-const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const errors = (...statuses: number[]): Record<string, Schema> =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      json(ref('ErrorResponse'), { 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' }[status] ?? 'Unknown workspace, endpoint or delivery'),
-    ]),
-  );
-const pathParam = (name: string, description: string): Schema => ({ in: 'path', name, required: true, schema: { type: 'string' }, description });
-const workspaceParam = pathParam('workspace', 'Workspace slug');
+const errors = errorResponses(
+  { 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' },
+  'Unknown workspace, endpoint or delivery',
+);
 const endpointParam = pathParam('endpoint_id', 'Webhook endpoint id (uuid)');
-const paging = [
-  { in: 'query', name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 }, description: 'Page size' },
-  { in: 'query', name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Results to skip' },
-];
-const offsetList = (item: Schema): Schema => ({
-  type: 'object',
-  required: ['meta', 'results'],
-  properties: {
-    meta: { type: 'object', required: ['count', 'limit', 'offset'], properties: { count: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
-    results: { type: 'array', items: item },
-  },
-});
-const body = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
 const slugs = (description: string): Schema => ({ type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 }, description });
 const eventTypes: Schema = { type: 'array', minItems: 1, items: { type: 'string', enum: [...MESSAGE_STATUSES] }, description: 'The statuses sent to the endpoint' };
 const channels: Schema = { type: 'array', items: { type: 'string', enum: [...CHANNELS] }, description: 'Only these channels (empty: all)' };

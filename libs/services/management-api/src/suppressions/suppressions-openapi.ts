@@ -1,26 +1,17 @@
 import { SUPPRESSION_REASONS } from '@herald/contracts';
 import { SUPPRESSIBLE_CHANNELS } from './suppression.repository';
+import { Schema, errorResponses, json, nullable, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
 
 /** The management API's description of the suppression list, merged into management-openapi.ts. */
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
-const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const errors = (...statuses: number[]): Record<string, Schema> =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      json(ref('ErrorResponse'), { 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' }[status] ?? 'Unknown workspace, or the address is not on the list'),
-    ]),
-  );
-const pathParam = (name: string, schema: Schema, description: string): Schema => ({ in: 'path', name, required: true, schema, description });
-const workspaceParam = pathParam('workspace', { type: 'string' }, 'Workspace slug');
+const errors = errorResponses(
+  { 400: 'Validation error: every failing field by its path in `detail`', 401: 'Missing or invalid service token' },
+  'Unknown workspace, or the address is not on the list',
+);
 const channel: Schema = { type: 'string', enum: [...SUPPRESSIBLE_CHANNELS] };
 const keyParams = [
   workspaceParam,
-  pathParam('channel', channel, 'The channel the address is suppressed on'),
-  pathParam('address', { type: 'string' }, 'The address, URL-encoded (compared as sends compare it: an email without case, a phone number without spaces)'),
+  pathParam('channel', 'The channel the address is suppressed on', channel),
+  pathParam('address', 'The address, URL-encoded (compared as sends compare it: an email without case, a phone number without spaces)'),
 ];
 const reason: Schema = { type: 'string', enum: [...SUPPRESSION_REASONS] };
 
