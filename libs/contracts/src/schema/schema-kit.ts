@@ -58,8 +58,15 @@ export interface SchemaParser<T extends TSchema> {
  * a service. Each service makes one kit at module load; nothing here does I/O.
  */
 export class SchemaKit {
+  /** Every kit made in this process, for the check that OpenAPI components are the kits' schemas. */
+  private static readonly made: SchemaKit[] = [];
   private readonly ajv: Ajv2020;
   private readonly components = new Map<string, TSchema>();
+
+  /** The named schemas of every kit made so far, as `openApiComponents` writes them. */
+  static everyComponent(): Record<string, Record<string, unknown>> {
+    return Object.assign({}, ...SchemaKit.made.map((kit) => kit.openApiComponents())) as Record<string, Record<string, unknown>>;
+  }
 
   /**
    * `formats` are string rules (`format: "email"` in a schema, which OpenAPI readers see
@@ -70,6 +77,7 @@ export class SchemaKit {
     private readonly formats: Formats,
     checks: Readonly<Record<string, Check>> = {},
   ) {
+    SchemaKit.made.push(this);
     // Named schemas are separate functions (never inlined): inlined, a trigger's validator was 800 KB of code V8 ran slowly.
     this.ajv = new Ajv2020({ allErrors: true, verbose: true, inlineRefs: false, strictTypes: false, strictTuples: false, allowUnionTypes: true });
     this.ajv.addVocabulary(['x-message', 'x-required-message', 'x-noun']);
@@ -211,6 +219,11 @@ export function Present<T extends TSchema>(schema: T) {
 /** A string of the named format of the kit (and typed `string`). */
 export function FormattedString(format: string, options: Record<string, unknown> = {}) {
   return Type.String({ format, ...options });
+}
+
+/** One of the given strings (`must be one of seen, clicked, ...` otherwise), typed as their union. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
 /**

@@ -28,6 +28,7 @@ export * from './messaging/coalesced-batches';
 export * from './scheduling/due-loop';
 export * from './scheduling/timeouts';
 export * from './http/validation';
+export * from './http/request-body-schema';
 export * from './testing/test-http-app';
 export * from './security/request-auth';
 export * from './http/openapi';

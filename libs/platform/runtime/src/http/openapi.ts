@@ -4,6 +4,9 @@
  * `{base_url}` gathers ingest-api, preference-service and channel-dispatchers (the inbox)
  * in the embedded mode, while a service started on its own serves its own part.
  */
+import { TSchema } from '@sinclair/typebox';
+import { openApiSchemaOf } from '@herald/contracts';
+
 export interface OpenApiFragment {
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components?: { readonly schemas?: Readonly<Record<string, unknown>>; readonly securitySchemes?: Readonly<Record<string, unknown>> };
@@ -171,3 +174,12 @@ export const PUBLIC_API_SHARED = {
     },
   },
 } as const;
+
+/**
+ * An operation's `requestBody` whose schema is the one its handler validates with
+ * (`@ValidBody`), written as the OpenAPI document holds it; never a copy by hand.
+ */
+export function schemaRequestBody(schema: TSchema, description?: string): Record<string, unknown> {
+  return { required: true, ...(description ? { description } : {}), content: { 'application/json': { schema: openApiSchemaOf(schema) } } };
+}
+

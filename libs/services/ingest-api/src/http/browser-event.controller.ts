@@ -1,14 +1,14 @@
 import { Controller, Headers, HttpCode, Options, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { AuthenticatedRequest, BrowserAuthenticator, SuprSendClientErrorFilter } from '@herald/runtime';
+import { AuthenticatedRequest, BrowserAuthenticator, RequestBodySchema, SuprSendClientErrorFilter } from '@herald/runtime';
 import { Acceptance } from '../acceptance/acceptance';
 import { WebpushEngagements } from '../acceptance/webpush-engagements';
 import { claimedUserOf, isServiceWorkerEvent, readBrowserSdkEvent, readServiceWorkerEvent } from '../validation';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
 import { ServerSdkEventAnswer, ServerSdkEvents } from './server-sdk-events';
-import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
+import { ROUTE_BODIES } from './request-body-schema';
 
 const EVENT_CORS_METHODS = 'POST, OPTIONS';
 

@@ -7,8 +7,8 @@ import { BulkResponse } from './bulk-records';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { EventIntake } from './event-intake';
 import { ingestBody } from './request-body';
-import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
-import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
+import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, RequestBodySchema, WorkspaceAuthGuard } from '@herald/runtime';
+import { ROUTE_BODIES } from './request-body-schema';
 
 /**
  * `POST /event/`: one track or identity event (`$user_operations`, the SDKs' user

@@ -1,14 +1,14 @@
 import { Controller, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WORKSPACE_CREDENTIALS, WorkspaceAuthGuard, WorkspaceCredentials } from '@herald/runtime';
+import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, RequestBodySchema, WORKSPACE_CREDENTIALS, WorkspaceAuthGuard, WorkspaceCredentials } from '@herald/runtime';
 import { Acceptance } from '../acceptance/acceptance';
 import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { validateLegacyTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
-import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
+import { ROUTE_BODIES } from './request-body-schema';
 
 /**
  * `POST /{workspace_key}/trigger/` (reference `dynamic-workflow-trigger`): the legacy

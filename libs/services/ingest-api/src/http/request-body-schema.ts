@@ -1,4 +1,3 @@
-import { SetMetadata } from '@nestjs/common';
 import { Type, TSchema } from '@sinclair/typebox';
 import { MAX_BULK_RECORDS, MAX_IDENTITY_BULK_RECORDS } from '../validation';
 import { BroadcastSchema } from '../validation/broadcast';
@@ -8,14 +7,6 @@ import { IdentityEventSchema } from '../validation/identity-event';
 import { DynamicWorkflowTriggerSchema } from '../validation/legacy-trigger';
 import { WorkflowTriggerSchema } from '../validation/trigger';
 
-export const REQUEST_BODY_SCHEMA = 'herald:request-body-schema';
-
-/**
- * Names the schema a handler validates its body by. The OpenAPI document shows the same
- * schema as the operation's request body (ingest-openapi.ts), and
- * ingest-openapi.unit.spec.ts fails when the two differ.
- */
-export const RequestBodySchema = (schema: TSchema): MethodDecorator => SetMetadata(REQUEST_BODY_SCHEMA, schema);
 
 /** One record (202), or an array of them (bulk, 207), each validated on its own. */
 const oneOrBulk = (record: TSchema, max: number): TSchema => Type.Unsafe({ oneOf: [record, Type.Array(record, { minItems: 1, maxItems: max })] });

@@ -1,14 +1,14 @@
 import { Controller, Injectable, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { AuthenticatedRequest, SuprSendClientErrorFilter, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedRequest, RequestBodySchema, SuprSendClientErrorFilter, WorkspaceAuthGuard } from '@herald/runtime';
 import { SignedRequestReplays } from '../acceptance/signed-request-replays';
 import { readServerSdkEvent } from '../validation';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { BulkResponse } from './bulk-records';
 import { EventIntake } from './event-intake';
 import { ingestBody } from './request-body';
-import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
+import { ROUTE_BODIES } from './request-body-schema';
 
 /** What a backend SDK's single `/v2/event/` call is answered: the event's message id, which suprsend-py-sdk reports. */
 export interface ServerSdkEventAnswer {

@@ -7,8 +7,8 @@ import { validateTrigger } from '../validation';
 import { BulkResponse, acceptBulk } from './bulk-records';
 import { BacklogPushBack } from './backlog-push-back.guard';
 import { ingestBody } from './request-body';
-import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
-import { ROUTE_BODIES, RequestBodySchema } from './request-body-schema';
+import { AuthenticatedRequest, AuthenticatedWorkspace, CurrentWorkspace, RequestBodySchema, WorkspaceAuthGuard } from '@herald/runtime';
+import { ROUTE_BODIES } from './request-body-schema';
 
 /**
  * `POST /trigger/`: one object → 202, an array (bulk) → 207 per record. An exact replay

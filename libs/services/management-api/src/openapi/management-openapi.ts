@@ -14,6 +14,7 @@ import { statusWebhooksOpenApi } from '../status-webhooks/status-webhooks-openap
 import { suppressionsOpenApi } from '../suppressions/suppressions-openapi';
 import { operatorsOpenApi, withRoleRefusals } from '../operators/operators-openapi';
 import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, pathParam, paging, query, ref, workspaceParam } from './openapi-parts';
+import { managementSchemas } from './management-schemas';
 
 
 /** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
@@ -146,6 +147,7 @@ export const managementOpenApi = {
       ConsoleSession: { type: 'apiKey', in: 'cookie', name: 'herald_session', description: "An operator's console session (POST /v1/operator_session/), with the header X-Herald-Console: 1" },
     },
     schemas: {
+      ...managementSchemas.openApiComponents(),
       ...browserKeysOpenApi.schemas,
       ...statusWebhooksOpenApi.schemas,
       ...suppressionsOpenApi.schemas,

@@ -5,6 +5,7 @@
  * response they receive against it.
  */
 import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
+import { audienceSchemas } from '../http/audience-schemas';
 
 type Schema = Record<string, unknown>;
 
@@ -700,6 +701,7 @@ export const audienceOpenApi = {
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
       ...BROWSER_SDK_OPENAPI.schemas,
+      ...audienceSchemas.openApiComponents(),
       ChannelValues: {
         type: 'array',
         items: { type: 'object', required: ['value', 'status', 'perma_status'], properties: { value: {}, status: { type: 'string' }, perma_status: { type: 'string' } } },

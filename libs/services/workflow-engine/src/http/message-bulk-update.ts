@@ -3,15 +3,12 @@ import { DeliveryOutcome, FieldError, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CLOCK, Clock } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
 import { MessageLog, MessageStanding } from './message-log';
+import { BulkMessageUpdate, MESSAGE_ACTIONS } from './request-bodies';
 
-/** The reference's actions; Herald applies the ones that are statuses (`read` counts as `seen`). */
-const ACTIONS = ['seen', 'clicked', 'dismissed', 'read', 'unread', 'archived', 'unarchived'] as const;
-type Action = (typeof ACTIONS)[number];
+type Action = (typeof MESSAGE_ACTIONS)[number];
 const STATUS_OF: Partial<Record<Action, 'seen' | 'clicked'>> = { seen: 'seen', read: 'seen', clicked: 'clicked' };
 /** One-way progression: a message is never moved back to an earlier status. */
 const RANK: Record<string, number> = { seen: 1, clicked: 2 };
-
-export const MAX_BULK_MESSAGES = 1000;
 
 export interface BulkMessageResult {
   readonly message_id: string;
@@ -34,8 +31,8 @@ export class MessageBulkUpdate {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async apply(workspace: AuthenticatedWorkspace, body: unknown): Promise<{ records: BulkMessageResult[] }> {
-    const updates = parseUpdates(body);
+  async apply(workspace: AuthenticatedWorkspace, body: BulkMessageUpdate): Promise<{ records: BulkMessageResult[] }> {
+    const updates = requireDistinct(body.messages);
     const rows = await this.messages.standings(workspace.id, updates.map((update) => update.message_id));
     const byId = new Map(rows.map((row) => [row.delivery_id, row]));
     const records: BulkMessageResult[] = [];
@@ -59,23 +56,13 @@ function outcomeOf(workspace: AuthenticatedWorkspace, row: MessageStanding, stat
   return { delivery_id: row.delivery_id, run_id: row.run_id, message_id: row.message_id, workspace_slug: workspace.slug, channel: row.channel, status, at: now.toISOString() };
 }
 
-function parseUpdates(body: unknown): Array<{ message_id: string; action: Action }> {
-  const messages = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).messages : undefined;
-  if (!Array.isArray(messages) || messages.length === 0 || messages.length > MAX_BULK_MESSAGES) {
-    throw HeraldError.validation([{ path: 'messages', message: `must be an array of 1 to ${MAX_BULK_MESSAGES} {message_id, action}` }]);
-  }
-  const errors: FieldError[] = [];
+/** Each message once (the schema checked every field). */
+function requireDistinct(updates: BulkMessageUpdate['messages']): BulkMessageUpdate['messages'] {
   const seen = new Set<string>();
-  const updates = messages.map((entry: unknown, index) => {
-    const record = typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
-    if (record === undefined) errors.push({ path: `messages[${index}]`, message: 'must be an object {message_id, action}' });
-    const id = record?.message_id;
-    const action = record?.action;
-    if (record !== undefined && (typeof id !== 'string' || id === '')) errors.push({ path: `messages[${index}].message_id`, message: 'must be a message id' });
-    else if (typeof id === 'string' && seen.has(id)) errors.push({ path: `messages[${index}].message_id`, message: 'is repeated: each message once' });
-    if (typeof id === 'string') seen.add(id);
-    if (record !== undefined && !ACTIONS.includes(action as Action)) errors.push({ path: `messages[${index}].action`, message: `must be one of ${ACTIONS.join(', ')}` });
-    return { message_id: id as string, action: action as Action };
+  const errors: FieldError[] = [];
+  updates.forEach((update, index) => {
+    if (seen.has(update.message_id)) errors.push({ path: `messages[${index}].message_id`, message: 'is repeated: each message once' });
+    seen.add(update.message_id);
   });
   if (errors.length > 0) throw HeraldError.validation(errors);
   return updates;

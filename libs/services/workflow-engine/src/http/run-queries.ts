@@ -4,50 +4,18 @@ import { DataSource } from 'typeorm';
 import { FieldError, HeraldError } from '@herald/contracts';
 import { EventStore, RecordedEvent } from '@herald/event-store';
 import { AuthenticatedWorkspace } from '@herald/runtime';
+import { BroadcastCancelFilters, CancelFilters } from './request-bodies';
 
-export interface CancelFilters {
-  readonly execution_id?: string;
-  readonly recipients?: readonly string[];
-  readonly idempotency_key?: string;
-  readonly workflow_slug?: string;
-}
-
-/** The body of `POST /v1/workflow_run/cancel/` (reference `cancel-workflow`), every wrong field by path. */
-export function parseCancelFilters(body: unknown): CancelFilters {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
-  const value = body as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  for (const field of ['execution_id', 'idempotency_key', 'workflow_slug']) {
-    if (value[field] !== undefined && (typeof value[field] !== 'string' || value[field] === '')) errors.push({ path: field, message: 'must be a non-empty string' });
-  }
-  if (value.recipients !== undefined) {
-    if (!Array.isArray(value.recipients)) errors.push({ path: 'recipients', message: 'must be an array of strings' });
-    else value.recipients.forEach((r, i) => typeof r !== 'string' && errors.push({ path: `recipients[${i}]`, message: 'must be a string' }));
-  }
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  const filters = value as CancelFilters;
+/** Cross-field rule of `POST /v1/workflow_run/cancel/` (reference `cancel-workflow`); the fields are checked by its schema. */
+export function requireCancelFilter(filters: CancelFilters): CancelFilters {
   if (filters.execution_id === undefined && filters.idempotency_key === undefined && !filters.recipients?.length) {
     throw new HeraldError('validation_error', 'at least one filter is required: execution_id, recipients, idempotency_key', [], 'short');
   }
   return filters;
 }
 
-export interface BroadcastCancelFilters {
-  readonly execution_id?: string;
-  readonly list_id?: string;
-  readonly idempotency_key?: string;
-}
-
-/** The body of `POST /v1/broadcast_run/cancel/` (reference `cancel-broadcast`): at least one filter, every wrong field by path. */
-export function parseBroadcastCancelFilters(body: unknown): BroadcastCancelFilters {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
-  const value = body as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  for (const field of ['execution_id', 'list_id', 'idempotency_key']) {
-    if (value[field] !== undefined && (typeof value[field] !== 'string' || value[field] === '')) errors.push({ path: field, message: 'must be a non-empty string' });
-  }
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  const filters = value as BroadcastCancelFilters;
+/** Cross-field rule of `POST /v1/broadcast_run/cancel/` (reference `cancel-broadcast`). */
+export function requireBroadcastCancelFilter(filters: BroadcastCancelFilters): BroadcastCancelFilters {
   if (filters.execution_id === undefined && filters.list_id === undefined && filters.idempotency_key === undefined) {
     throw new HeraldError('validation_error', 'at least one filter is required: execution_id, list_id, idempotency_key', [], 'short');
   }

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { AuthenticatedWorkspace, CLOCK, Clock, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedWorkspace, CLOCK, Clock, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
 import { MessageBulkUpdate } from './message-bulk-update';
 import { MessageLog } from './message-log';
 import { MessageStats, MessageStatsQueries, parseStatsQuery } from './message-stats-queries';
-import { RunQueries, parseBroadcastCancelFilters, parseCancelFilters } from './run-queries';
+import { RunQueries, requireBroadcastCancelFilter, requireCancelFilter } from './run-queries';
+import { BroadcastCancelFilters, BulkMessageUpdate, CancelFilters, ENGINE_BODIES } from './request-bodies';
 
 /** `{base_url}` endpoints of the engine: cancelling runs, a run's log, the message log. */
 @Controller()
@@ -23,8 +24,8 @@ export class RunsController {
   /** Reference `cancel-workflow`: every running run matching all the filters is cancelled. */
   @Post('v1/workflow_run/cancel')
   @HttpCode(200)
-  async cancel(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Body() body: unknown): Promise<{ execution_ids: string[] }> {
-    const filters = parseCancelFilters(body);
+  async cancel(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @ValidBody(ENGINE_BODIES.cancelFilters) body: CancelFilters): Promise<{ execution_ids: string[] }> {
+    const filters = requireCancelFilter(body);
     const cancelled: string[] = [];
     for (const run of await this.queries.openRuns(workspace, filters)) {
       const state = await this.runs.cancel(run.stream_id, 'cancelled through the API');
@@ -40,8 +41,8 @@ export class RunsController {
    */
   @Post('v1/broadcast_run/cancel')
   @HttpCode(200)
-  async cancelBroadcasts(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Body() body: unknown): Promise<{ execution_ids: string[] }> {
-    const filters = parseBroadcastCancelFilters(body);
+  async cancelBroadcasts(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @ValidBody(ENGINE_BODIES.broadcastCancelFilters) body: BroadcastCancelFilters): Promise<{ execution_ids: string[] }> {
+    const filters = requireBroadcastCancelFilter(body);
     const cancelled = new Set<string>();
     for (const run of await this.queries.openBroadcastRuns(workspace, filters)) {
       const state = await this.runs.cancel(run.stream_id, 'broadcast cancelled through the API');
@@ -97,7 +98,7 @@ export class RunsController {
   /** Reference `bulk-update-messages` (the Node SDK's `messages.bulk_update`): a result per message, in order. */
   @Patch('v1/bulk/message')
   @HttpCode(202)
-  bulkUpdate(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Body() body: unknown): Promise<unknown> {
+  bulkUpdate(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @ValidBody(ENGINE_BODIES.bulkMessageUpdate) body: BulkMessageUpdate): Promise<unknown> {
     return this.messageUpdates.apply(workspace, body);
   }
 }

@@ -3,7 +3,8 @@
  * the message log, after the SuprSend reference (`cancel-workflow`, `list-messages`).
  */
 import { DELIVERY_WARNING_CODES } from '@herald/contracts';
-import { PUBLIC_API_SHARED } from '@herald/runtime';
+import { PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
+import { BroadcastCancelFiltersSchema, BulkMessageUpdateSchema, CancelFiltersSchema, engineSchemas } from '../http/request-bodies';
 
 type Schema = Record<string, unknown>;
 
@@ -51,17 +52,7 @@ export const engineOpenApi = {
       post: {
         operationId: 'cancelWorkflowRuns',
         summary: 'Cancel running workflow runs matching every given filter',
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: { execution_id: { type: 'string' }, recipients: strings, idempotency_key: { type: 'string' }, workflow_slug: { type: 'string' } },
-              },
-            },
-          },
-        },
+        requestBody: schemaRequestBody(CancelFiltersSchema),
         responses: {
           '200': json({ type: 'object', required: ['execution_ids'], properties: { execution_ids: strings } }, 'The runs cancelled (empty when none matched)'),
           '400': json({ anyOf: [ref('ErrorResponse'), ref('ShortError')] }, 'No filter, or a filter of the wrong type'),
@@ -141,17 +132,7 @@ export const engineOpenApi = {
       post: {
         operationId: 'cancelBroadcastRuns',
         summary: "Cancel the running member runs of broadcasts matching every given filter (members not yet fanned out are not stopped)",
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: { execution_id: { type: 'string', description: "The broadcast's message_id" }, list_id: { type: 'string' }, idempotency_key: { type: 'string' } },
-              },
-            },
-          },
-        },
+        requestBody: schemaRequestBody(BroadcastCancelFiltersSchema),
         responses: {
           '200': json({ type: 'object', required: ['execution_ids'], properties: { execution_ids: strings } }, 'The broadcasts whose runs were cancelled (empty when none matched)'),
           '400': json({ anyOf: [ref('ErrorResponse'), ref('ShortError')] }, 'No filter, or a filter of the wrong type'),
@@ -353,33 +334,7 @@ export const engineOpenApi = {
       patch: {
         operationId: 'bulkUpdateMessages',
         summary: 'Marks messages seen, read (recorded as seen) or clicked, as the inbox reports them; statuses only move forward',
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['messages'],
-                properties: {
-                  messages: {
-                    type: 'array',
-                    minItems: 1,
-                    maxItems: 1000,
-                    description: 'Each message_id once',
-                    items: {
-                      type: 'object',
-                      required: ['message_id', 'action'],
-                      properties: {
-                        message_id: { type: 'string' },
-                        action: { type: 'string', enum: ['seen', 'clicked', 'dismissed', 'read', 'unread', 'archived', 'unarchived'], description: 'dismissed, unread, archived and unarchived answer 400 in their record: not supported' },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
+        requestBody: schemaRequestBody(BulkMessageUpdateSchema),
         responses: {
           '202': json(
             {
@@ -412,6 +367,7 @@ export const engineOpenApi = {
     securitySchemes: PUBLIC_API_SHARED.securitySchemes,
     schemas: {
       ...PUBLIC_API_SHARED.schemas,
+      ...engineSchemas.openApiComponents(),
       MessageCounts: {
         type: 'object',
         description: "Messages by their current status, as a funnel: sent went out to a vendor (delivered, seen, clicked, bounced, complained included), delivered reached the recipient, failed will not (delivery_failure, bounced), skipped was never sent (not_sent), in_flight is still being sent (retrying: waiting for its next attempt)",
