@@ -158,7 +158,9 @@ function documentedBodies(document: OpenApiDocument): Map<string, unknown> {
   const bodies = new Map<string, unknown>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      const schema = (operation as Operation | null)?.requestBody?.content?.['application/json']?.schema;
+      // JSON, or the one form the operation takes (a one-click unsubscribe posts a form).
+      const content = (operation as Operation | null)?.requestBody?.content ?? {};
+      const schema = (content['application/json'] ?? Object.values(content)[0])?.schema;
       if (schema !== undefined) bodies.set(routeKey(method, path), schema);
     }
   }

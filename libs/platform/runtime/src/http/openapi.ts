@@ -179,7 +179,7 @@ export const PUBLIC_API_SHARED = {
  * An operation's `requestBody` whose schema is the one its handler validates with
  * (`@ValidBody`), written as the OpenAPI document holds it; never a copy by hand.
  */
-export function schemaRequestBody(schema: TSchema, description?: string): Record<string, unknown> {
-  return { required: true, ...(description ? { description } : {}), content: { 'application/json': { schema: openApiSchemaOf(schema) } } };
+export function schemaRequestBody(schema: TSchema, description?: string, mediaType = 'application/json'): Record<string, unknown> {
+  return { required: true, ...(description ? { description } : {}), content: { [mediaType]: { schema: openApiSchemaOf(schema) } } };
 }
 
