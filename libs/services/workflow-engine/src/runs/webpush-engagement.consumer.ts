@@ -2,7 +2,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DeliveryOutcome, TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WebpushEngagement, parseWebpushEngagement } from '@herald/contracts';
 import { ConsumerRegistry } from '@herald/runtime';
 import { RunHost } from './run-host';
-import { MessageLog, MessageStanding } from '../http/message-log';
+import { MessageLogRepository, MessageStanding } from '../http/message-log.repository';
 
 /** A message's statuses only move forward: a late `delivered` after a click changes nothing. */
 const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked: 3 };
@@ -19,7 +19,7 @@ const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked:
 export class WebpushEngagementConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly consumers: ConsumerRegistry,
-    private readonly messages: MessageLog,
+    private readonly messages: MessageLogRepository,
     private readonly runs: RunHost,
   ) {}
 
@@ -44,9 +44,9 @@ export class WebpushEngagementConsumer implements OnApplicationBootstrap {
 export function engagementOutcome(message: MessageStanding, report: WebpushEngagement): DeliveryOutcome | null {
   if ((RANK[message.status] ?? 0) >= RANK[report.status]) return null;
   return {
-    delivery_id: message.delivery_id,
-    run_id: message.run_id,
-    message_id: message.message_id,
+    delivery_id: message.deliveryId,
+    run_id: message.runId,
+    message_id: message.messageId,
     workspace_slug: report.workspace_slug,
     channel: 'webpush',
     status: report.status,
