@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { openMigratedSchema } from '@herald/database';
+import { EventStore } from '@herald/event-store';
 import { databaseTargets } from '@herald/testing';
 import { ENGINE_ENTITIES, IndexedRun, IndexedRunEntity } from '../persistence/entities';
 import { ENGINE_MIGRATIONS } from '../persistence/migrations';
@@ -90,5 +91,34 @@ describe.each(databaseTargets())('the run index repository ($kind)', (target) =>
     expect(await index.runsOfTrigger(randomUUID(), trigger)).toBe(0);
     expect(await index.run(workspace, runs[0].runId)).toEqual(runs[0]);
     expect(await index.run(randomUUID(), runs[0].runId)).toBeNull();
+  });
+
+  it('picks the streams a replay reads: the workflow\'s runs newest first within the window and recipients, at most the count', async () => {
+    const workspace = randomUUID();
+    const runs = await indexed(
+      run(workspace, { workflowSlug: 'digest' }),
+      run(workspace, { workflowSlug: 'digest', distinctId: 'bob' }),
+      run(workspace, { workflowSlug: 'digest' }),
+      run(workspace, { workflowSlug: 'other' }),
+      run(randomUUID(), { workflowSlug: 'digest' }),
+    );
+    expect(await index.streamsToReplay(workspace, 'digest', { count: 2 })).toEqual([runs[2].streamId, runs[1].streamId]);
+    expect(await index.streamsToReplay(workspace, 'digest', { count: 10, recipients: ['ada'] })).toEqual([runs[2].streamId, runs[0].streamId]);
+    const window = { from: runs[1].startedAt.toISOString(), to: runs[2].startedAt.toISOString() };
+    expect(await index.streamsToReplay(workspace, 'digest', { count: 10, ...window })).toEqual([runs[1].streamId]);
+  });
+
+  it('reads one run\'s log and several at once, in order', async () => {
+    const store = new EventStore(db, 'engine');
+    const [first, second] = [`run-${randomUUID()}`, `run-${randomUUID()}`];
+    await store.append({ streamId: first, expectedPosition: 0, events: [{ type: 'run.started.v1', data: { n: 1 } }, { type: 'run.waited.v1', data: { n: 2 } }] });
+    await store.append({ streamId: second, expectedPosition: 0, events: [{ type: 'run.started.v1', data: { n: 3 } }] });
+    expect((await index.runLog(first)).map((event) => [event.position, event.type, event.data])).toEqual([
+      [1, 'run.started.v1', { n: 1 }],
+      [2, 'run.waited.v1', { n: 2 }],
+    ]);
+    const logs = await index.runLogs([first, second, `run-${randomUUID()}`]);
+    expect(logs.get(first)?.map((event) => event.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(logs.get(second)?.map((event) => event.data)).toEqual([{ n: 3 }]);
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, In, Like, Repository } from 'typeorm';
+import { ReplaySelection } from '@herald/contracts';
 import { EventStore, RecordedEvent } from '@herald/event-store';
 import { IndexedRun, IndexedRunEntity } from '../persistence/entities';
 import { BroadcastCancelFilters, CancelFilters } from './request-bodies';
@@ -36,6 +37,25 @@ export class RunIndexRepository {
   /** A run's log: every event of its stream, in order, as recorded. */
   runLog(streamId: string): Promise<RecordedEvent[]> {
     return this.events.readStream(streamId);
+  }
+
+  /** The logs of these runs' streams, in one read; a stream with no events is absent. */
+  async runLogs(streamIds: readonly string[]): Promise<Map<string, readonly RecordedEvent[]>> {
+    const streams = await this.events.readStreams(streamIds);
+    return new Map([...streams].map(([id, stream]) => [id, stream.events]));
+  }
+
+  /** The streams of a workflow's runs a what-if replay reads: newest first, at most `count`, within the window and recipients given. */
+  async streamsToReplay(workspaceId: string, workflowSlug: string, selection: ReplaySelection): Promise<string[]> {
+    const query = this.runs()
+      .createQueryBuilder('run')
+      .select(['run.runId', 'run.streamId'])
+      .where('run.workspaceId = :workspaceId AND run.workflowSlug = :workflowSlug', { workspaceId, workflowSlug });
+    if (selection.from !== undefined) query.andWhere('run.startedAt >= :from', { from: new Date(selection.from) });
+    if (selection.to !== undefined) query.andWhere('run.startedAt < :to', { to: new Date(selection.to) });
+    if (selection.recipients?.length) query.andWhere('run.distinctId IN (:...recipients)', { recipients: [...selection.recipients] });
+    const rows = await query.orderBy('run.startedAt', 'DESC').addOrderBy('run.runId', 'ASC').take(selection.count).getMany();
+    return rows.map((run) => run.streamId);
   }
 
   /** Runs still running that match every given filter (ANDed, as the reference says), oldest first. */
