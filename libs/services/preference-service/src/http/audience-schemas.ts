@@ -1,4 +1,14 @@
-import { SchemaKit } from '@herald/contracts';
+import { Formats, SchemaKit } from '@herald/contracts';
+
+// ---- Preferences (preferences/request-bodies.ts) ------------------------------------------
+
+/** String rules of the preference bodies. */
+const PREFERENCE_FORMATS: Formats = {
+  /** A digest schedule's `dtstart`: any date-time `Date.parse` reads, as the hand reader took it. */
+  date_time: (value) => (Number.isNaN(Date.parse(value)) ? 'must be an ISO 8601 date-time' : undefined),
+};
+
+// ---------------------------------------------------------------------------------------
 
 /**
  * preference-service's schema kit (docs/architecture.md, "Contracts"): every request body
@@ -6,4 +16,4 @@ import { SchemaKit } from '@herald/contracts';
  * `@ValidBody` and shown by audience-openapi.ts, whose components include the kit's named
  * schemas. Named formats and checks (rules JSON Schema cannot say) are added here.
  */
-export const audienceSchemas = new SchemaKit({});
+export const audienceSchemas = new SchemaKit({ ...PREFERENCE_FORMATS });

@@ -4,8 +4,18 @@
  * field names, statuses) and interface 4.1-4.4 and 7; the integration tests check every
  * response they receive against it.
  */
-import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
+import { TSchema } from '@sinclair/typebox';
+import { openApiSchemaOf } from '@herald/contracts';
+import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
 import { audienceSchemas } from '../http/audience-schemas';
+import {
+  BulkUserPreferenceResetSchema,
+  BulkUserPreferenceUpdateSchema,
+  CategoryPreferenceUpdateSchema,
+  ChannelPreferencesUpdateSchema,
+  FullPreferenceUpdateSchema,
+} from '../preferences/request-bodies';
+import { OneClickUnsubscribeSchema, PreferencePageFormSchema } from '../unsubscribe/form-bodies';
 
 type Schema = Record<string, unknown>;
 
@@ -58,7 +68,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       operationId: `update${subject}FullPreference`,
       summary: 'Channel restrictions and category choices in one request, all or nothing',
       parameters: [...subjectParams, tenantQuery],
-      requestBody: jsonBody(ref('FullPreferenceUpdate'), 'Either part may be absent'),
+      requestBody: schemaRequestBody(FullPreferenceUpdateSchema),
       responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference after the change')], invalid, unauthenticated, categoryOrSubjectMissing]),
     },
   },
@@ -81,7 +91,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       operationId: `update${subject}CategoryPreference`,
       summary: 'Update the preference for one category (interface 4.1)',
       parameters: [...subjectParams, ...path('category_slug'), tenantQuery],
-      requestBody: jsonBody(ref('CategoryPreferenceUpdate'), 'Fields absent keep their value'),
+      requestBody: schemaRequestBody(CategoryPreferenceUpdateSchema),
       responses: Object.fromEntries([['202', json(ref('CategoryPreference'), 'The updated record (interface 2.6)')], invalid, unauthenticated, categoryOrSubjectMissing]),
     },
   },
@@ -96,7 +106,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       operationId: `update${subject}ChannelPreferences`,
       summary: 'Restrict or unrestrict channels (interface 4.2)',
       parameters: [...subjectParams, tenantQuery],
-      requestBody: jsonBody(ref('ChannelPreferences'), 'The channels to change'),
+      requestBody: schemaRequestBody(ChannelPreferencesUpdateSchema),
       responses: Object.fromEntries([['202', json(ref('ChannelPreferences'), 'Every channel after the change')], invalid, unauthenticated, objectOrUserMissing]),
     },
   },
@@ -150,7 +160,7 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
         summary: '`{preference, opt_out_channels}` as the SDK sends it',
         security,
         parameters: [...userParams, ...path('category_slug'), tenantQuery, ...sdkDisplay],
-        requestBody: jsonBody(ref('CategoryPreferenceUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(CategoryPreferenceUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('CategoryPreference'), 'The updated record')], ...sdkRefusals]),
       },
     },
@@ -165,7 +175,7 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
         operationId: 'updateSubscriberChannelPreferences',
         security,
         parameters: [...userParams, tenantQuery],
-        requestBody: jsonBody(ref('ChannelPreferences'), 'The channels to change'),
+        requestBody: schemaRequestBody(ChannelPreferencesUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('ChannelPreferences'), 'Every channel after the change')], ...sdkRefusals]),
       },
     },
@@ -203,7 +213,8 @@ function unsubscribePaths(): Record<string, Record<string, unknown>> {
   const token: Schema = { in: 'path', name: 'token', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' }, description: 'The token of the email\'s List-Unsubscribe link' };
   const text = (description: string): Schema => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
   const html = (description: string): Schema => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-  const form = (schema: Schema): Schema => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema }, 'multipart/form-data': { schema } } });
+  // The schema the handler validates the form's fields with, as either form type posts them.
+  const form = (schema: TSchema): Schema => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema: openApiSchemaOf(schema) }, 'multipart/form-data': { schema: openApiSchemaOf(schema) } } });
   return {
     '/v1/unsubscribe/{token}': {
       post: {
@@ -211,7 +222,7 @@ function unsubscribePaths(): Record<string, Record<string, unknown>> {
         summary: "RFC 8058 one-click unsubscribe, as a mail client posts it: opts the user out of the email's category (in the trigger's tenant when it named one), announced like any preference change; no cookie or script needed",
         security: [],
         parameters: [token],
-        requestBody: form({ type: 'object', required: ['List-Unsubscribe'], properties: { 'List-Unsubscribe': { const: 'One-Click' } } }),
+        requestBody: form(OneClickUnsubscribeSchema),
         responses: {
           '200': text('Unsubscribed (also when the user had opted out already)'),
           '400': text('Not RFC 8058\'s body, or the category cannot be unsubscribed (any more)'),
@@ -233,7 +244,7 @@ function unsubscribePaths(): Record<string, Record<string, unknown>> {
         summary: 'The preference page\'s form: each editable category it showed (`shown`) is subscribed when its box was checked (`subscribed`), unsubscribed otherwise; answers the page again',
         security: [],
         parameters: [token],
-        requestBody: form({ type: 'object', properties: { shown: { type: 'array', items: { type: 'string' } }, subscribed: { type: 'array', items: { type: 'string' } } } }),
+        requestBody: form(PreferencePageFormSchema),
         responses: { '200': html('Saved; the page with the choices'), '400': html('Not saved (a category that cannot be unsubscribed)'), '404': html('A forged link'), '410': html('An expired link') },
       },
     },
@@ -626,10 +637,7 @@ export const audienceOpenApi = {
         operationId: 'updateUsersPreferences',
         summary: 'The same channel restrictions and category choices for many users, all or nothing',
         parameters: [tenantQuery],
-        requestBody: jsonBody(
-          { allOf: [ref('FullPreferenceUpdate'), { type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } } } }] },
-          'At most 1,000 distinct_ids',
-        ),
+        requestBody: schemaRequestBody(BulkUserPreferenceUpdateSchema),
         responses: Object.fromEntries([['202', bulkAccepted], invalid, unauthenticated, short(404, 'A user, the tenant or a category does not exist')]),
       },
     },
@@ -638,14 +646,7 @@ export const audienceOpenApi = {
         operationId: 'resetUsersPreferences',
         summary: "Forget many users' channel restrictions and/or category choices in the scope",
         parameters: [tenantQuery],
-        requestBody: jsonBody(
-          {
-            type: 'object',
-            required: ['distinct_ids'],
-            properties: { distinct_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } }, reset_channel_preferences: { type: 'boolean' }, reset_categories: { type: 'boolean' } },
-          },
-          'At most 1,000 distinct_ids',
-        ),
+        requestBody: schemaRequestBody(BulkUserPreferenceResetSchema),
         responses: Object.fromEntries([['202', bulkAccepted], invalid, unauthenticated, short(404, 'A user or the tenant does not exist')]),
       },
     },
@@ -743,26 +744,6 @@ export const audienceOpenApi = {
         patternProperties: { '^\\$': ref('ChannelValues') },
       },
       ProfileOperations: { type: 'object', required: ['operations'], properties: { operations: { type: 'array', minItems: 1, items: { type: 'object' } } } },
-      CategoryPreferenceUpdate: {
-        type: 'object',
-        properties: {
-          preference,
-          opt_in_channels: strings,
-          opt_out_channels: strings,
-          digest_schedule: {
-            type: ['object', 'null'],
-            required: ['id'],
-            properties: {
-              id: { type: 'string' },
-              time: { type: 'string' },
-              dtstart: { type: 'string', format: 'date-time' },
-              weekdays: strings,
-              monthdays: { type: 'array', items: { type: 'object', properties: { pos: { type: 'integer', minimum: -31, maximum: 31 }, day: { type: ['string', 'null'] } } } },
-            },
-          },
-          properties: { type: 'array', items: { type: 'object', required: ['key', 'value'], properties: { key: { type: 'string' }, value: {} } } },
-        },
-      },
       CategoryPreference: {
         type: 'object',
         description: 'Interface 2.6',
@@ -961,13 +942,6 @@ export const audienceOpenApi = {
           visible_to_subscriber: { type: 'boolean' },
           mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
           opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
-        },
-      },
-      FullPreferenceUpdate: {
-        type: 'object',
-        properties: {
-          channel_preferences: ref('ChannelPreferences/properties/channel_preferences'),
-          categories: { type: 'array', items: { allOf: [{ type: 'object', required: ['category'], properties: { category: { type: 'string' } } }, ref('CategoryPreferenceUpdate')] } },
         },
       },
       TenantFullPreference: {
