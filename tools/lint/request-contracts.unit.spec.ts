@@ -55,15 +55,6 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v1/user/{}',
   'post /v1/user/{}/merge',
   'post /v1/user/{}/tenant/{}',
-  // channel-dispatchers
-  'patch /v1/user/{}/inbox/{}',
-  'post /internal/vendor-test',
-  'post /js-inbox/bell-clicked',
-  'post /js-inbox/event',
-  'post /js-inbox/mark-all-read',
-  'post /js-inbox/notification/{}/action',
-  'post /v1/feed/bulk/notifications/seen',
-  'post /v1/vendor-callbacks/{}',
   // management-api
   'patch /v1/operator/{}',
   'patch /v1/{}/event/{}',
@@ -105,6 +96,13 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v2/{}/template/{}/channel/{}/variant/{}/preview',
   'put /v1/{}/vendor/{}/{}',
 ];
+
+/**
+ * Routes between Herald's own services (management-api's vendor test to the dispatchers),
+ * which neither the gateway nor the Ingress routes: no API document shows them, so their
+ * schema is required but never looked for in a document.
+ */
+const isInternalRoute = (route: string): boolean => route.split(' ')[1].startsWith('/internal/');
 
 const SERVICES: readonly ServiceDefinition[] = [ingestApi, preferenceService, workflowEngine, channelDispatchers, managementApi];
 
@@ -180,7 +178,9 @@ function contractMismatches(documents: Record<'public' | 'management', OpenApiDo
     }
     schemaRoutes.add(`${handler.api} ${handler.route}`);
     if (notYet.includes(handler.route)) problems.push(`${handler.route}: has its schema now; take it off BODIES_NOT_YET_SCHEMAS`);
-    if (shown === undefined) problems.push(`${handler.route}: validated by a schema the document does not show`);
+    if (shown === undefined) {
+      if (!isInternalRoute(handler.route)) problems.push(`${handler.route}: validated by a schema the document does not show`);
+    }
     else if (JSON.stringify(shown) !== JSON.stringify(openApiSchemaOf(handler.schema))) problems.push(`${handler.route}: the document's body is not the schema the handler validates with`);
   }
   for (const api of ['public', 'management'] as const) {
