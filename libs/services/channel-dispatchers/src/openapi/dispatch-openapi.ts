@@ -4,6 +4,7 @@
  * of the workspace (a backend, any recipient), or by a public key and a user token (a
  * browser, the token's recipient alone).
  */
+import { openApiSchemaOf } from '@herald/contracts';
 import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
 import { FeedNotificationsSeenSchema, InboxMessageUpdateSchema, VENDOR_CALLBACK_FORM, VendorCallbackSchema, dispatchSchemas } from '../http/dispatch-schemas';
 import { JS_INBOX_SCHEMAS, JS_INBOX_SECURITY_SCHEMES, jsInboxPaths } from './js-inbox-openapi';
@@ -135,7 +136,7 @@ function vendorCallbackPaths(): Record<string, Record<string, unknown>> {
         requestBody: {
           required: false,
           content: {
-            ...(schemaRequestBody(VendorCallbackSchema).content as Record<string, unknown>),
+            'application/json': { schema: openApiSchemaOf(VendorCallbackSchema) },
             'application/x-www-form-urlencoded': { schema: VENDOR_CALLBACK_FORM },
             'text/plain': { schema: { type: 'string', description: 'SES through SNS: the SNS message as JSON text' } },
           },
