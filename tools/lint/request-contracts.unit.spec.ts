@@ -1,7 +1,7 @@
 import { DynamicModule, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { TSchema } from '@sinclair/typebox';
+import { TSchema, Type as Schema } from '@sinclair/typebox';
 import { SchemaKit, openApiSchemaOf } from '@herald/contracts';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
@@ -228,7 +228,9 @@ describe('request bodies: one schema validates each and is its OpenAPI body', ()
     const copy = JSON.parse(JSON.stringify(documents)) as typeof documents;
     delete (copy.public.paths['/{workspace_key}/broadcast/'] as { post: Operation }).post.requestBody;
     const unschemed = { service: 'example', route: 'post /v1/example/{}', api: 'public' as const, schema: undefined, takesBody: true };
-    expect(contractMismatches(copy, [...handlers, unschemed], BODIES_NOT_YET_SCHEMAS)).toEqual([
+    // A route between Herald's services is in no document: its schema is enough.
+    const internal = { service: 'example', route: 'post /internal/example', api: 'public' as const, schema: Schema.Object({}), takesBody: true };
+    expect(contractMismatches(copy, [...handlers, unschemed, internal], BODIES_NOT_YET_SCHEMAS)).toEqual([
       'post /{}/broadcast: validated by a schema the document does not show',
       'post /v1/example/{}: takes a body with no schema (@ValidBody)',
     ]);
