@@ -1,7 +1,7 @@
 import { DynamicModule, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { TSchema } from '@sinclair/typebox';
+import { TSchema, Type as Schema } from '@sinclair/typebox';
 import { SchemaKit, openApiSchemaOf } from '@herald/contracts';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
@@ -43,15 +43,6 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v1/user/{}',
   'post /v1/user/{}/merge',
   'post /v1/user/{}/tenant/{}',
-  // channel-dispatchers
-  'patch /v1/user/{}/inbox/{}',
-  'post /internal/vendor-test',
-  'post /js-inbox/bell-clicked',
-  'post /js-inbox/event',
-  'post /js-inbox/mark-all-read',
-  'post /js-inbox/notification/{}/action',
-  'post /v1/feed/bulk/notifications/seen',
-  'post /v1/vendor-callbacks/{}',
   // management-api
   'patch /v1/operator/{}',
   'patch /v1/{}/event/{}',
@@ -93,6 +84,13 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v2/{}/template/{}/channel/{}/variant/{}/preview',
   'put /v1/{}/vendor/{}/{}',
 ];
+
+/**
+ * Routes between Herald's own services (management-api's vendor test to the dispatchers),
+ * which neither the gateway nor the Ingress routes: no API document shows them, so their
+ * schema is required but never looked for in a document.
+ */
+const isInternalRoute = (route: string): boolean => route.split(' ')[1].startsWith('/internal/');
 
 const SERVICES: readonly ServiceDefinition[] = [ingestApi, preferenceService, workflowEngine, channelDispatchers, managementApi];
 
@@ -168,7 +166,9 @@ function contractMismatches(documents: Record<'public' | 'management', OpenApiDo
     }
     schemaRoutes.add(`${handler.api} ${handler.route}`);
     if (notYet.includes(handler.route)) problems.push(`${handler.route}: has its schema now; take it off BODIES_NOT_YET_SCHEMAS`);
-    if (shown === undefined) problems.push(`${handler.route}: validated by a schema the document does not show`);
+    if (shown === undefined) {
+      if (!isInternalRoute(handler.route)) problems.push(`${handler.route}: validated by a schema the document does not show`);
+    }
     else if (JSON.stringify(shown) !== JSON.stringify(openApiSchemaOf(handler.schema))) problems.push(`${handler.route}: the document's body is not the schema the handler validates with`);
   }
   for (const api of ['public', 'management'] as const) {
@@ -216,7 +216,9 @@ describe('request bodies: one schema validates each and is its OpenAPI body', ()
     const copy = JSON.parse(JSON.stringify(documents)) as typeof documents;
     delete (copy.public.paths['/{workspace_key}/broadcast/'] as { post: Operation }).post.requestBody;
     const unschemed = { service: 'example', route: 'post /v1/example/{}', api: 'public' as const, schema: undefined, takesBody: true };
-    expect(contractMismatches(copy, [...handlers, unschemed], BODIES_NOT_YET_SCHEMAS)).toEqual([
+    // A route between Herald's services is in no document: its schema is enough.
+    const internal = { service: 'example', route: 'post /internal/example', api: 'public' as const, schema: Schema.Object({}), takesBody: true };
+    expect(contractMismatches(copy, [...handlers, unschemed, internal], BODIES_NOT_YET_SCHEMAS)).toEqual([
       'post /{}/broadcast: validated by a schema the document does not show',
       'post /v1/example/{}: takes a body with no schema (@ValidBody)',
     ]);
