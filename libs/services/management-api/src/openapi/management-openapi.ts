@@ -15,6 +15,10 @@ import { suppressionsOpenApi } from '../suppressions/suppressions-openapi';
 import { operatorsOpenApi, withRoleRefusals } from '../operators/operators-openapi';
 import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, pathParam, paging, query, ref, workspaceParam } from './openapi-parts';
 import { managementSchemas } from './management-schemas';
+import { schemaRequestBody } from '@herald/runtime';
+import { WorkspaceCreateSchema } from '../workspaces/request-bodies';
+import { WorkspaceKeyCreateSchema } from '../workspace-keys/request-bodies';
+import { ApiKeyCreateSchema } from '../api-keys/request-bodies';
 
 
 /** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
@@ -178,16 +182,6 @@ export const managementOpenApi = {
           mode: { type: 'string', enum: ['sandbox', 'production'] },
         },
       },
-      WorkspaceCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          slug: { type: 'string', pattern: '^[a-z0-9-_]{1,64}$' },
-          description: { type: 'string', maxLength: 500 },
-          mode: { type: 'string', enum: ['sandbox', 'production'] },
-        },
-      },
       WorkspaceKey: {
         type: 'object',
         required: ['id', 'name', 'key', 'secret', 'is_default', 'is_active', 'is_deleted', 'allowed_domains', 'created_at'],
@@ -209,14 +203,6 @@ export const managementOpenApi = {
           deleted_by: actor,
         },
       },
-      WorkspaceKeyCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          allowed_domains: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 253 } },
-        },
-      },
       ApiKey: {
         type: 'object',
         required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'expires_at', 'read_only'],
@@ -233,16 +219,6 @@ export const managementOpenApi = {
           expires_at: { ...nullable(dateTime), description: 'When the key stops working (it is then deleted, within a minute); null: until deleted' },
           read_only: { type: 'boolean', description: 'Herald: the key may only read (GET and HEAD on the notification API); anything else is refused with 403' },
           api_key: { type: 'string', description: 'Only in the create response.' },
-        },
-      },
-      ApiKeyCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          description: { type: 'string', maxLength: 500 },
-          expires_at: { ...dateTime, description: 'When the key stops working, in the future; omitted: until deleted' },
-          read_only: { type: 'boolean', default: false, description: 'Herald: a key that may only read (GET and HEAD on the notification API), for dashboards' },
         },
       },
       PreferenceCategories: {
@@ -980,7 +956,7 @@ export const managementOpenApi = {
       },
       post: {
         summary: 'Create a workspace',
-        requestBody: body(ref('WorkspaceCreate')),
+        requestBody: schemaRequestBody(WorkspaceCreateSchema),
         responses: { 200: json(offsetList(ref('Workspace')), 'Created; the updated list'), ...errors(400, 401, 409) },
       },
     },
@@ -993,7 +969,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create a workspace key/secret pair',
         parameters: [workspaceParam],
-        requestBody: body(ref('WorkspaceKeyCreate')),
+        requestBody: schemaRequestBody(WorkspaceKeyCreateSchema),
         responses: { 201: json(ref('WorkspaceKey'), 'Created'), ...errors(400, 401, 404) },
       },
     },
@@ -1024,7 +1000,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create an API key (shown once)',
         parameters: [workspaceParam],
-        requestBody: body(ref('ApiKeyCreate')),
+        requestBody: schemaRequestBody(ApiKeyCreateSchema),
         responses: { 201: json(ref('ApiKey'), 'Created, with api_key'), ...errors(400, 401, 404) },
       },
     },
