@@ -80,7 +80,6 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v1/{}/preference_category/translation/content/{}',
   'post /v1/{}/schema/{}',
   'post /v1/{}/translation/content/{}',
-  'post /v1/{}/vendor/{}/{}/test',
   'post /v1/{}/workflow/{}',
   'post /v1/{}/workflow/{}/replay',
   'post /v1/{}/workflow/{}/validate',
@@ -89,7 +88,6 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v2/{}/template/{}/channel/{}/preview',
   'post /v2/{}/template/{}/channel/{}/variant/{}',
   'post /v2/{}/template/{}/channel/{}/variant/{}/preview',
-  'put /v1/{}/vendor/{}/{}',
 ];
 
 const SERVICES: readonly ServiceDefinition[] = [ingestApi, preferenceService, workflowEngine, channelDispatchers, managementApi];

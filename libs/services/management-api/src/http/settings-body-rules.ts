@@ -4,7 +4,7 @@ import { CHANNELS, Check, Formats, MESSAGE_STATUSES, normalizeOrigin } from '@he
 
 /**
  * The string formats, named checks and builders of the settings bodies (workspaces,
- * workspace and API keys, public keys, operators, status webhooks, suppressions),
+ * workspace and API keys, public keys, operators, status webhooks, suppressions, vendors),
  * spread into management-api's kit (management-schemas.ts). They keep what the
  * class-validator DTOs these bodies were accepted and refused by: the same validators for
  * email addresses, URLs and ISO 8601 times, and a bad item of a list reported at the
@@ -18,9 +18,13 @@ export const SETTINGS_FORMATS: Formats = {
   email: (value) => (isEmail(value) ? undefined : 'must be an email address'),
   /** Where a status webhook POSTs: http allowed (a receiver on the same network), no TLD needed (`http://receiver:8080`). */
   http_url: (value) => (isURL(value, WEBHOOK_URL) ? undefined : 'must be an http or https URL'),
+  /** A vendor's API base URL; underscores allowed in host names (a docker service such as `mock_vendor`). */
+  vendor_base_url: (value) => (isURL(value, { ...WEBHOOK_URL, allow_underscores: true }) ? undefined : 'must be an http or https URL'),
   /** Week and ordinal dates (`2030-W05`) pass, as they did; the handler refuses what `Date` cannot read. */
   iso_8601: (value) => (isISO8601(value, { strict: true }) ? undefined : 'must be an ISO 8601 date and time'),
 };
+
+const MAX_VENDOR_TEST_IDENTITY_JSON = 4096;
 
 /** Each item one of `values`; the message names them all. */
 const eachOneOf =
@@ -46,6 +50,10 @@ export const SETTINGS_CHECKS: Readonly<Record<string, Check>> = {
     const bad = Array.isArray(value) ? value.findIndex((item) => typeof item !== 'string' || normalizeOrigin(item) === null) : -1;
     return bad === -1 ? undefined : `[${bad}] must be an origin such as https://app.example.com (scheme, host and optional port; no path)`;
   },
+  vendor_test_identity: (value) =>
+    typeof value === 'object' && value !== null && JSON.stringify(value).length > MAX_VENDOR_TEST_IDENTITY_JSON
+      ? `must be at most ${MAX_VENDOR_TEST_IDENTITY_JSON} characters of JSON`
+      : undefined,
 };
 
 /** A string of `min` to `max` characters, with one message for every way it fails. */

@@ -2,6 +2,7 @@ import { API_KEY_BODIES } from '../api-keys/request-bodies';
 import { PUBLIC_KEY_BODIES } from '../browser-keys/request-bodies';
 import { OPERATOR_BODIES } from '../operators/request-bodies';
 import { WEBHOOK_ENDPOINT_BODIES } from '../status-webhooks/request-bodies';
+import { VENDOR_BODIES } from '../vendors/request-bodies';
 import { WORKSPACE_BODIES } from '../workspaces/request-bodies';
 import { WORKSPACE_KEY_BODIES } from '../workspace-keys/request-bodies';
 
@@ -26,6 +27,7 @@ describe('settings bodies', () => {
     expect(API_KEY_BODIES.create.errors({ name: 'k', expires_at: '2030-W05', read_only: true })).toEqual([]);
     expect(WEBHOOK_ENDPOINT_BODIES.create.errors({ url: 'http://receiver:8080/hook', event_types: ['delivered'], workflows: null })).toEqual([]);
     expect(PUBLIC_KEY_BODIES.patch.errors({ allowed_domains: null })).toEqual([]);
+    expect(VENDOR_BODIES.put.errors({ base_url: 'http://mock_vendor:4010', priority: null, credentials: { api_key: 'SG.x' } })).toEqual([]);
   });
 
   it("refuses what the DTOs refused, in the DTOs' wording where the specs read it", () => {
@@ -37,5 +39,12 @@ describe('settings bodies', () => {
       { path: 'email', message: 'must be an email address' },
       { path: 'role', message: 'must be one of owner, editor, viewer' },
     ]);
+    expect(VENDOR_BODIES.test.errors({ to: '', cc: 'x' })).toEqual([
+      { path: 'cc', message: 'is not a field of a vendor test (to)' },
+      { path: 'to', message: 'must be 1 to 320 characters' },
+    ]);
+    expect(VENDOR_BODIES.test.errors({ to: ['ada@example.com'] })).toEqual([{ path: 'to', message: 'is required: an address, token or distinct_id, or an identity object' }]);
+    expect(VENDOR_BODIES.test.errors({ to: { url: 'x'.repeat(5000) } })).toEqual([{ path: 'to', message: 'must be at most 4096 characters of JSON' }]);
+    expect(VENDOR_BODIES.put.errors({ credentials: ['SG.x'] })).toEqual([{ path: 'credentials', message: 'must be an object' }]);
   });
 });
