@@ -15,12 +15,22 @@ import { suppressionsOpenApi } from '../suppressions/suppressions-openapi';
 import { operatorsOpenApi, withRoleRefusals } from '../operators/operators-openapi';
 import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, pathParam, paging, query, ref, workspaceParam } from './openapi-parts';
 import { managementSchemas } from './management-schemas';
+import { schemaRequestBody } from '@herald/runtime';
+import { WorkspaceCreateSchema } from '../workspaces/request-bodies';
+import { WorkspaceKeyCreateSchema } from '../workspace-keys/request-bodies';
+import { ApiKeyCreateSchema } from '../api-keys/request-bodies';
+import { VendorBodySchema, VendorTestBodySchema } from '../vendors/request-bodies';
 
 
-/** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
+/**
+ * One schema per vendor (`channel/vendor` as its title), from the catalogue the API
+ * validates with: what `credentials` of a vendor's PUT body holds (`VendorBody`), which
+ * the path's vendor decides. A component of its own, for readers and the console's vendor
+ * forms: the body's schema cannot hold it, as the store checks the fields (vendor-change.ts).
+ */
 const vendorCredentials: Schema = {
   type: 'object',
-  description: "The vendor's credential fields (the path names the vendor; docs/reference.md has an example of each); on an update, a field given replaces its stored value, a field left out keeps it, null removes an optional one",
+  description: "The credential fields of each vendor (the path names the vendor; docs/reference.md has an example of each); on an update, a field given replaces its stored value, a field left out keeps it, null removes an optional one",
   anyOf: VENDOR_CATALOGUE.map((spec) => ({
     title: `${spec.channel}/${spec.vendor}`,
     type: 'object',
@@ -152,6 +162,7 @@ export const managementOpenApi = {
       ...statusWebhooksOpenApi.schemas,
       ...suppressionsOpenApi.schemas,
       ...operatorsOpenApi.schemas,
+      VendorCredentials: vendorCredentials,
       ErrorResponse: {
         type: 'object',
         required: ['code', 'message'],
@@ -178,16 +189,6 @@ export const managementOpenApi = {
           mode: { type: 'string', enum: ['sandbox', 'production'] },
         },
       },
-      WorkspaceCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          slug: { type: 'string', pattern: '^[a-z0-9-_]{1,64}$' },
-          description: { type: 'string', maxLength: 500 },
-          mode: { type: 'string', enum: ['sandbox', 'production'] },
-        },
-      },
       WorkspaceKey: {
         type: 'object',
         required: ['id', 'name', 'key', 'secret', 'is_default', 'is_active', 'is_deleted', 'allowed_domains', 'created_at'],
@@ -209,14 +210,6 @@ export const managementOpenApi = {
           deleted_by: actor,
         },
       },
-      WorkspaceKeyCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          allowed_domains: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 253 } },
-        },
-      },
       ApiKey: {
         type: 'object',
         required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'expires_at', 'read_only'],
@@ -233,16 +226,6 @@ export const managementOpenApi = {
           expires_at: { ...nullable(dateTime), description: 'When the key stops working (it is then deleted, within a minute); null: until deleted' },
           read_only: { type: 'boolean', description: 'Herald: the key may only read (GET and HEAD on the notification API); anything else is refused with 403' },
           api_key: { type: 'string', description: 'Only in the create response.' },
-        },
-      },
-      ApiKeyCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          description: { type: 'string', maxLength: 500 },
-          expires_at: { ...dateTime, description: 'When the key stops working, in the future; omitted: until deleted' },
-          read_only: { type: 'boolean', default: false, description: 'Herald: a key that may only read (GET and HEAD on the notification API), for dashboards' },
         },
       },
       PreferenceCategories: {
@@ -301,17 +284,6 @@ export const managementOpenApi = {
           },
         },
       },
-      VendorTestBody: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['to'],
-        properties: {
-          to: {
-            anyOf: [{ type: 'string', minLength: 1, maxLength: 320 }, { type: 'object' }],
-            description: 'An email address, a phone number, a device token, a distinct_id (inbox), or an identity object as a profile holds it (Slack, Teams, web push)',
-          },
-        },
-      },
       VendorTestAnswer: {
         type: 'object',
         required: ['ok', 'channel', 'vendor', 'status', 'body', 'error', 'retryable', 'vendor_message_id', 'duration_ms'],
@@ -348,16 +320,6 @@ export const managementOpenApi = {
           version: { type: 'integer', minimum: 1 },
           created_at: dateTime,
           updated_at: dateTime,
-        },
-      },
-      VendorBody: {
-        type: 'object',
-        properties: {
-          is_enabled: { type: 'boolean', default: true },
-          priority: { type: 'integer', minimum: 1, maximum: 100, description: 'Required when the vendor is first configured' },
-          base_url: nullable({ type: 'string', format: 'uri' }),
-          credentials: vendorCredentials,
-          settings: { type: 'object', description: 'Non-secret options' },
         },
       },
       ValidationResult: {
@@ -980,7 +942,7 @@ export const managementOpenApi = {
       },
       post: {
         summary: 'Create a workspace',
-        requestBody: body(ref('WorkspaceCreate')),
+        requestBody: schemaRequestBody(WorkspaceCreateSchema),
         responses: { 200: json(offsetList(ref('Workspace')), 'Created; the updated list'), ...errors(400, 401, 409) },
       },
     },
@@ -993,7 +955,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create a workspace key/secret pair',
         parameters: [workspaceParam],
-        requestBody: body(ref('WorkspaceKeyCreate')),
+        requestBody: schemaRequestBody(WorkspaceKeyCreateSchema),
         responses: { 201: json(ref('WorkspaceKey'), 'Created'), ...errors(400, 401, 404) },
       },
     },
@@ -1024,7 +986,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create an API key (shown once)',
         parameters: [workspaceParam],
-        requestBody: body(ref('ApiKeyCreate')),
+        requestBody: schemaRequestBody(ApiKeyCreateSchema),
         responses: { 201: json(ref('ApiKey'), 'Created, with api_key'), ...errors(400, 401, 404) },
       },
     },
@@ -1051,7 +1013,7 @@ export const managementOpenApi = {
       put: {
         summary: 'Configure a vendor (create or update)',
         parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
-        requestBody: body(ref('VendorBody')),
+        requestBody: schemaRequestBody(VendorBodySchema),
         responses: {
           200: json(ref('Vendor'), 'Updated'),
           201: json(ref('Vendor'), 'Created'),
@@ -1070,7 +1032,7 @@ export const managementOpenApi = {
         description:
           "Through channel-dispatchers' own adapter and outbound address rule (HERALD_OUTBOUND_ALLOW), enabled or not, to the body's `to`; answers what the vendor said, 200 whether it accepted the message or not. 503 when the dispatchers cannot be reached (distributed mode: HERALD_DISPATCHERS_URL).",
         parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
-        requestBody: body(ref('VendorTestBody')),
+        requestBody: schemaRequestBody(VendorTestBodySchema),
         responses: { 200: json(ref('VendorTestAnswer'), "The vendor's answer"), ...errors(400, 401, 404), 503: error('The dispatchers cannot be reached, or refused the request') },
       },
     },

@@ -1,41 +1,7 @@
-import { IsBoolean, IsInt, IsObject, IsOptional, IsUrl, Max, MaxLength, Min, validateSync } from 'class-validator';
 import { FieldError, HeraldError } from '@herald/contracts';
-import { fieldErrorsOf } from '@herald/runtime';
 import { Credentials } from './credential-fields';
+import { VENDOR_BODIES } from './request-bodies';
 import { VendorSpec, validateCredentials } from './vendor-catalogue';
-
-/**
- * Body of `PUT /v1/{workspace}/vendor/{channel}/{vendor}/`. Every field may be omitted
- * on an update, which keeps its stored value; a first PUT needs `priority`, and the
- * vendor's required credentials.
- */
-export class PutVendorDto {
-  @IsOptional()
-  @IsBoolean()
-  is_enabled?: boolean;
-
-  /** Lower is tried first when a channel falls back from one vendor to the next. */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  priority?: number;
-
-  /** http is allowed (a local test server); `null` returns to the vendor's default. */
-  @IsOptional()
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true })
-  @MaxLength(2048)
-  base_url?: string | null;
-
-  @IsOptional()
-  @IsObject()
-  credentials?: Record<string, unknown>;
-
-  /** Non-secret options (from name, sandbox mode); returned and announced in clear. */
-  @IsOptional()
-  @IsObject()
-  settings?: Record<string, unknown>;
-}
 
 /** What a PUT changes; an absent field keeps its stored value. */
 export interface VendorChange {
@@ -75,36 +41,49 @@ export function parseVendorUpdate(body: unknown, spec: VendorSpec, stored: Crede
 }
 
 /**
- * Validates a PUT body against the DTO and the vendor's credential fields together, so
- * one 400 lists every failing field by path. This runs in the handler, not in the global
- * ValidationPipe, because the credential rules depend on the vendor named by the path and
- * on whether it is already configured.
+ * Validates a PUT body against its schema (request-bodies.ts) and the vendor's credential
+ * fields together, so one 400 lists every failing field by path. The handler calls this
+ * (through the store) rather than `@ValidBody`, because the credential rules depend on the
+ * vendor named by the path and on whether it is already configured.
  */
 function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean, stored: Credentials = {}): VendorChange {
+  // No body is an empty one: an update that changes nothing.
   const raw = body ?? {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-  // null means "not given", as class-validator's IsOptional takes it; only base_url gives null a meaning (the default).
-  const given = Object.entries(raw as Record<string, unknown>).filter(([name, value]) => value !== null || name === 'base_url');
-  const dto = Object.assign(new PutVendorDto(), Object.fromEntries(given));
-  const errors: FieldError[] = fieldErrorsOf(validateSync(dto, { whitelist: true, validationError: { target: false, value: false } }));
+  const envelope = VENDOR_BODIES.put.parse(raw);
+  const errors: FieldError[] = envelope.ok ? [] : [...envelope.errors];
+  if (!isRecord(raw)) throw HeraldError.validation(errors);
   const failed = new Set(errors.map((error) => error.path));
 
-  if (creating && dto.priority === undefined && !failed.has('priority')) {
+  // null means "not given" (the schema's Nullable); only base_url gives null a meaning (the default).
+  if (creating && raw.priority == null && !failed.has('priority')) {
     errors.push({ path: 'priority', message: 'is required when the vendor is first configured' });
   }
-  const baseUrl = failed.has('base_url') || dto.base_url == null ? dto.base_url : normalisedBaseUrl(dto.base_url, errors);
+  const baseUrl = !failed.has('base_url') && typeof raw.base_url === 'string' ? normalisedBaseUrl(raw.base_url, errors) : undefined;
 
   let credentials: Credentials | undefined;
-  if (!failed.has('credentials') && (dto.credentials !== undefined || creating)) {
+  const given = !failed.has('credentials') && isRecord(raw.credentials) ? raw.credentials : undefined;
+  if (given !== undefined || (creating && !failed.has('credentials'))) {
     // A first PUT without credentials is checked as `{}`: fine for vendors that need none, field by field otherwise.
-    const checked = validateCredentials(spec, creating ? (dto.credentials ?? {}) : mergedCredentials(spec, stored, dto.credentials ?? {}));
+    const checked = validateCredentials(spec, creating ? (given ?? {}) : mergedCredentials(spec, stored, given ?? {}));
     errors.push(...checked.errors);
     credentials = checked.credentials;
   }
-  if (!failed.has('settings') && dto.settings !== undefined) errors.push(...settingsErrors(dto.settings));
+  if (!failed.has('settings') && isRecord(raw.settings)) errors.push(...settingsErrors(raw.settings));
 
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return { is_enabled: dto.is_enabled, priority: dto.priority, base_url: baseUrl, credentials, settings: dto.settings };
+  if (!envelope.ok || errors.length > 0) throw HeraldError.validation(errors);
+  const { is_enabled, priority, base_url, settings } = envelope.value;
+  return {
+    is_enabled: is_enabled ?? undefined,
+    priority: priority ?? undefined,
+    base_url: base_url == null ? base_url : baseUrl,
+    credentials,
+    settings: settings ?? undefined,
+  };
+}
+
+/** A JSON object (not null, not an array). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The stored credentials the catalogue still knows, with the given ones over them (null removes one). */
