@@ -32,8 +32,10 @@ import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
 import { TranslationReadModel } from './read-models/translation-read-model';
-import { WorkspaceKeyReadModel } from './read-models/workspace-key-read-model';
-import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
+import { DISPATCH_SECRET_BOX } from './read-models/dispatch-secret-box';
+import { WorkspaceKeyRepository } from './read-models/workspace-key.repository';
+import { WorkspaceKeySecrets } from './read-models/workspace-key-secrets';
+import { VendorReadModel } from './read-models/vendor-read-model';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
 import { AddressGuard } from './vendors/net/address-guard';
@@ -104,7 +106,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
         InboxStreams,
         FeedSockets,
-        WorkspaceKeyReadModel,
+        WorkspaceKeyRepository,
+        WorkspaceKeySecrets,
         JsInboxAuthenticator,
         JsInboxUserGuard,
         JsInboxWorkspaceGuard,

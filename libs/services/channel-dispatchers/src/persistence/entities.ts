@@ -1,7 +1,8 @@
+import { AnnouncedWorkspaceKeyEntity } from '../read-models/workspace-key.repository';
 import { SuppressedAddressEntity } from '../suppressions/suppression.repository';
 
 /**
  * The tables channel-dispatchers reads and writes through TypeORM's repositories.
  * Registered with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const DISPATCH_ENTITIES = [SuppressedAddressEntity];
+export const DISPATCH_ENTITIES = [SuppressedAddressEntity, AnnouncedWorkspaceKeyEntity];

@@ -4,8 +4,7 @@ import { DataSource } from 'typeorm';
 import { Channel, DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, SecretBox } from '@herald/runtime';
 import { CredentialValue, VendorConfig } from '../vendors/vendor.port';
-
-export const DISPATCH_SECRET_BOX = Symbol('DISPATCH_SECRET_BOX');
+import { DISPATCH_SECRET_BOX } from './dispatch-secret-box';
 
 /** The document management-api announces for a vendor (`kind: 'vendor'`). */
 interface VendorDocument {
