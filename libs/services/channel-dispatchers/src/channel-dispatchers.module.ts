@@ -30,7 +30,8 @@ import { InboxStore } from './inbox/inbox-store';
 import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
-import { ApiKeyReadModel } from './read-models/api-key-read-model';
+import { ApiKeyRepository } from './read-models/api-key.repository';
+import { InboxApiKeys } from './read-models/inbox-api-keys';
 import { TranslationReadModel } from './read-models/translation-read-model';
 import { DISPATCH_SECRET_BOX } from './read-models/dispatch-secret-box';
 import { WorkspaceKeyRepository } from './read-models/workspace-key.repository';
@@ -100,7 +101,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         FeedStoreReader,
         FeedAuthGuard,
         VendorReadModel,
-        ApiKeyReadModel,
+        ApiKeyRepository,
+        InboxApiKeys,
         TranslationReadModel,
         InboxAuthGuard,
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },

@@ -1,3 +1,4 @@
+import { AnnouncedApiKeyEntity } from '../read-models/api-key.repository';
 import { AnnouncedWorkspaceKeyEntity } from '../read-models/workspace-key.repository';
 import { SuppressedAddressEntity } from '../suppressions/suppression.repository';
 
@@ -5,4 +6,4 @@ import { SuppressedAddressEntity } from '../suppressions/suppression.repository'
  * The tables channel-dispatchers reads and writes through TypeORM's repositories.
  * Registered with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const DISPATCH_ENTITIES = [SuppressedAddressEntity, AnnouncedWorkspaceKeyEntity];
+export const DISPATCH_ENTITIES = [SuppressedAddressEntity, AnnouncedWorkspaceKeyEntity, AnnouncedApiKeyEntity];
