@@ -32,7 +32,8 @@ import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyRepository } from './read-models/api-key.repository';
 import { InboxApiKeys } from './read-models/inbox-api-keys';
-import { TranslationReadModel } from './read-models/translation-read-model';
+import { LiveTranslations } from './read-models/live-translations';
+import { TranslationRepository } from './read-models/translation.repository';
 import { DISPATCH_SECRET_BOX } from './read-models/dispatch-secret-box';
 import { WorkspaceKeyRepository } from './read-models/workspace-key.repository';
 import { WorkspaceKeySecrets } from './read-models/workspace-key-secrets';
@@ -103,7 +104,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         VendorReadModel,
         ApiKeyRepository,
         InboxApiKeys,
-        TranslationReadModel,
+        TranslationRepository,
+        LiveTranslations,
         InboxAuthGuard,
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
         InboxStreams,

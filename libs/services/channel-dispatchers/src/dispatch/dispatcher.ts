@@ -6,7 +6,7 @@ import { AttachmentLoader } from '../attachments/attachment-loader';
 import { EngagementTracking } from '../engagement/engagement-tracking';
 import { VendorReadModel } from '../read-models/vendor-read-model';
 import { RenderResult, RenderedContent, TemplateEngine, renderVariant, translationScope } from '@herald/rendering';
-import { TranslationReadModel } from '../read-models/translation-read-model';
+import { LiveTranslations } from '../read-models/live-translations';
 import { Suppression, SuppressionList } from '../suppressions/suppression-list';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
@@ -53,7 +53,7 @@ export class Dispatcher {
     private readonly ledger: DeliveryLedger,
     private readonly leases: ClaimLeases,
     private readonly vendorModel: VendorReadModel,
-    private readonly translationModel: TranslationReadModel,
+    private readonly translationModel: LiveTranslations,
     private readonly attachments: AttachmentLoader,
     @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,

@@ -1,4 +1,5 @@
 import { AnnouncedApiKeyEntity } from '../read-models/api-key.repository';
+import { WorkspaceTranslationsEntity } from '../read-models/translation.repository';
 import { AnnouncedWorkspaceKeyEntity } from '../read-models/workspace-key.repository';
 import { SuppressedAddressEntity } from '../suppressions/suppression.repository';
 
@@ -6,4 +7,4 @@ import { SuppressedAddressEntity } from '../suppressions/suppression.repository'
  * The tables channel-dispatchers reads and writes through TypeORM's repositories.
  * Registered with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const DISPATCH_ENTITIES = [SuppressedAddressEntity, AnnouncedWorkspaceKeyEntity, AnnouncedApiKeyEntity];
+export const DISPATCH_ENTITIES = [SuppressedAddressEntity, AnnouncedWorkspaceKeyEntity, AnnouncedApiKeyEntity, WorkspaceTranslationsEntity];
