@@ -37,7 +37,8 @@ import { TranslationRepository } from './read-models/translation.repository';
 import { DISPATCH_SECRET_BOX } from './read-models/dispatch-secret-box';
 import { WorkspaceKeyRepository } from './read-models/workspace-key.repository';
 import { WorkspaceKeySecrets } from './read-models/workspace-key-secrets';
-import { VendorReadModel } from './read-models/vendor-read-model';
+import { VendorRepository } from './read-models/vendor.repository';
+import { WorkspaceVendors } from './read-models/workspace-vendors';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
 import { AddressGuard } from './vendors/net/address-guard';
@@ -101,7 +102,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         InboxStore,
         FeedStoreReader,
         FeedAuthGuard,
-        VendorReadModel,
+        VendorRepository,
+        WorkspaceVendors,
         ApiKeyRepository,
         InboxApiKeys,
         TranslationRepository,

@@ -4,7 +4,7 @@ import { Channel, DeliveryRequested, DeliveryWarning, deterministicUuid, storabl
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
 import { EngagementTracking } from '../engagement/engagement-tracking';
-import { VendorReadModel } from '../read-models/vendor-read-model';
+import { WorkspaceVendors } from '../read-models/workspace-vendors';
 import { RenderResult, RenderedContent, TemplateEngine, renderVariant, translationScope } from '@herald/rendering';
 import { LiveTranslations } from '../read-models/live-translations';
 import { Suppression, SuppressionList } from '../suppressions/suppression-list';
@@ -52,7 +52,7 @@ export class Dispatcher {
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly leases: ClaimLeases,
-    private readonly vendorModel: VendorReadModel,
+    private readonly vendorModel: WorkspaceVendors,
     private readonly translationModel: LiveTranslations,
     private readonly attachments: AttachmentLoader,
     @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
