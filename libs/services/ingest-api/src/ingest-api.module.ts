@@ -16,7 +16,8 @@ import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
 import { ingestOpenApi } from './openapi/ingest-openapi';
 import { INGEST_MIGRATIONS } from './persistence/migrations';
-import { PayloadSchemaReadModel } from './read-models/payload-schema-read-model';
+import { PayloadSchemaRepository } from './read-models/payload-schema.repository';
+import { PayloadSchemas } from './read-models/payload-schemas';
 import { LiveWorkflows } from './read-models/live-workflows';
 import { WorkflowRepository } from './read-models/workflow.repository';
 import { INGEST_ENTITIES } from './persistence/entities';
@@ -40,7 +41,7 @@ export class IngestApiModule implements NestModule {
         AudienceVisibilityModule,
       ],
       controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController],
-      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
+      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
     };
   }
 }

@@ -14,7 +14,7 @@ import {
   MESSAGE_BUS,
   refuseInfrastructureFailure,
 } from '@herald/runtime';
-import { PayloadSchemaReadModel } from '../read-models/payload-schema-read-model';
+import { PayloadSchemas } from '../read-models/payload-schemas';
 import { LiveWorkflows } from '../read-models/live-workflows';
 import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
 import { AcceptedMessages, ChunkLimits, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
@@ -45,7 +45,7 @@ export class Acceptance {
 
   constructor(
     private readonly workflows: LiveWorkflows,
-    private readonly schemas: PayloadSchemaReadModel,
+    private readonly schemas: PayloadSchemas,
     private readonly ledger: IdempotencyLedger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
-import { PayloadSchemaLink } from './payload-schema-read-model';
+import { PayloadSchemaLink } from './payload-schema.repository';
 import { LiveWorkflow, WorkflowRepository } from './workflow.repository';
 
 /** The document management-api announces for a workflow (`kind: 'workflow'`), as far as ingest reads it. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntitySchema, LessThan, Repository } from 'typeorm';
-import { PayloadSchemaLink } from './payload-schema-read-model';
+import { PayloadSchemaLink } from './payload-schema.repository';
 
 /** A workspace's workflow as management-api last announced it: what ingest needs of it. */
 export interface AnnouncedWorkflow {
