@@ -90,7 +90,8 @@ export class VendorRepository {
   /**
    * A vendor configuration by its id (the id in its status callback URL), enabled or not:
    * a disabled vendor's messages sent earlier still get their receipts. Undefined when
-   * unknown or deleted (or not an id at all).
+   * unknown or deleted (or not an id at all). Callbacks read it uncached: they are few
+   * beside sends.
    */
   async byId(vendorId: string): Promise<(VendorConfig & { readonly workspaceId: string }) | undefined> {
     if (!UUID.test(vendorId)) return undefined;
