@@ -5,7 +5,7 @@ import { CHANNELS, Channel, HeraldError, VENDOR_TEST_MAX_AGE_MS, VENDOR_TEST_SEA
 import { RenderedContent } from '@herald/rendering';
 import { CLOCK, Clock, HERALD_CONFIG, HeraldConfig, SecretBox } from '@herald/runtime';
 import { InboxStore } from '../inbox/inbox-store';
-import { DISPATCH_SECRET_BOX } from '../read-models/vendor-read-model';
+import { DISPATCH_SECRET_BOX } from '../read-models/dispatch-secret-box';
 import { HTTP_PORT, HttpPort } from '../vendors/http/http.port';
 import { AddressGuard } from '../vendors/net/address-guard';
 import { VendorRegistry } from '../vendors/vendor-registry';

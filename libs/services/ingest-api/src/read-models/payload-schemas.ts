@@ -1,6 +1,4 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   DEFINITION_CHANGED_TYPE,
   DefinitionChanged,
@@ -13,12 +11,7 @@ import {
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
-
-/** A workflow's or an event's `payload_schema`: a schema slug, and the version it pins (else the live one). */
-export interface PayloadSchemaLink {
-  readonly schema: string;
-  readonly version_no?: number | null;
-}
+import { PayloadSchemaLink, PayloadSchemaRepository } from './payload-schema.repository';
 
 interface AnnouncedEventLink {
   readonly payload_schema: PayloadSchemaLink | null;
@@ -26,22 +19,23 @@ interface AnnouncedEventLink {
 
 interface AnnouncedSchema {
   readonly version_no: number;
-  readonly json_schema: unknown;
+  readonly json_schema: NonNullable<unknown>;
 }
 
 const COMPILED_CAPACITY = 5_000;
 
 /**
  * The JSON Schemas of trigger data and event properties, from `notify.definition.changed.v1`
- * (kind `schema`; kind `event_schema` links one to an event name), and their compiled validators. A committed version never changes, so a
- * compiled one is kept (up to a bound) by workspace, slug and version.
+ * (kind `schema`; kind `event_schema` links one to an event name), kept in `ingest`'s
+ * tables by the repository, and their compiled validators. A committed version never
+ * changes, so a compiled one is kept (up to a bound) by workspace, slug and version.
  */
 @Injectable()
-export class PayloadSchemaReadModel implements OnApplicationBootstrap {
+export class PayloadSchemas implements OnApplicationBootstrap {
   private readonly compiled = new Map<string, PayloadValidator | null>();
 
   constructor(
-    @InjectDataSource('ingest') private readonly db: DataSource,
+    private readonly stored: PayloadSchemaRepository,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -63,7 +57,7 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
    * link to a schema that is not live, so that only happens while it catches up.
    */
   async problems(workspaceId: string, link: PayloadSchemaLink, data: unknown, root = 'data'): Promise<FieldError[]> {
-    const versionNo = link.version_no ?? (await this.liveVersionNo(workspaceId, link.schema));
+    const versionNo = link.version_no ?? (await this.stored.liveVersionNo(workspaceId, link.schema));
     if (versionNo === undefined) {
       this.logger.warn('trigger data not checked: its linked schema is not in the read model yet', { workspace_id: workspaceId, schema: link.schema });
       return [];
@@ -73,31 +67,17 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
   }
 
   /** The schema linked to an event name, if any. */
-  async eventLink(workspaceId: string, event: string): Promise<PayloadSchemaLink | null> {
-    const [row] = (await this.db.query(`SELECT payload_schema FROM ingest.event_schema_links WHERE workspace_id = $1 AND event = $2`, [workspaceId, event])) as Array<{
-      payload_schema: PayloadSchemaLink | null;
-    }>;
-    return row?.payload_schema ?? null;
-  }
-
-  private async liveVersionNo(workspaceId: string, slug: string): Promise<number | undefined> {
-    const [row] = (await this.db.query(`SELECT live_version_no FROM ingest.payload_schemas WHERE workspace_id = $1 AND slug = $2`, [workspaceId, slug])) as Array<{
-      live_version_no: number;
-    }>;
-    return row?.live_version_no;
+  eventLink(workspaceId: string, event: string): Promise<PayloadSchemaLink | null> {
+    return this.stored.eventLink(workspaceId, event);
   }
 
   private async validator(workspaceId: string, slug: string, versionNo: number): Promise<PayloadValidator | null> {
     const key = `${workspaceId}\u0000${slug}\u0000${versionNo}`;
     const known = this.compiled.get(key);
     if (known !== undefined) return known;
-    const [row] = (await this.db.query(`SELECT json_schema FROM ingest.payload_schema_versions WHERE workspace_id = $1 AND slug = $2 AND version_no = $3`, [
-      workspaceId,
-      slug,
-      versionNo,
-    ])) as Array<{ json_schema: unknown }>;
-    if (!row) return null;
-    const compiled = compilePayloadSchema(row.json_schema);
+    const jsonSchema = await this.stored.jsonSchemaOf(workspaceId, slug, versionNo);
+    if (jsonSchema === undefined) return null;
+    const compiled = compilePayloadSchema(jsonSchema);
     // Management compiled it before committing: a failure here is a bug, logged, and checks nothing.
     if (!compiled.ok) this.logger.error('a committed payload schema does not compile', { workspace_id: workspaceId, schema: slug, version_no: versionNo, errors: compiled.errors });
     const validate = compiled.ok ? compiled.validate : null;
@@ -108,37 +88,18 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
 
   private async applyEventLink(change: DefinitionChanged): Promise<void> {
     const link = (change.document as AnnouncedEventLink | undefined)?.payload_schema ?? null;
-    // A redelivered or reordered older announcement never overwrites a newer one.
-    await this.db.query(
-      `INSERT INTO ingest.event_schema_links (workspace_id, event, payload_schema, version) VALUES ($1, $2, $3::jsonb, $4)
-       ON CONFLICT (workspace_id, event) DO UPDATE SET payload_schema = EXCLUDED.payload_schema, version = EXCLUDED.version
-       WHERE ingest.event_schema_links.version < EXCLUDED.version`,
-      [change.workspace_id, change.id, link === null ? null : JSON.stringify(link), change.version],
-    );
+    await this.stored.saveEventLink({ workspaceId: change.workspace_id, event: change.id, payloadSchema: link, version: change.version });
     this.logger.info('event schema link read model updated', { workspace_id: change.workspace_id, event: change.id, version: change.version });
     await this.announceApplied(change);
   }
 
   private async apply(change: DefinitionChanged): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (change.change === 'deleted') {
-        await tx.query(`DELETE FROM ingest.payload_schemas WHERE workspace_id = $1 AND slug = $2 AND version < $3`, [change.workspace_id, change.id, change.version]);
-        return;
-      }
+    if (change.change === 'deleted') {
+      await this.stored.removeLive(change.workspace_id, change.id, change.version);
+    } else {
       const document = change.document as AnnouncedSchema;
-      // Versions are immutable once committed: the first announcement of one is kept.
-      await tx.query(
-        `INSERT INTO ingest.payload_schema_versions (workspace_id, slug, version_no, json_schema) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
-        [change.workspace_id, change.id, document.version_no, JSON.stringify(document.json_schema)],
-      );
-      // A redelivered or reordered older announcement never overwrites a newer one.
-      await tx.query(
-        `INSERT INTO ingest.payload_schemas (workspace_id, slug, live_version_no, version) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (workspace_id, slug) DO UPDATE SET live_version_no = EXCLUDED.live_version_no, version = EXCLUDED.version
-         WHERE ingest.payload_schemas.version < EXCLUDED.version`,
-        [change.workspace_id, change.id, document.version_no, change.version],
-      );
-    });
+      await this.stored.saveLive({ workspaceId: change.workspace_id, slug: change.id, versionNo: document.version_no, jsonSchema: document.json_schema }, change.version);
+    }
     this.logger.info('payload schema read model updated', { workspace_id: change.workspace_id, schema: change.id, change: change.change, version: change.version });
     await this.announceApplied(change);
   }

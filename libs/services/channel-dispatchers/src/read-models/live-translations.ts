@@ -1,9 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
 import { LocaleTranslations, localeTranslationsOf } from '@herald/rendering';
 import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { TranslationRepository } from './translation.repository';
 
 interface AnnouncedTranslations {
   readonly files: ReadonlyArray<{ readonly locale: string; readonly namespace: string | null; readonly content: Record<string, string> }>;
@@ -14,17 +13,19 @@ const CACHE_CAPACITY = 10_000;
 
 /**
  * Each workspace's live translations, from `notify.definition.changed.v1` (kind
- * `translation`), kept by locale then key (`namespace:key` for a namespaced file), as
- * `{{t}}` reads them. Lookups are cached 5 s; the replica that applies a change drops
- * its cache entry at once, other replicas within the TTL.
+ * `translation`), kept in `dispatch.translations` (the repository) by locale then key
+ * (`namespace:key` for a namespaced file), as `{{t}}` reads them. Read on every
+ * delivery attempt, so lookups are cached 5 s per workspace: one read per workspace and
+ * TTL at most. The replica that applies a change drops its cache entry at once, other
+ * replicas within the TTL.
  */
 @Injectable()
-export class TranslationReadModel implements OnApplicationBootstrap {
+export class LiveTranslations implements OnApplicationBootstrap {
   /** The read itself is cached, so the attempts of a burst that miss together share one. */
   private readonly cache = new Map<string, { translations: Promise<LocaleTranslations>; expiresAt: number }>();
 
   constructor(
-    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly stored: TranslationRepository,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
@@ -43,7 +44,7 @@ export class TranslationReadModel implements OnApplicationBootstrap {
     const cached = this.cache.get(workspaceId);
     if (cached && cached.expiresAt > Date.now()) return cached.translations;
     if (this.cache.size >= CACHE_CAPACITY) this.cache.clear();
-    const entry = { translations: this.read(workspaceId), expiresAt: Date.now() + CACHE_TTL_MS };
+    const entry = { translations: this.stored.liveOf(workspaceId), expiresAt: Date.now() + CACHE_TTL_MS };
     this.cache.set(workspaceId, entry);
     // A failed read is not cached: the next attempt reads again.
     void entry.translations.catch(() => {
@@ -52,20 +53,9 @@ export class TranslationReadModel implements OnApplicationBootstrap {
     return entry.translations;
   }
 
-  private async read(workspaceId: string): Promise<LocaleTranslations> {
-    const [row] = (await this.db.query(`SELECT by_locale FROM dispatch.translations WHERE workspace_id = $1`, [workspaceId])) as Array<{ by_locale: LocaleTranslations }>;
-    return row?.by_locale ?? {};
-  }
-
   private async apply(change: DefinitionChanged): Promise<void> {
     const files = change.change === 'deleted' ? [] : (change.document as AnnouncedTranslations).files;
-    const byLocale = localeTranslationsOf(files);
-    // A redelivered or reordered older announcement never overwrites a newer one.
-    await this.db.query(
-      `INSERT INTO dispatch.translations (workspace_id, version, by_locale) VALUES ($1, $2, $3::jsonb)
-       ON CONFLICT (workspace_id) DO UPDATE SET version = EXCLUDED.version, by_locale = EXCLUDED.by_locale WHERE dispatch.translations.version < EXCLUDED.version`,
-      [change.workspace_id, change.version, JSON.stringify(byLocale)],
-    );
+    await this.stored.apply(change.workspace_id, change.version, localeTranslationsOf(files));
     this.cache.delete(change.workspace_id);
     this.logger.info('translation read model updated', { workspace_id: change.workspace_id, version: change.version });
   }

@@ -1,20 +1,12 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
-import { PayloadSchemaLink } from './payload-schema-read-model';
+import { PayloadSchemaLink } from './payload-schema.repository';
+import { LiveWorkflow, WorkflowRepository } from './workflow.repository';
 
-export interface LiveWorkflow {
-  readonly slug: string;
-  readonly is_enabled: boolean;
-  readonly trigger_type: string;
-  /** The schema its triggers' data must satisfy, if it links one. */
-  readonly payload_schema: PayloadSchemaLink | null;
-}
-
-interface AnnouncedWorkflow {
+/** The document management-api announces for a workflow (`kind: 'workflow'`), as far as ingest reads it. */
+interface WorkflowDocument {
   readonly is_enabled?: boolean;
   readonly definition?: { readonly trigger_type?: string };
   readonly payload_schema?: PayloadSchemaLink | null;
@@ -24,16 +16,17 @@ const CACHE_TTL_MS = 2_000;
 const CACHE_CAPACITY = 50_000;
 
 /**
- * Which workflows are live in each workspace, from `notify.definition.changed.v1`: all
- * ingest needs to answer 404 for an unknown or disabled workflow. The engine keeps its
- * own read model with the whole definition.
+ * Which workflows are live in each workspace, from `notify.definition.changed.v1`, kept
+ * in `ingest.workflows` (the repository). Read on every trigger, so a found workflow is
+ * cached 2 s per replica (misses of one workflow share one read); the replica that
+ * applies a change drops its cache at once.
  */
 @Injectable()
-export class WorkflowReadModel implements OnApplicationBootstrap {
+export class LiveWorkflows implements OnApplicationBootstrap {
   private readonly cache = new ExpiringCache<LiveWorkflow | null>(CACHE_TTL_MS, CACHE_CAPACITY);
 
   constructor(
-    @InjectDataSource('ingest') private readonly db: DataSource,
+    private readonly stored: WorkflowRepository,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -53,43 +46,22 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
   async find(workspaceId: string, slug: string): Promise<LiveWorkflow | null> {
     // Only found workflows are cached: an unknown one may be committed any moment, and
     // another replica (which applied the commit) cannot clear this replica's cache.
-    return this.cache.load(
-      `${workspaceId}\u0000${slug}`,
-      async () => {
-        const [row] = (await this.db.query(`SELECT slug, is_enabled, trigger_type, payload_schema FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2`, [
-          workspaceId,
-          slug,
-        ])) as LiveWorkflow[];
-        return row ?? null;
-      },
-      (row) => row !== null,
-    );
+    return this.cache.load(`${workspaceId}\u0000${slug}`, () => this.stored.liveOf(workspaceId, slug), (workflow) => workflow !== null);
   }
 
   private async apply(change: DefinitionChanged): Promise<void> {
     if (change.change === 'deleted') {
-      await this.db.query(`DELETE FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2 AND version < $3`, [
-        change.workspace_id,
-        change.id,
-        change.version,
-      ]);
+      await this.stored.remove(change.workspace_id, change.id, change.version);
     } else {
-      const document = (change.document ?? {}) as AnnouncedWorkflow;
-      // A redelivered or reordered older announcement never overwrites a newer one.
-      await this.db.query(
-        `INSERT INTO ingest.workflows (workspace_id, slug, is_enabled, trigger_type, version, payload_schema) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-         ON CONFLICT (workspace_id, slug) DO UPDATE SET is_enabled = EXCLUDED.is_enabled, trigger_type = EXCLUDED.trigger_type, version = EXCLUDED.version,
-           payload_schema = EXCLUDED.payload_schema
-         WHERE ingest.workflows.version < EXCLUDED.version`,
-        [
-          change.workspace_id,
-          change.id,
-          document.is_enabled !== false,
-          document.definition?.trigger_type ?? 'api',
-          change.version,
-          document.payload_schema ? JSON.stringify(document.payload_schema) : null,
-        ],
-      );
+      const document = (change.document ?? {}) as WorkflowDocument;
+      await this.stored.save({
+        workspaceId: change.workspace_id,
+        slug: change.id,
+        isEnabled: document.is_enabled !== false,
+        triggerType: document.definition?.trigger_type ?? 'api',
+        version: change.version,
+        payloadSchema: document.payload_schema ?? null,
+      });
     }
     this.cache.clear();
     this.logger.info('workflow read model updated', { workspace_id: change.workspace_id, workflow: change.id, change: change.change, version: change.version });
