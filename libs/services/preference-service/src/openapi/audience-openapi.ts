@@ -4,8 +4,9 @@
  * field names, statuses) and interface 4.1-4.4 and 7; the integration tests check every
  * response they receive against it.
  */
-import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
+import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
 import { audienceSchemas } from '../http/audience-schemas';
+import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
 
 type Schema = Record<string, unknown>;
 
@@ -248,7 +249,7 @@ export const audienceOpenApi = {
         operationId: 'upsertObject',
         summary: 'Create or update an object: `$<channel>` keys append channel values, other keys set properties',
         parameters: objectParams,
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
@@ -260,7 +261,7 @@ export const audienceOpenApi = {
         operationId: 'editObject',
         summary: 'Apply `$set`, `$set_once`, `$unset`, `$append`, `$remove`, `$increment` operations in order',
         parameters: objectParams,
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
@@ -275,7 +276,7 @@ export const audienceOpenApi = {
       post: {
         operationId: 'upsertUser',
         parameters: userParams,
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
@@ -287,7 +288,7 @@ export const audienceOpenApi = {
       patch: {
         operationId: 'editUser',
         parameters: userParams,
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([['202', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
@@ -437,7 +438,7 @@ export const audienceOpenApi = {
         summary:
           "The user's profile in a tenant (`users.upsert_for_tenant`): the upsert body of `POST /v1/user/{distinct_id}/`. A run carrying this tenant_id reads it merged over the user's profile. Makes the user when it does not exist.",
         parameters: path('distinct_id', 'tenant_id'),
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('UserInTenant'), "The user's profile in the tenant")], invalid, profileTooLarge, unauthenticated, tenantMissing]),
       },
       get: {
@@ -450,7 +451,7 @@ export const audienceOpenApi = {
         operationId: 'editUserInTenant',
         summary: "The operations of `PATCH /v1/user/{distinct_id}/`, on the user's profile in the tenant (`users.edit(..., tenant_id=)`), made when missing",
         parameters: path('distinct_id', 'tenant_id'),
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([
           ['202', json(ref('UserInTenant'), "The user's profile in the tenant")],
           invalid,
@@ -742,7 +743,6 @@ export const audienceOpenApi = {
         },
         patternProperties: { '^\\$': ref('ChannelValues') },
       },
-      ProfileOperations: { type: 'object', required: ['operations'], properties: { operations: { type: 'array', minItems: 1, items: { type: 'object' } } } },
       CategoryPreferenceUpdate: {
         type: 'object',
         properties: {
