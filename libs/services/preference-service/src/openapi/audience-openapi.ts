@@ -6,6 +6,7 @@
  */
 import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
 import { audienceSchemas } from '../http/audience-schemas';
+import { ListMembersSchema, ListUpsertSchema } from '../lists/request-bodies';
 import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
 
 type Schema = Record<string, unknown>;
@@ -176,7 +177,6 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
 const listParams = path('list_id');
 const versionParams = path('list_id', 'version_id');
 const versionMissing = extended(404, 'The list or the version does not exist (`version_id <v> not found for list_id <id>`)');
-const distinctIdsBody = jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: strings } }, 'At most 10,000 distinct_ids');
 const cursorParams: Schema[] = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
   { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
@@ -302,7 +302,7 @@ export const audienceOpenApi = {
     '/v1/subscriber_list/': {
       post: {
         operationId: 'createList',
-        requestBody: jsonBody({ type: 'object', required: ['list_id'], properties: { list_id: { type: 'string' }, list_name: { type: 'string' }, list_description: { type: 'string' } } }, 'The list'),
+        requestBody: schemaRequestBody(ListUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('List'), 'The list (created or updated)')], invalid, unauthenticated]),
       },
       get: {
@@ -349,10 +349,10 @@ export const audienceOpenApi = {
       },
     },
     '/v1/subscriber_list/{list_id}/subscriber/add/': {
-      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
     },
     '/v1/subscriber_list/{list_id}/subscriber/remove/': {
-      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
     },
     '/v1/subscriber_list/{list_id}/delete/': {
       patch: {
@@ -391,10 +391,10 @@ export const audienceOpenApi = {
       },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/add/': {
-      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/remove/': {
-      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/finish_sync/': {
       patch: {
