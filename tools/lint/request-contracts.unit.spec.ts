@@ -23,8 +23,6 @@ import { workflowEngine } from '@herald/workflow-engine';
  */
 const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   // preference-service
-  'delete /v1/bulk/object/{}',
-  'delete /v1/bulk/user',
   'delete /v1/object/{}/{}/subscription',
   'patch /v1/bulk/user/preference',
   'patch /v1/bulk/user/preference/reset',
@@ -43,7 +41,6 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'post /v1/tenant/{}',
   'post /v1/unsubscribe/{}',
   'post /v1/unsubscribe/{}/preferences',
-  'post /v1/user/{}/merge',
   // channel-dispatchers
   'patch /v1/user/{}/inbox/{}',
   'post /internal/vendor-test',

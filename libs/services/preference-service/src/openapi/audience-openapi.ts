@@ -8,6 +8,7 @@ import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@hera
 import { audienceSchemas } from '../http/audience-schemas';
 import { ListMembersSchema, ListUpsertSchema } from '../lists/request-bodies';
 import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
+import { BulkObjectDeleteSchema, BulkUserDeleteSchema, UserMergeSchema } from '../sdk-compat/request-bodies';
 
 type Schema = Record<string, unknown>;
 
@@ -420,7 +421,7 @@ export const audienceOpenApi = {
         operationId: 'mergeUsers',
         summary: "Merges the user `from_user_id` into this one (this one's properties win; channel values are added), then deletes `from_user_id`",
         parameters: userParams,
-        requestBody: jsonBody({ type: 'object', required: ['from_user_id'], properties: { from_user_id: { type: 'string' } } }, 'The user merged in'),
+        requestBody: schemaRequestBody(UserMergeSchema),
         responses: Object.fromEntries([['201', json(ref('User'), 'This user after the merge')], invalid, unauthenticated, short(404, "Either user does not exist (`from_user_id: [distinct_id: '<id>'] not found`)")]),
       },
     },
@@ -479,7 +480,7 @@ export const audienceOpenApi = {
       delete: {
         operationId: 'bulkDeleteUsers',
         summary: 'Deletes each user as `DELETE /v1/user/{distinct_id}/` does; ids that do not exist are skipped',
-        requestBody: jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 distinct_ids'),
+        requestBody: schemaRequestBody(BulkUserDeleteSchema),
         responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
       },
     },
@@ -488,7 +489,7 @@ export const audienceOpenApi = {
         operationId: 'bulkDeleteObjects',
         summary: 'Deletes each object of the type as `DELETE /v1/object/{object_type}/{id}/` does; ids that do not exist are skipped',
         parameters: path('object_type'),
-        requestBody: jsonBody({ type: 'object', required: ['object_ids'], properties: { object_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 object ids'),
+        requestBody: schemaRequestBody(BulkObjectDeleteSchema),
         responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
       },
     },
