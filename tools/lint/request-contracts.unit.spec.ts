@@ -23,7 +23,6 @@ import { workflowEngine } from '@herald/workflow-engine';
  */
 const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   // preference-service
-  'delete /v1/object/{}/{}/subscription',
   'patch /v1/bulk/user/preference',
   'patch /v1/bulk/user/preference/reset',
   'patch /v1/object/{}/{}/preference',
@@ -37,7 +36,6 @@ const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
   'patch /v2/subscriber/{}/category/{}',
   'patch /v2/subscriber/{}/channel_preference',
   'post /v1/brand/{}',
-  'post /v1/object/{}/{}/subscription',
   'post /v1/tenant/{}',
   'post /v1/unsubscribe/{}',
   'post /v1/unsubscribe/{}/preferences',

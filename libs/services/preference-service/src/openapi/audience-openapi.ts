@@ -9,6 +9,7 @@ import { audienceSchemas } from '../http/audience-schemas';
 import { ListMembersSchema, ListUpsertSchema } from '../lists/request-bodies';
 import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
 import { BulkObjectDeleteSchema, BulkUserDeleteSchema, UserMergeSchema } from '../sdk-compat/request-bodies';
+import { SubscriptionAddSchema, SubscriptionRemoveSchema } from '../subscriptions/request-bodies';
 
 type Schema = Record<string, unknown>;
 
@@ -187,13 +188,6 @@ const cursorParams: Schema[] = [
 const cursorPage = (item: string, description: string): Schema =>
   json({ type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('CursorMeta'), results: { type: 'array', items: ref(item) } } }, description);
 const objectMissing = short(404, "The object does not exist (`object '<type>/<id>' not found`)");
-const subscriptionRecipient: Schema = {
-  oneOf: [
-    { type: 'string', description: 'A distinct_id' },
-    { type: 'object', required: ['distinct_id'], properties: { distinct_id: { type: 'string' } }, description: 'A user; other keys update its profile as the upsert body does' },
-    { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } }, description: 'A child object; other keys set its properties' },
-  ],
-};
 const affected = json({ type: 'object', required: ['success', 'affected_count'], additionalProperties: false, properties: { success: { const: true }, affected_count: { type: 'integer', minimum: 0 } } }, 'How many changed');
 
 /**
@@ -506,10 +500,7 @@ export const audienceOpenApi = {
         operationId: 'addObjectSubscriptions',
         summary: 'Subscribe users and child objects to the object; subscribing again replaces the relation properties',
         parameters: objectParams,
-        requestBody: jsonBody(
-          { type: 'object', required: ['recipients'], properties: { recipients: { type: 'array', minItems: 1, maxItems: 100, items: subscriptionRecipient }, properties: { type: 'object' } } },
-          'Up to 100 subscribers and the properties of the relation (`$recipient.subscription.<key>`)',
-        ),
+        requestBody: schemaRequestBody(SubscriptionAddSchema),
         responses: Object.fromEntries([
           [
             '200',
@@ -533,24 +524,8 @@ export const audienceOpenApi = {
         operationId: 'deleteObjectSubscriptions',
         summary: 'Remove subscribers, named in the body or as comma-separated distinct_ids in `recipients`',
         parameters: [...objectParams, { name: 'recipients', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated distinct_ids, when the body names none' }],
-        requestBody: {
-          required: false,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  recipients: {
-                    type: 'array',
-                    minItems: 1,
-                    maxItems: 100,
-                    items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } } }] },
-                  },
-                },
-              },
-            },
-          },
-        },
+        // The body is optional: the `recipients` query may name the subscribers instead.
+        requestBody: { ...schemaRequestBody(SubscriptionRemoveSchema), required: false },
         responses: Object.fromEntries([['204', noContent('Removed (naming one that is not subscribed is not an error)')], invalid, unauthenticated, objectMissing]),
       },
     },
