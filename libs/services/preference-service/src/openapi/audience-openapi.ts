@@ -10,6 +10,7 @@ import { ListMembersSchema, ListUpsertSchema } from '../lists/request-bodies';
 import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
 import { BulkObjectDeleteSchema, BulkUserDeleteSchema, UserMergeSchema } from '../sdk-compat/request-bodies';
 import { SubscriptionAddSchema, SubscriptionRemoveSchema } from '../subscriptions/request-bodies';
+import { BrandUpsertSchema, TenantCategoryDefaultUpdateSchema, TenantUpsertSchema } from '../tenants/request-bodies';
 
 type Schema = Record<string, unknown>;
 
@@ -569,7 +570,7 @@ export const audienceOpenApi = {
       post: {
         operationId: 'upsertTenant',
         parameters: path('tenant_id'),
-        requestBody: jsonBody({ type: 'object', properties: { tenant_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The tenant'),
+        requestBody: schemaRequestBody(TenantUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Tenant'), 'The tenant')], invalid, unauthenticated]),
       },
       get: { operationId: 'getTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['200', json(ref('Tenant'), 'The tenant')], unauthenticated, tenantOrCategoryMissing]) },
@@ -592,7 +593,7 @@ export const audienceOpenApi = {
         operationId: 'upsertBrand',
         summary: 'Upsert a tenant under its older name: `brand_name` is `tenant_name`',
         parameters: path('brand_id'),
-        requestBody: jsonBody({ type: 'object', properties: { brand_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The brand'),
+        requestBody: schemaRequestBody(BrandUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Brand'), 'The brand')], invalid, unauthenticated]),
       },
       get: { operationId: 'getBrand', parameters: path('brand_id'), responses: Object.fromEntries([['200', json(ref('Brand'), 'The brand')], unauthenticated, tenantOrCategoryMissing]) },
@@ -660,7 +661,7 @@ export const audienceOpenApi = {
         operationId: 'updateTenantCategoryPreference',
         summary: 'The same write as PATCH /v1/tenant/{tenant_id}/category/{category_slug}/, answered 200',
         parameters: path('tenant_id', 'category'),
-        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(TenantCategoryDefaultUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -668,7 +669,7 @@ export const audienceOpenApi = {
       patch: {
         operationId: 'updateTenantCategoryDefault',
         parameters: path('tenant_id', 'category_slug'),
-        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(TenantCategoryDefaultUpdateSchema),
         responses: Object.fromEntries([['202', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -929,15 +930,6 @@ export const audienceOpenApi = {
         description: 'A tenant, under the names of the older brand API',
         required: ['brand_id', 'brand_name', 'blocked_channels', 'created_at', 'updated_at'],
         properties: { brand_id: { type: 'string' }, brand_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
-      },
-      TenantCategoryDefaultUpdate: {
-        type: 'object',
-        properties: {
-          preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
-          visible_to_subscriber: { type: 'boolean' },
-          mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
-          opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
-        },
       },
       FullPreferenceUpdate: {
         type: 'object',
