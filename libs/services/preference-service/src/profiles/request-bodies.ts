@@ -36,11 +36,11 @@ export const PROFILE_CHANNEL_PROPERTIES = {
   $ms_teams: Type.Optional(ChannelIdentities),
 } satisfies Record<`$${(typeof PROFILE_CHANNELS)[number]}`, unknown>;
 
-/** Channel keys checked, any other key a property: the upsert body, `$set` and `$append`. */
+const channelsObject = (options: Record<string, unknown>) => Type.Object(PROFILE_CHANNEL_PROPERTIES, options);
+/** Channel keys checked, any other key a property (typed as such): the upsert body, `$set` and `$append`. */
 function ProfileFields(options: Record<string, unknown>) {
   return Type.Unsafe<Static<ReturnType<typeof channelsObject>> & Record<string, unknown>>(channelsObject(options));
 }
-const channelsObject = (options: Record<string, unknown>) => Type.Object(PROFILE_CHANNEL_PROPERTIES, options);
 
 const CHANNELS_AND_PROPERTIES =
   '`$email`, `$sms`, `$whatsapp` and `$inbox` take non-empty strings, `$androidpush`, `$iospush`, `$webpush`, `$slack` and `$ms_teams` strings or objects, each a value or a list; any other key (`$preferred_language` and `$timezone` too) is a property, stored as sent';

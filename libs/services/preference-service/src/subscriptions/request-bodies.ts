@@ -15,6 +15,8 @@ export const MAX_SUBSCRIBERS_PER_CALL = 100;
 
 const ANY_FORM = 'must be a distinct_id, a user {distinct_id, ...} or an object {id, object_type, ...}';
 const nonBlank = (message: string, description?: string): Record<string, unknown> => ({ type: 'string', pattern: '\\S', 'x-message': message, ...(description ? { description } : {}) });
+/** Inside an `if`, whose failures are never reported: the `else` words them. */
+const NON_BLANK = { type: 'string', pattern: '\\S' };
 const refused = (message: string): Record<string, unknown> => ({ not: {}, 'x-message': message });
 
 /** A user subscriber; the other keys update its profile as the upsert body does (`id` is a property of it). */
@@ -41,7 +43,7 @@ function subscriber(profiles: boolean): TUnsafe<Subscriber> {
   const child = {
     type: 'object',
     properties: channels,
-    if: { required: ['id', 'object_type'], properties: { id: nonBlank(ANY_FORM), object_type: nonBlank(ANY_FORM) } },
+    if: { required: ['id', 'object_type'], properties: { id: NON_BLANK, object_type: NON_BLANK } },
     else: refused('an object needs a non-empty id and object_type'),
     description: profiles ? 'A child object; other keys set its properties' : 'A child object',
   };
