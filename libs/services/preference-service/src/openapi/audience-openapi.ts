@@ -16,12 +16,16 @@ import {
   FullPreferenceUpdateSchema,
 } from '../preferences/request-bodies';
 import { OneClickUnsubscribeSchema, PreferencePageFormSchema } from '../unsubscribe/form-bodies';
+import { ListMembersSchema, ListUpsertSchema } from '../lists/request-bodies';
+import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
+import { BulkObjectDeleteSchema, BulkUserDeleteSchema, UserMergeSchema } from '../sdk-compat/request-bodies';
+import { SubscriptionAddSchema, SubscriptionRemoveSchema } from '../subscriptions/request-bodies';
+import { BrandUpsertSchema, TenantCategoryDefaultUpdateSchema, TenantUpsertSchema } from '../tenants/request-bodies';
 
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
 const strings: Schema = { type: 'array', items: { type: 'string' } };
 const preference: Schema = { type: 'string', enum: ['opt_in', 'opt_out'] };
 const tenantQuery: Schema = { name: 'tenant_id', in: 'query', required: false, schema: { type: 'string' }, description: 'The tenant scope (per-tenant preferences and tenant defaults)' };
@@ -185,7 +189,6 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
 const listParams = path('list_id');
 const versionParams = path('list_id', 'version_id');
 const versionMissing = extended(404, 'The list or the version does not exist (`version_id <v> not found for list_id <id>`)');
-const distinctIdsBody = jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: strings } }, 'At most 10,000 distinct_ids');
 const cursorParams: Schema[] = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
   { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
@@ -195,13 +198,6 @@ const cursorParams: Schema[] = [
 const cursorPage = (item: string, description: string): Schema =>
   json({ type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('CursorMeta'), results: { type: 'array', items: ref(item) } } }, description);
 const objectMissing = short(404, "The object does not exist (`object '<type>/<id>' not found`)");
-const subscriptionRecipient: Schema = {
-  oneOf: [
-    { type: 'string', description: 'A distinct_id' },
-    { type: 'object', required: ['distinct_id'], properties: { distinct_id: { type: 'string' } }, description: 'A user; other keys update its profile as the upsert body does' },
-    { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } }, description: 'A child object; other keys set its properties' },
-  ],
-};
 const affected = json({ type: 'object', required: ['success', 'affected_count'], additionalProperties: false, properties: { success: { const: true }, affected_count: { type: 'integer', minimum: 0 } } }, 'How many changed');
 
 /**
@@ -259,7 +255,7 @@ export const audienceOpenApi = {
         operationId: 'upsertObject',
         summary: 'Create or update an object: `$<channel>` keys append channel values, other keys set properties',
         parameters: objectParams,
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
@@ -271,7 +267,7 @@ export const audienceOpenApi = {
         operationId: 'editObject',
         summary: 'Apply `$set`, `$set_once`, `$unset`, `$append`, `$remove`, `$increment` operations in order',
         parameters: objectParams,
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
@@ -286,7 +282,7 @@ export const audienceOpenApi = {
       post: {
         operationId: 'upsertUser',
         parameters: userParams,
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
@@ -298,7 +294,7 @@ export const audienceOpenApi = {
       patch: {
         operationId: 'editUser',
         parameters: userParams,
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([['202', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
@@ -312,7 +308,7 @@ export const audienceOpenApi = {
     '/v1/subscriber_list/': {
       post: {
         operationId: 'createList',
-        requestBody: jsonBody({ type: 'object', required: ['list_id'], properties: { list_id: { type: 'string' }, list_name: { type: 'string' }, list_description: { type: 'string' } } }, 'The list'),
+        requestBody: schemaRequestBody(ListUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('List'), 'The list (created or updated)')], invalid, unauthenticated]),
       },
       get: {
@@ -359,10 +355,10 @@ export const audienceOpenApi = {
       },
     },
     '/v1/subscriber_list/{list_id}/subscriber/add/': {
-      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
     },
     '/v1/subscriber_list/{list_id}/subscriber/remove/': {
-      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
     },
     '/v1/subscriber_list/{list_id}/delete/': {
       patch: {
@@ -401,10 +397,10 @@ export const audienceOpenApi = {
       },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/add/': {
-      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/remove/': {
-      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/finish_sync/': {
       patch: {
@@ -430,7 +426,7 @@ export const audienceOpenApi = {
         operationId: 'mergeUsers',
         summary: "Merges the user `from_user_id` into this one (this one's properties win; channel values are added), then deletes `from_user_id`",
         parameters: userParams,
-        requestBody: jsonBody({ type: 'object', required: ['from_user_id'], properties: { from_user_id: { type: 'string' } } }, 'The user merged in'),
+        requestBody: schemaRequestBody(UserMergeSchema),
         responses: Object.fromEntries([['201', json(ref('User'), 'This user after the merge')], invalid, unauthenticated, short(404, "Either user does not exist (`from_user_id: [distinct_id: '<id>'] not found`)")]),
       },
     },
@@ -448,7 +444,7 @@ export const audienceOpenApi = {
         summary:
           "The user's profile in a tenant (`users.upsert_for_tenant`): the upsert body of `POST /v1/user/{distinct_id}/`. A run carrying this tenant_id reads it merged over the user's profile. Makes the user when it does not exist.",
         parameters: path('distinct_id', 'tenant_id'),
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('UserInTenant'), "The user's profile in the tenant")], invalid, profileTooLarge, unauthenticated, tenantMissing]),
       },
       get: {
@@ -461,7 +457,7 @@ export const audienceOpenApi = {
         operationId: 'editUserInTenant',
         summary: "The operations of `PATCH /v1/user/{distinct_id}/`, on the user's profile in the tenant (`users.edit(..., tenant_id=)`), made when missing",
         parameters: path('distinct_id', 'tenant_id'),
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([
           ['202', json(ref('UserInTenant'), "The user's profile in the tenant")],
           invalid,
@@ -489,7 +485,7 @@ export const audienceOpenApi = {
       delete: {
         operationId: 'bulkDeleteUsers',
         summary: 'Deletes each user as `DELETE /v1/user/{distinct_id}/` does; ids that do not exist are skipped',
-        requestBody: jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 distinct_ids'),
+        requestBody: schemaRequestBody(BulkUserDeleteSchema),
         responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
       },
     },
@@ -498,7 +494,7 @@ export const audienceOpenApi = {
         operationId: 'bulkDeleteObjects',
         summary: 'Deletes each object of the type as `DELETE /v1/object/{object_type}/{id}/` does; ids that do not exist are skipped',
         parameters: path('object_type'),
-        requestBody: jsonBody({ type: 'object', required: ['object_ids'], properties: { object_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 object ids'),
+        requestBody: schemaRequestBody(BulkObjectDeleteSchema),
         responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
       },
     },
@@ -515,10 +511,7 @@ export const audienceOpenApi = {
         operationId: 'addObjectSubscriptions',
         summary: 'Subscribe users and child objects to the object; subscribing again replaces the relation properties',
         parameters: objectParams,
-        requestBody: jsonBody(
-          { type: 'object', required: ['recipients'], properties: { recipients: { type: 'array', minItems: 1, maxItems: 100, items: subscriptionRecipient }, properties: { type: 'object' } } },
-          'Up to 100 subscribers and the properties of the relation (`$recipient.subscription.<key>`)',
-        ),
+        requestBody: schemaRequestBody(SubscriptionAddSchema),
         responses: Object.fromEntries([
           [
             '200',
@@ -542,24 +535,8 @@ export const audienceOpenApi = {
         operationId: 'deleteObjectSubscriptions',
         summary: 'Remove subscribers, named in the body or as comma-separated distinct_ids in `recipients`',
         parameters: [...objectParams, { name: 'recipients', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated distinct_ids, when the body names none' }],
-        requestBody: {
-          required: false,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  recipients: {
-                    type: 'array',
-                    minItems: 1,
-                    maxItems: 100,
-                    items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } } }] },
-                  },
-                },
-              },
-            },
-          },
-        },
+        // The body is optional: the `recipients` query may name the subscribers instead.
+        requestBody: { ...schemaRequestBody(SubscriptionRemoveSchema), required: false },
         responses: Object.fromEntries([['204', noContent('Removed (naming one that is not subscribed is not an error)')], invalid, unauthenticated, objectMissing]),
       },
     },
@@ -603,7 +580,7 @@ export const audienceOpenApi = {
       post: {
         operationId: 'upsertTenant',
         parameters: path('tenant_id'),
-        requestBody: jsonBody({ type: 'object', properties: { tenant_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The tenant'),
+        requestBody: schemaRequestBody(TenantUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Tenant'), 'The tenant')], invalid, unauthenticated]),
       },
       get: { operationId: 'getTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['200', json(ref('Tenant'), 'The tenant')], unauthenticated, tenantOrCategoryMissing]) },
@@ -626,7 +603,7 @@ export const audienceOpenApi = {
         operationId: 'upsertBrand',
         summary: 'Upsert a tenant under its older name: `brand_name` is `tenant_name`',
         parameters: path('brand_id'),
-        requestBody: jsonBody({ type: 'object', properties: { brand_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The brand'),
+        requestBody: schemaRequestBody(BrandUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Brand'), 'The brand')], invalid, unauthenticated]),
       },
       get: { operationId: 'getBrand', parameters: path('brand_id'), responses: Object.fromEntries([['200', json(ref('Brand'), 'The brand')], unauthenticated, tenantOrCategoryMissing]) },
@@ -684,7 +661,7 @@ export const audienceOpenApi = {
         operationId: 'updateTenantCategoryPreference',
         summary: 'The same write as PATCH /v1/tenant/{tenant_id}/category/{category_slug}/, answered 200',
         parameters: path('tenant_id', 'category'),
-        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(TenantCategoryDefaultUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -692,7 +669,7 @@ export const audienceOpenApi = {
       patch: {
         operationId: 'updateTenantCategoryDefault',
         parameters: path('tenant_id', 'category_slug'),
-        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(TenantCategoryDefaultUpdateSchema),
         responses: Object.fromEntries([['202', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -743,7 +720,6 @@ export const audienceOpenApi = {
         },
         patternProperties: { '^\\$': ref('ChannelValues') },
       },
-      ProfileOperations: { type: 'object', required: ['operations'], properties: { operations: { type: 'array', minItems: 1, items: { type: 'object' } } } },
       CategoryPreference: {
         type: 'object',
         description: 'Interface 2.6',
@@ -934,15 +910,6 @@ export const audienceOpenApi = {
         description: 'A tenant, under the names of the older brand API',
         required: ['brand_id', 'brand_name', 'blocked_channels', 'created_at', 'updated_at'],
         properties: { brand_id: { type: 'string' }, brand_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
-      },
-      TenantCategoryDefaultUpdate: {
-        type: 'object',
-        properties: {
-          preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
-          visible_to_subscriber: { type: 'boolean' },
-          mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
-          opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
-        },
       },
       TenantFullPreference: {
         type: 'object',
