@@ -1,27 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EmbeddedPostgres, createServiceDataSource, migrateSchema } from '@herald/database';
-import { DatabaseTarget, createTemporaryDatabase } from '@herald/testing';
+import { openMigratedSchema } from '@herald/database';
+import { DatabaseTarget } from '@herald/testing';
 import { MANAGEMENT_ENTITIES } from '../persistence/entities';
 import { MANAGEMENT_MIGRATIONS } from '../persistence/migrations';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 
 /** management's migrated schema on the target, for the repository specs. */
 export async function openManagementDatabase(target: DatabaseTarget): Promise<{ db: DataSource; newWorkspace(): Promise<ScopedWorkspace>; close(): Promise<void> }> {
-  let url: string;
-  let dispose: () => Promise<void>;
-  if (target.kind === 'embedded') {
-    const embedded = await EmbeddedPostgres.start();
-    url = embedded.url;
-    dispose = () => embedded.stop();
-  } else {
-    const database = await createTemporaryDatabase(target.url);
-    url = database.url;
-    dispose = () => database.drop();
-  }
-  const db = createServiceDataSource({ url, schema: 'management', migrations: MANAGEMENT_MIGRATIONS, entities: MANAGEMENT_ENTITIES, applicationName: 'herald-test' });
-  await db.initialize();
-  await migrateSchema(db, 'management');
+  const { db, close } = await openMigratedSchema(target, { schema: 'management', migrations: MANAGEMENT_MIGRATIONS, entities: MANAGEMENT_ENTITIES });
   const account = randomUUID();
   await db.query(`INSERT INTO management.accounts (id, name) VALUES ($1, 'test')`, [account]);
   return {
@@ -31,9 +18,6 @@ export async function openManagementDatabase(target: DatabaseTarget): Promise<{ 
       await db.query(`INSERT INTO management.workspaces (id, account_id, slug, name) VALUES ($1, $2, $3, $3)`, [workspace.id, account, workspace.slug]);
       return workspace;
     },
-    close: async () => {
-      await db.destroy();
-      await dispose();
-    },
+    close,
   };
 }
