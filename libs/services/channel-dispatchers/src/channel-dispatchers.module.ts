@@ -28,12 +28,14 @@ import { FormBodyParser, VendorCallbacksController } from './http/vendor-callbac
 import { FeedStoreReader } from './inbox/feed-store';
 import { InboxStore } from './inbox/inbox-store';
 import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
+import { InboxUpdatesController } from './inbox/inbox-updates.controller';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
 import { TranslationReadModel } from './read-models/translation-read-model';
 import { WorkspaceKeyReadModel } from './read-models/workspace-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
+import { SuppressionChangesController } from './suppressions/suppression-changes.controller';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
 import { AddressGuard } from './vendors/net/address-guard';
@@ -65,7 +67,7 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS, entities: DISPATCH_ENTITIES }),
         BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
       ],
-      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController],
+      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController, SuppressionChangesController, InboxUpdatesController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
         // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.

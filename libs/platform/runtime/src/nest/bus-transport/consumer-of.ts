@@ -105,6 +105,6 @@ export function ConsumerOf(declaration: RawConsumerDeclaration): HandlerDecorato
 export function ConsumerOf(declaration: RawBatchConsumerDeclaration): HandlerDecorator<RawBatchHandler>;
 export function ConsumerOf(declaration: ConsumerDeclaration): MethodDecorator {
   // The pattern names the subscription (Nest keys handlers by it); the whole declaration, parser included, rides in the extras.
-  const pattern = { group: declaration.groupId, topics: declaration.topics.join(',') };
+  const pattern = { group: declaration.groupPerReplica ? `${declaration.groupId}.<replica>` : declaration.groupId, topics: declaration.topics.join(',') };
   return applyDecorators(EventPattern(pattern, { [CONSUMER_DECLARATION]: declaration }), UseFilters(new RethrowToTheBus()));
 }
