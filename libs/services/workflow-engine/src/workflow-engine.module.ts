@@ -48,7 +48,7 @@ export class WorkflowEngineModule implements NestModule {
         ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
-      controllers: [RunsController, LiveTemplatesController],
+      controllers: [RunsController, LiveTemplatesController, WebpushEngagementConsumer, HttpWorker],
       providers: [
         DefinitionsReadModel,
         AudienceReadModel,
@@ -56,8 +56,6 @@ export class WorkflowEngineModule implements NestModule {
         RunContextLoader,
         RunHost,
         RunInputsConsumer,
-        WebpushEngagementConsumer,
-        HttpWorker,
         ReplayWorker,
         RunQueries,
         MessageLog,
