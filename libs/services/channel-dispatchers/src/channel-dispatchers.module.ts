@@ -32,6 +32,7 @@ import { InboxUpdatesController } from './inbox/inbox-updates.controller';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyReadModel } from './read-models/api-key-read-model';
+import { ReadModelConsumers } from './read-models/read-model-consumers.controller';
 import { TranslationReadModel } from './read-models/translation-read-model';
 import { WorkspaceKeyReadModel } from './read-models/workspace-key-read-model';
 import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
@@ -67,7 +68,7 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS, entities: DISPATCH_ENTITIES }),
         BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
       ],
-      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController, SuppressionChangesController, InboxUpdatesController],
+      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController, SuppressionChangesController, InboxUpdatesController, ReadModelConsumers],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
         // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.

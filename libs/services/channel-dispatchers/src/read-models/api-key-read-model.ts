@@ -1,9 +1,8 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, TOPICS, parseCredentialsChanged } from '@herald/contracts';
-import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, acknowledgeCredentials, hashToken } from '@herald/runtime';
+import { CredentialsChanged } from '@herald/contracts';
+import { HERALD_LOGGER, HeraldLogger, hashToken } from '@herald/runtime';
 
 export interface InboxWorkspace {
   readonly id: string;
@@ -20,29 +19,13 @@ const CACHE_CAPACITY = 10_000;
  * authenticate `Bearer <api_key>` without reading another service's tables.
  */
 @Injectable()
-export class ApiKeyReadModel implements OnApplicationBootstrap {
+export class ApiKeyReadModel {
   private readonly cache = new Map<string, { workspace: InboxWorkspace | null; expiresAt: number }>();
 
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
-    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.credentialsChanged.name], {
-      groupId: 'herald.dispatch.credentials',
-      type: CREDENTIALS_CHANGED_TYPE,
-      parsePayload: parseCredentialsChanged,
-      handle: async (change, envelope) => {
-        await this.apply(change);
-        // Management's key routes answer once the inbox API, too, takes (or refuses) the key.
-        acknowledgeCredentials(this.bus, this.clock, this.logger, 'channel-dispatchers', envelope);
-      },
-    });
-  }
 
   async workspaceOfApiKey(apiKey: string): Promise<InboxWorkspace | null> {
     const hash = hashToken(apiKey).toString('hex');
@@ -59,7 +42,8 @@ export class ApiKeyReadModel implements OnApplicationBootstrap {
     return workspace;
   }
 
-  private async apply(change: CredentialsChanged): Promise<void> {
+  /** A change of `notify.credentials.changed.v1` (ReadModelConsumers). */
+  async apply(change: CredentialsChanged): Promise<void> {
     // Workspace keys sign SDK requests; the inbox API takes API keys only (for now).
     if (change.kind !== 'api_key') return;
     if (change.change === 'deleted') {

@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
+import { DefinitionChanged } from '@herald/contracts';
 import { LocaleTranslations, localeTranslationsOf } from '@herald/rendering';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 
 interface AnnouncedTranslations {
   readonly files: ReadonlyArray<{ readonly locale: string; readonly namespace: string | null; readonly content: Record<string, string> }>;
@@ -19,24 +19,14 @@ const CACHE_CAPACITY = 10_000;
  * its cache entry at once, other replicas within the TTL.
  */
 @Injectable()
-export class TranslationReadModel implements OnApplicationBootstrap {
+export class TranslationReadModel {
   /** The read itself is cached, so the attempts of a burst that miss together share one. */
   private readonly cache = new Map<string, { translations: Promise<LocaleTranslations>; expiresAt: number }>();
 
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.dispatch.translations',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'translation' ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /** The workspace's live translations; none before its first commit. */
   async translationsOf(workspaceId: string): Promise<LocaleTranslations> {
@@ -57,7 +47,8 @@ export class TranslationReadModel implements OnApplicationBootstrap {
     return row?.by_locale ?? {};
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `translation` change of `notify.definition.changed.v1` (ReadModelConsumers). */
+  async apply(change: DefinitionChanged): Promise<void> {
     const files = change.change === 'deleted' ? [] : (change.document as AnnouncedTranslations).files;
     const byLocale = localeTranslationsOf(files);
     // A redelivered or reordered older announcement never overwrites a newer one.

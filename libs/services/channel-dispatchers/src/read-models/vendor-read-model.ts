@@ -1,8 +1,8 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Channel, DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, SecretBox } from '@herald/runtime';
+import { Channel, DefinitionChanged } from '@herald/contracts';
+import { HERALD_LOGGER, HeraldLogger, SecretBox } from '@herald/runtime';
 import { CredentialValue, VendorConfig } from '../vendors/vendor.port';
 
 export const DISPATCH_SECRET_BOX = Symbol('DISPATCH_SECRET_BOX');
@@ -39,25 +39,15 @@ const CACHE_TTL_MS = 5_000;
  * for all replicas: they share the table.
  */
 @Injectable()
-export class VendorReadModel implements OnApplicationBootstrap {
+export class VendorReadModel {
   /** By workspace and channel; the read itself is cached, so the attempts of a burst that miss together share one. */
   private readonly cache = new Map<string, { vendors: Promise<readonly VendorConfig[]>; expiresAt: number }>();
 
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(DISPATCH_SECRET_BOX) private readonly box: SecretBox,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.dispatch.definitions',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'vendor' ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /** The enabled vendors of a workspace's channel, highest priority (lowest number) first. */
   async vendorsOf(workspaceId: string, channel: Channel): Promise<readonly VendorConfig[]> {
@@ -121,7 +111,8 @@ export class VendorReadModel implements OnApplicationBootstrap {
     }
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `vendor` change of `notify.definition.changed.v1` (ReadModelConsumers). */
+  async apply(change: DefinitionChanged): Promise<void> {
     const [channel, vendor] = change.id.split('/');
     if (change.change === 'deleted') {
       await this.db.query(

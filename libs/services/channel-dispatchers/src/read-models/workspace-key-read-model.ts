@@ -1,8 +1,8 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger, SecretBox, WorkspaceCredentials, WorkspaceKeySecret } from '@herald/runtime';
+import { CredentialsChanged } from '@herald/contracts';
+import { HERALD_LOGGER, HeraldLogger, SecretBox, WorkspaceCredentials, WorkspaceKeySecret } from '@herald/runtime';
 import { DISPATCH_SECRET_BOX } from './vendor-read-model';
 
 /**
@@ -12,27 +12,20 @@ import { DISPATCH_SECRET_BOX } from './vendor-read-model';
  * announced before it; API keys stay ApiKeyReadModel's, which management-api waits for.
  */
 @Injectable()
-export class WorkspaceKeyReadModel implements OnApplicationBootstrap {
+export class WorkspaceKeyReadModel {
   private readonly credentials: WorkspaceCredentials;
 
   constructor(
     @InjectDataSource('dispatch') db: DataSource,
     @Inject(DISPATCH_SECRET_BOX) box: SecretBox,
     @Inject(HERALD_LOGGER) logger: HeraldLogger,
-    private readonly consumers: ConsumerRegistry,
   ) {
     this.credentials = new WorkspaceCredentials(db, 'dispatch', box, logger);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.credentialsChanged.name], {
-      groupId: 'herald.dispatch.workspace-keys',
-      type: CREDENTIALS_CHANGED_TYPE,
-      parsePayload: parseCredentialsChanged,
-      handle: async (change) => {
-        if (change.kind === 'workspace_key') await this.credentials.apply(change);
-      },
-    });
+  /** A `workspace_key` change of `notify.credentials.changed.v1` (ReadModelConsumers; the API keys are ApiKeyReadModel's). */
+  apply(change: CredentialsChanged): Promise<void> {
+    return this.credentials.apply(change);
   }
 
   /** The secrets of a workspace key, each with its workspace (none when the key is unknown). */
