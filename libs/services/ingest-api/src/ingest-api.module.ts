@@ -16,6 +16,7 @@ import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
 import { ingestOpenApi } from './openapi/ingest-openapi';
 import { INGEST_MIGRATIONS } from './persistence/migrations';
+import { DefinitionChangesConsumer } from './read-models/definition-changes.consumer';
 import { PayloadSchemaReadModel } from './read-models/payload-schema-read-model';
 import { WorkflowReadModel } from './read-models/workflow-read-model';
 
@@ -37,7 +38,7 @@ export class IngestApiModule implements NestModule {
         BrowserAuthModule.forService({ schema: 'ingest', groupId: 'herald.ingest.browser-keys' }),
         AudienceVisibilityModule,
       ],
-      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController],
+      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, DefinitionChangesConsumer],
       providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowReadModel, PayloadSchemaReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
     };
   }

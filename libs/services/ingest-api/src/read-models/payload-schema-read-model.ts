@@ -1,18 +1,16 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
-  DEFINITION_CHANGED_TYPE,
   DefinitionChanged,
   FieldError,
   PayloadValidator,
   TOPICS,
   compilePayloadSchema,
   definitionAppliedMessage,
-  parseDefinitionChanged,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 
 /** A workflow's or an event's `payload_schema`: a schema slug, and the version it pins (else the live one). */
 export interface PayloadSchemaLink {
@@ -37,25 +35,15 @@ const COMPILED_CAPACITY = 5_000;
  * compiled one is kept (up to a bound) by workspace, slug and version.
  */
 @Injectable()
-export class PayloadSchemaReadModel implements OnApplicationBootstrap {
+export class PayloadSchemaReadModel {
   private readonly compiled = new Map<string, PayloadValidator | null>();
 
   constructor(
     @InjectDataSource('ingest') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.ingest.payload-schemas',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'schema' ? this.apply(change) : change.kind === 'event_schema' ? this.applyEventLink(change) : Promise.resolve()),
-    });
-  }
 
   /**
    * What is wrong with `data` by the linked schema, each by its path under `root`. A
@@ -106,7 +94,8 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
     return validate;
   }
 
-  private async applyEventLink(change: DefinitionChanged): Promise<void> {
+  /** An `event_schema` change: a schema linked to an event name (DefinitionChangesConsumer). */
+  async applyEventLink(change: DefinitionChanged): Promise<void> {
     const link = (change.document as AnnouncedEventLink | undefined)?.payload_schema ?? null;
     // A redelivered or reordered older announcement never overwrites a newer one.
     await this.db.query(
@@ -119,7 +108,8 @@ export class PayloadSchemaReadModel implements OnApplicationBootstrap {
     await this.announceApplied(change);
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `schema` change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  async apply(change: DefinitionChanged): Promise<void> {
     await this.db.transaction(async (tx) => {
       if (change.change === 'deleted') {
         await tx.query(`DELETE FROM ingest.payload_schemas WHERE workspace_id = $1 AND slug = $2 AND version < $3`, [change.workspace_id, change.id, change.version]);

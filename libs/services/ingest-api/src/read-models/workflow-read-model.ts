@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
+import { DefinitionChanged, TOPICS, definitionAppliedMessage } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { CLOCK, Clock, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { PayloadSchemaLink } from './payload-schema-read-model';
 
 export interface LiveWorkflow {
@@ -29,25 +29,15 @@ const CACHE_CAPACITY = 50_000;
  * own read model with the whole definition.
  */
 @Injectable()
-export class WorkflowReadModel implements OnApplicationBootstrap {
+export class WorkflowReadModel {
   private readonly cache = new ExpiringCache<LiveWorkflow | null>(CACHE_TTL_MS, CACHE_CAPACITY);
 
   constructor(
     @InjectDataSource('ingest') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.ingest.definitions',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'workflow' ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /** The live workflow, or null when the workspace has none with this slug. */
   async find(workspaceId: string, slug: string): Promise<LiveWorkflow | null> {
@@ -66,7 +56,8 @@ export class WorkflowReadModel implements OnApplicationBootstrap {
     );
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `workflow` change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  async apply(change: DefinitionChanged): Promise<void> {
     if (change.change === 'deleted') {
       await this.db.query(`DELETE FROM ingest.workflows WHERE workspace_id = $1 AND slug = $2 AND version < $3`, [
         change.workspace_id,
