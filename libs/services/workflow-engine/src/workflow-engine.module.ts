@@ -13,7 +13,7 @@ import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { ReplayWorker } from './replays/replay-worker';
 import { AudienceReadModel } from './read-models/audience-read-model';
-import { DefinitionsReadModel } from './read-models/definitions-read-model';
+import { DefinitionChangesConsumer, DefinitionsReadModel } from './read-models/definitions-read-model';
 import { HttpWorker } from './runs/http-worker';
 import { RunContextLoader } from './runs/run-context-loader';
 import { runExpressions } from './runs/run-expressions';
@@ -48,7 +48,7 @@ export class WorkflowEngineModule implements NestModule {
         ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
-      controllers: [RunsController, LiveTemplatesController, WebpushEngagementConsumer, HttpWorker],
+      controllers: [RunsController, LiveTemplatesController, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer],
       providers: [
         DefinitionsReadModel,
         AudienceReadModel,
@@ -56,7 +56,6 @@ export class WorkflowEngineModule implements NestModule {
         RunContextLoader,
         RunHost,
         RunInputsConsumer,
-        ReplayWorker,
         RunQueries,
         MessageLog,
         MessageStatsQueries,
