@@ -128,3 +128,38 @@ describe('HeraldBusTransport', () => {
     await expectEventually(() => expect(seen.raw).toEqual(['after the start']));
   });
 });
+
+const SLOW = uniqueName('slow');
+/** The slow handler's progress, and the gate it waits on. */
+const slow = { entered: false, finished: false, release: (): void => undefined };
+
+@Controller()
+class SlowConsumer {
+  @ConsumerOf({ groupId: 'test.slow', topics: [SLOW] })
+  async read(): Promise<void> {
+    slow.entered = true;
+    await new Promise<void>((resolve) => (slow.release = resolve));
+    slow.finished = true;
+  }
+}
+
+@Module({ controllers: [SlowConsumer] })
+class SlowModule {}
+
+describe('HeraldBusTransport on shutdown', () => {
+  it('stops its consumers as the application closes, waiting for the handler in flight', async () => {
+    const bus = new InProcessBus();
+    await bus.ensureTopics([{ name: SLOW, partitions: 1 }]);
+    const app = await startTestHttpApp({ ...greetingService, module: (): DynamicModule => ({ module: SlowModule }) }, 'postgres://unused', { bus });
+    await bus.publish(SLOW, [{ key: 'k', value: 'slow' }]);
+    await expectEventually(() => expect(slow.entered).toBe(true));
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    slow.release();
+    await closing;
+    expect(slow.finished).toBe(true);
+    await bus.close();
+  });
+});
