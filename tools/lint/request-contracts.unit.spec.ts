@@ -1,7 +1,7 @@
 import { DynamicModule, RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { TSchema } from '@sinclair/typebox';
+import { TSchema, Type as Schema } from '@sinclair/typebox';
 import { SchemaKit, openApiSchemaOf } from '@herald/contracts';
 import { channelDispatchers } from '@herald/channel-dispatchers';
 import { ingestApi } from '@herald/ingest-api';
@@ -21,90 +21,14 @@ import { workflowEngine } from '@herald/workflow-engine';
  *
  * The list can only shrink: a listed route that has its schema fails until taken off.
  */
-const BODIES_NOT_YET_SCHEMAS: readonly string[] = [
-  // preference-service
-  'delete /v1/bulk/object/{}',
-  'delete /v1/bulk/user',
-  'delete /v1/object/{}/{}/subscription',
-  'patch /v1/bulk/user/preference',
-  'patch /v1/bulk/user/preference/reset',
-  'patch /v1/object/{}/{}',
-  'patch /v1/object/{}/{}/preference',
-  'patch /v1/object/{}/{}/preference/category/{}',
-  'patch /v1/object/{}/{}/preference/channel_preference',
-  'patch /v1/tenant/{}/category/{}',
-  'patch /v1/tenant/{}/preference/category/{}',
-  'patch /v1/user/{}',
-  'patch /v1/user/{}/preference',
-  'patch /v1/user/{}/preference/category/{}',
-  'patch /v1/user/{}/preference/channel_preference',
-  'patch /v1/user/{}/tenant/{}',
-  'patch /v2/subscriber/{}/category/{}',
-  'patch /v2/subscriber/{}/channel_preference',
-  'post /v1/brand/{}',
-  'post /v1/object/{}/{}',
-  'post /v1/object/{}/{}/subscription',
-  'post /v1/subscriber_list',
-  'post /v1/subscriber_list/{}/subscriber/add',
-  'post /v1/subscriber_list/{}/subscriber/remove',
-  'post /v1/subscriber_list/{}/version/{}/subscriber/add',
-  'post /v1/subscriber_list/{}/version/{}/subscriber/remove',
-  'post /v1/tenant/{}',
-  'post /v1/unsubscribe/{}',
-  'post /v1/unsubscribe/{}/preferences',
-  'post /v1/user/{}',
-  'post /v1/user/{}/merge',
-  'post /v1/user/{}/tenant/{}',
-  // channel-dispatchers
-  'patch /v1/user/{}/inbox/{}',
-  'post /internal/vendor-test',
-  'post /js-inbox/bell-clicked',
-  'post /js-inbox/event',
-  'post /js-inbox/mark-all-read',
-  'post /js-inbox/notification/{}/action',
-  'post /v1/feed/bulk/notifications/seen',
-  'post /v1/vendor-callbacks/{}',
-  // management-api
-  'patch /v1/operator/{}',
-  'patch /v1/{}/event/{}',
-  'patch /v1/{}/preference_category/commit',
-  'patch /v1/{}/schema/{}/commit',
-  'patch /v1/{}/translation/commit',
-  'patch /v1/{}/webhook_endpoint/{}',
-  'patch /v1/{}/workflow/{}/commit',
-  'patch /v1/{}/workflow/{}/enable',
-  'patch /v1/{}/ws_public_key/{}',
-  'patch /v2/{}/template/{}/channel/{}/variant/{}/discard',
-  'patch /v2/{}/template/{}/channel/{}/variant/{}/vendor_approval',
-  'patch /v2/{}/template/{}/commit',
-  'patch /v2/{}/template/{}/mock_data',
-  'post /v1/operator',
-  'post /v1/operator_session',
-  'post /v1/operator_session/invitation',
-  'post /v1/operator_session/password_reset',
-  'post /v1/workspace',
-  'post /v1/{}/event',
-  'post /v1/{}/preference_category',
-  'post /v1/{}/preference_category/translation/content/{}',
-  'post /v1/{}/schema/{}',
-  'post /v1/{}/suppression',
-  'post /v1/{}/translation/content/{}',
-  'post /v1/{}/vendor/{}/{}/test',
-  'post /v1/{}/webhook_endpoint',
-  'post /v1/{}/webhook_endpoint/{}/replay',
-  'post /v1/{}/workflow/{}',
-  'post /v1/{}/workflow/{}/replay',
-  'post /v1/{}/workflow/{}/validate',
-  'post /v1/{}/workflow/{}/versions/{}/rollback',
-  'post /v1/{}/ws_api_key',
-  'post /v1/{}/ws_key',
-  'post /v1/{}/ws_public_key',
-  'post /v2/{}/template/{}',
-  'post /v2/{}/template/{}/channel/{}/preview',
-  'post /v2/{}/template/{}/channel/{}/variant/{}',
-  'post /v2/{}/template/{}/channel/{}/variant/{}/preview',
-  'put /v1/{}/vendor/{}/{}',
-];
+const BODIES_NOT_YET_SCHEMAS: readonly string[] = [];
+
+/**
+ * Routes between Herald's own services (management-api's vendor test to the dispatchers),
+ * which neither the gateway nor the Ingress routes: no API document shows them, so their
+ * schema is required but never looked for in a document.
+ */
+const isInternalRoute = (route: string): boolean => route.split(' ')[1].startsWith('/internal/');
 
 const SERVICES: readonly ServiceDefinition[] = [ingestApi, preferenceService, workflowEngine, channelDispatchers, managementApi];
 
@@ -180,7 +104,9 @@ function contractMismatches(documents: Record<'public' | 'management', OpenApiDo
     }
     schemaRoutes.add(`${handler.api} ${handler.route}`);
     if (notYet.includes(handler.route)) problems.push(`${handler.route}: has its schema now; take it off BODIES_NOT_YET_SCHEMAS`);
-    if (shown === undefined) problems.push(`${handler.route}: validated by a schema the document does not show`);
+    if (shown === undefined) {
+      if (!isInternalRoute(handler.route)) problems.push(`${handler.route}: validated by a schema the document does not show`);
+    }
     else if (JSON.stringify(shown) !== JSON.stringify(openApiSchemaOf(handler.schema))) problems.push(`${handler.route}: the document's body is not the schema the handler validates with`);
   }
   for (const api of ['public', 'management'] as const) {
@@ -228,7 +154,9 @@ describe('request bodies: one schema validates each and is its OpenAPI body', ()
     const copy = JSON.parse(JSON.stringify(documents)) as typeof documents;
     delete (copy.public.paths['/{workspace_key}/broadcast/'] as { post: Operation }).post.requestBody;
     const unschemed = { service: 'example', route: 'post /v1/example/{}', api: 'public' as const, schema: undefined, takesBody: true };
-    expect(contractMismatches(copy, [...handlers, unschemed], BODIES_NOT_YET_SCHEMAS)).toEqual([
+    // A route between Herald's services is in no document: its schema is enough.
+    const internal = { service: 'example', route: 'post /internal/example', api: 'public' as const, schema: Schema.Object({}), takesBody: true };
+    expect(contractMismatches(copy, [...handlers, unschemed, internal], BODIES_NOT_YET_SCHEMAS)).toEqual([
       'post /{}/broadcast: validated by a schema the document does not show',
       'post /v1/example/{}: takes a body with no schema (@ValidBody)',
     ]);

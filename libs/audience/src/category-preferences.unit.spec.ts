@@ -40,14 +40,19 @@ describe('applyCategoryUpdate', () => {
     expect(second).toEqual({ ok: true, value: { opt_in_channels: ['sms'], opt_out_channels: ['email'] } });
   });
 
-  it('reports every failing field by its path', () => {
+  it("reports every field the category refuses by its path (the body's shape is the schema's)", () => {
     const result = applyCategoryUpdate(located, undefined, undefined, {
-      preference: 'maybe',
-      opt_in_channels: ['email', 'fax'],
-      digest_schedule: { id: 'weekly', time: '25:00' },
+      opt_in_channels: ['email'],
+      opt_out_channels: ['email'],
+      digest_schedule: { id: 'weekly' },
       properties: [{ key: 'limit', value: '5' }, { key: 'other', value: 1 }],
     });
-    expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['preference', 'opt_in_channels[1]', 'digest_schedule.id', 'digest_schedule.time', 'properties[0].value', 'properties[1].key']);
+    expect(result.ok ? [] : result.errors).toEqual([
+      { path: 'opt_out_channels[0]', message: "'email' is also in opt_in_channels" },
+      { path: 'digest_schedule.id', message: 'must be one of now, daily' },
+      { path: 'properties[0].value', message: 'must be of type number' },
+      { path: 'properties[1].key', message: "'other' is not a property of this category" },
+    ]);
   });
 
   it('keeps a null schedule, which falls back to the default', () => {

@@ -1,3 +1,5 @@
+import { Static, Type } from '@sinclair/typebox';
+
 /**
  * "Send a test" of a vendor configuration: management-api asks channel-dispatchers, which
  * hold the vendor adapters, over an internal HTTP route (docs/architecture.md, Vendor
@@ -28,10 +30,9 @@ export interface VendorTestRequest {
   readonly to: unknown;
 }
 
-/** The body of the internal request: the sealed VendorTestRequest, base64. */
-export interface SealedVendorTest {
-  readonly sealed: string;
-}
+/** The body of the internal request: the sealed VendorTestRequest, base64 (what management-api sends, what a dispatcher parses). */
+export const SealedVendorTestSchema = Type.Object({ sealed: Type.String({ description: 'The VendorTestRequest sealed with HERALD_SECRETS_KEY (associated data VENDOR_TEST_SEAL), base64' }) });
+export type SealedVendorTest = Static<typeof SealedVendorTestSchema>;
 
 /** What the vendor answered to the one test message, as the dispatcher saw it. */
 export interface VendorTestAnswer {

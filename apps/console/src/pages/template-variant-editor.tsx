@@ -5,14 +5,14 @@ import { useEffect, useRef, useState } from 'react';
 import { ApiError, ManagementSchema, Session, canChange, management, ws } from '../api';
 import { Json, Problem, navigate, useLoad, useLocation } from '../ui';
 
-/** Herald's content fields of one channel, as its OpenAPI describes them (`VariantBody.content`, one schema per channel). */
+/** Herald's content fields of one channel, as its OpenAPI describes them (`VariantContent`, one schema per channel). */
 interface ChannelFields {
   readonly required: readonly string[];
   readonly properties: Readonly<Record<string, { type?: string; maxLength?: number }>>;
 }
 
 interface OpenApi {
-  readonly components: { readonly schemas: Record<string, { properties?: Record<string, { anyOf?: Array<ChannelFields & { title: string }> }> }> };
+  readonly components: { readonly schemas: Record<string, { anyOf?: Array<ChannelFields & { title: string }> }> };
 }
 
 let channelFields: Promise<Record<string, ChannelFields>> | undefined;
@@ -20,7 +20,7 @@ let channelFields: Promise<Record<string, ChannelFields>> | undefined;
 function contentShapes(): Promise<Record<string, ChannelFields>> {
   channelFields ??= fetch('/openapi.json')
     .then((response) => response.json() as Promise<OpenApi>)
-    .then((document) => Object.fromEntries((document.components.schemas.VariantBody?.properties?.content?.anyOf ?? []).map((schema) => [schema.title, schema])));
+    .then((document) => Object.fromEntries((document.components.schemas.VariantContent?.anyOf ?? []).map((schema) => [schema.title, schema])));
   return channelFields;
 }
 

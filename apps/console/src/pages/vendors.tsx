@@ -7,7 +7,7 @@ type Vendor = ManagementSchema<'Vendor'>;
 
 type FailedMessage = NotificationSchema<'Message'>;
 
-/** One credential field as the management API's OpenAPI describes it (`VendorBody.credentials`, one schema per vendor). */
+/** One credential field as the management API's OpenAPI describes it (`VendorCredentials`, one schema per vendor). */
 interface FieldSchema {
   readonly type: 'string' | 'integer' | 'boolean';
   readonly 'x-herald-shown'?: 'full' | 'prefix' | 'none';
@@ -28,9 +28,9 @@ type TestAnswer = ManagementSchema<'VendorTestAnswer'>;
 /** The vendor catalogue, from the management API's own description (the forms follow what it validates). */
 async function catalogue(): Promise<VendorSchema[]> {
   const document = (await (await fetch('/openapi.json')).json()) as {
-    components: { schemas: { VendorBody?: { properties?: { credentials?: { anyOf?: VendorSchema[] } } } } };
+    components: { schemas: { VendorCredentials?: { anyOf?: VendorSchema[] } } };
   };
-  return document.components.schemas.VendorBody?.properties?.credentials?.anyOf ?? [];
+  return document.components.schemas.VendorCredentials?.anyOf ?? [];
 }
 
 /**

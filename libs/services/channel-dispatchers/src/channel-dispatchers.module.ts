@@ -31,11 +31,16 @@ import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits 
 import { InboxUpdatesController } from './inbox/inbox-updates.controller';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
-import { ApiKeyReadModel } from './read-models/api-key-read-model';
+import { ApiKeyRepository } from './read-models/api-key.repository';
+import { InboxApiKeys } from './read-models/inbox-api-keys';
+import { LiveTranslations } from './read-models/live-translations';
 import { ReadModelConsumers } from './read-models/read-model-consumers.controller';
-import { TranslationReadModel } from './read-models/translation-read-model';
-import { WorkspaceKeyReadModel } from './read-models/workspace-key-read-model';
-import { DISPATCH_SECRET_BOX, VendorReadModel } from './read-models/vendor-read-model';
+import { TranslationRepository } from './read-models/translation.repository';
+import { DISPATCH_SECRET_BOX } from './read-models/dispatch-secret-box';
+import { WorkspaceKeyRepository } from './read-models/workspace-key.repository';
+import { WorkspaceKeySecrets } from './read-models/workspace-key-secrets';
+import { VendorRepository } from './read-models/vendor.repository';
+import { WorkspaceVendors } from './read-models/workspace-vendors';
 import { SuppressionChangesController } from './suppressions/suppression-changes.controller';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
@@ -100,14 +105,18 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         InboxStore,
         FeedStoreReader,
         FeedAuthGuard,
-        VendorReadModel,
-        ApiKeyReadModel,
-        TranslationReadModel,
+        VendorRepository,
+        WorkspaceVendors,
+        ApiKeyRepository,
+        InboxApiKeys,
+        TranslationRepository,
+        LiveTranslations,
         InboxAuthGuard,
         { provide: INBOX_STREAM_LIMITS, useValue: { ...DEFAULT_STREAM_LIMITS, ...streamLimits } },
         InboxStreams,
         FeedSockets,
-        WorkspaceKeyReadModel,
+        WorkspaceKeyRepository,
+        WorkspaceKeySecrets,
         JsInboxAuthenticator,
         JsInboxUserGuard,
         JsInboxWorkspaceGuard,

@@ -17,8 +17,11 @@ import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
 import { ingestOpenApi } from './openapi/ingest-openapi';
 import { INGEST_MIGRATIONS } from './persistence/migrations';
 import { DefinitionChangesConsumer } from './read-models/definition-changes.consumer';
-import { PayloadSchemaReadModel } from './read-models/payload-schema-read-model';
-import { WorkflowReadModel } from './read-models/workflow-read-model';
+import { PayloadSchemaRepository } from './read-models/payload-schema.repository';
+import { PayloadSchemas } from './read-models/payload-schemas';
+import { LiveWorkflows } from './read-models/live-workflows';
+import { WorkflowRepository } from './read-models/workflow.repository';
+import { INGEST_ENTITIES } from './persistence/entities';
 
 /** Triggers and events in (REST and the Kafka ingress), validated and fanned out per recipient. */
 @Module({})
@@ -32,14 +35,14 @@ export class IngestApiModule implements NestModule {
     return {
       module: IngestApiModule,
       imports: [
-        ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS }),
+        ServiceDatabaseModule.forService({ service: 'ingest-api', schema: 'ingest', migrations: INGEST_MIGRATIONS, entities: INGEST_ENTITIES }),
         WorkspaceAuthModule.forService({ service: 'ingest-api', schema: 'ingest', groupId: 'herald.ingest.credentials' }),
         // SuprSend's web SDK posts its events from a page (POST /v2/event).
         BrowserAuthModule.forService({ schema: 'ingest', groupId: 'herald.ingest.browser-keys' }),
         AudienceVisibilityModule,
       ],
       controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, DefinitionChangesConsumer],
-      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowReadModel, PayloadSchemaReadModel, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
+      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
     };
   }
 }

@@ -3,10 +3,12 @@ import { DynamicModule, Inject, Injectable, MiddlewareConsumer, Module, NestModu
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { MessageLog } from './http/message-log';
+import { ENGINE_ENTITIES } from './persistence/entities';
 import { MessageStatsQueries } from './http/message-stats-queries';
 import { MessageBulkUpdate } from './http/message-bulk-update';
 import { OPERATOR_READ_ROUTES, OperatorReadsCors } from './http/operator-reads-cors';
-import { RunQueries } from './http/run-queries';
+import { RunIndexRepository } from './http/run-index.repository';
+import { MessageLogRepository } from './http/message-log.repository';
 import { RunsController } from './http/runs.controller';
 import { engineOpenApi } from './openapi/engine-openapi';
 import { EngineLoops } from './outbox/engine-loops';
@@ -45,7 +47,7 @@ export class WorkflowEngineModule implements NestModule {
     return {
       module: WorkflowEngineModule,
       imports: [
-        ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS }),
+        ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS, entities: ENGINE_ENTITIES }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
       controllers: [RunsController, LiveTemplatesController, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer],
@@ -56,7 +58,8 @@ export class WorkflowEngineModule implements NestModule {
         RunContextLoader,
         RunHost,
         RunInputsConsumer,
-        RunQueries,
+        RunIndexRepository,
+        MessageLogRepository,
         MessageLog,
         MessageStatsQueries,
         MessageBulkUpdate,

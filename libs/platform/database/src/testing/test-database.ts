@@ -1,6 +1,9 @@
-import { DatabaseTarget } from '@herald/testing';
-import { EmbeddedPostgres } from '../embedded-postgres';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { DatabaseTarget, createTemporaryDatabase } from '@herald/testing';
+import { EmbeddedPostgres } from '../embedded-postgres';
+import { migrateSchema } from '../migrate';
+import { ServiceDataSourceOptions, createServiceDataSource } from '../service-data-source';
 
 export interface TestDatabase {
   readonly url: string;
@@ -31,6 +34,38 @@ export async function openTestDatabase(target: DatabaseTarget, dataDir?: string)
       } finally {
         await client.end();
       }
+    },
+  };
+}
+
+/**
+ * A service's schema, migrated, on the target (a fresh PGlite, or a temporary Postgres
+ * database dropped on close): what a repository spec runs against, with the service's
+ * entity schemas registered as its DataSource has them.
+ */
+export async function openMigratedSchema(
+  target: DatabaseTarget,
+  service: Pick<ServiceDataSourceOptions, 'schema' | 'migrations' | 'entities'>,
+): Promise<{ db: DataSource; close(): Promise<void> }> {
+  let url: string;
+  let dispose: () => Promise<void>;
+  if (target.kind === 'embedded') {
+    const embedded = await EmbeddedPostgres.start();
+    url = embedded.url;
+    dispose = () => embedded.stop();
+  } else {
+    const database = await createTemporaryDatabase(target.url);
+    url = database.url;
+    dispose = () => database.drop();
+  }
+  const db = createServiceDataSource({ url, ...service, applicationName: 'herald-test' });
+  await db.initialize();
+  await migrateSchema(db, service.schema);
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await dispose();
     },
   };
 }

@@ -4,9 +4,9 @@ import { Channel, DeliveryRequested, DeliveryWarning, deterministicUuid, storabl
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { AttachmentLoader } from '../attachments/attachment-loader';
 import { EngagementTracking } from '../engagement/engagement-tracking';
-import { VendorReadModel } from '../read-models/vendor-read-model';
+import { WorkspaceVendors } from '../read-models/workspace-vendors';
 import { RenderResult, RenderedContent, TemplateEngine, renderVariant, translationScope } from '@herald/rendering';
-import { TranslationReadModel } from '../read-models/translation-read-model';
+import { LiveTranslations } from '../read-models/live-translations';
 import { Suppression, SuppressionList } from '../suppressions/suppression-list';
 import { BUILT_IN_INBOX } from '../vendors/inbox/herald-inbox-vendor';
 import { VendorRegistry } from '../vendors/vendor-registry';
@@ -52,8 +52,8 @@ export class Dispatcher {
   constructor(
     private readonly ledger: DeliveryLedger,
     private readonly leases: ClaimLeases,
-    private readonly vendorModel: VendorReadModel,
-    private readonly translationModel: TranslationReadModel,
+    private readonly vendorModel: WorkspaceVendors,
+    private readonly translationModel: LiveTranslations,
     private readonly attachments: AttachmentLoader,
     @Inject(VENDOR_REGISTRY) private readonly registry: VendorRegistry,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,

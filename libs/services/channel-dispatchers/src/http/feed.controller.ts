@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Headers, HttpCode, Options, Param, Patch, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Options, Param, Patch, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { BrowserAuthenticator, SuprSendClientErrorFilter } from '@herald/runtime';
-import { FeedItem, isNotificationId, readFeedCountQuery, readFeedPageQuery, readNotificationIds } from '../inbox/feed-query';
+import { BrowserAuthenticator, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
+import { FeedItem, isNotificationId, readFeedCountQuery, readFeedPageQuery } from '../inbox/feed-query';
 import { FeedStoreReader } from '../inbox/feed-store';
 import { InboxOwner, InboxStore, InboxUpdate } from '../inbox/inbox-store';
+import { DISPATCH_BODIES, FeedNotificationsSeen } from './dispatch-schemas';
 import { FeedAuthGuard, FeedOwner } from './feed-auth.guard';
 
 /** What each mark of the SDK does to a message (interacted: clicked, and read, as the SDK shows it). */
@@ -66,12 +67,12 @@ export class FeedController {
     return item;
   }
 
-  /** Marks each message seen; ids that are not the user's are skipped. Answers the ids marked. */
+  /** Marks each message seen (an id given twice, once); ids that are not the user's are skipped. Answers the ids marked. */
   @Post('bulk/notifications/seen')
   @HttpCode(200)
-  async bulkSeen(@FeedOwner() owner: InboxOwner, @Body() body: unknown): Promise<{ notification_ids: string[] }> {
+  async bulkSeen(@FeedOwner() owner: InboxOwner, @ValidBody(DISPATCH_BODIES.feedNotificationsSeen) body: FeedNotificationsSeen): Promise<{ notification_ids: string[] }> {
     const marked: string[] = [];
-    for (const id of readNotificationIds(body)) if ((await this.inbox.update(owner, id, { seen: true }, { bulk: true })) !== null) marked.push(id);
+    for (const id of new Set(body.notification_ids)) if ((await this.inbox.update(owner, id, { seen: true }, { bulk: true })) !== null) marked.push(id);
     if (marked.length > 0) await this.inbox.announceBulk(owner, 'seen', marked);
     return { notification_ids: marked };
   }

@@ -14,7 +14,8 @@ import {
   presentedCredential,
   refuseWriteWithReadOnlyKey,
 } from '@herald/runtime';
-import { ApiKeyReadModel, InboxWorkspace } from '../read-models/api-key-read-model';
+import { InboxWorkspace } from '../read-models/api-key.repository';
+import { InboxApiKeys } from '../read-models/inbox-api-keys';
 
 /** Who may act on the inbox of the route's `distinct_id`, and what bounds their event streams. */
 export interface InboxCaller {
@@ -39,7 +40,7 @@ type InboxRequest = FastifyRequest & { inboxCaller?: InboxCaller };
 @Injectable()
 export class InboxAuthGuard implements CanActivate {
   constructor(
-    private readonly apiKeys: ApiKeyReadModel,
+    private readonly apiKeys: InboxApiKeys,
     private readonly browsers: BrowserAuthenticator,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     private readonly failures: AuthFailureLimiter,

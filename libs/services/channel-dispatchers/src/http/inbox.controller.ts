@@ -1,14 +1,14 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Patch, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FieldError, HeraldError, readQueryBigint } from '@herald/contracts';
-import { CLOCK, Clock } from '@herald/runtime';
-import { InboxItem, InboxOwner, InboxStore, InboxUpdate } from '../inbox/inbox-store';
+import { CLOCK, Clock, ValidBody } from '@herald/runtime';
+import { InboxItem, InboxOwner, InboxStore } from '../inbox/inbox-store';
+import { DISPATCH_BODIES, InboxMessageUpdate } from './dispatch-schemas';
 import { InboxStreams } from '../inbox/inbox-streams';
 import { CurrentCaller, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
-const UPDATE_FIELDS = ['seen', 'read', 'archived', 'clicked'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -109,9 +109,9 @@ export class InboxController {
     @CurrentCaller() caller: InboxCaller,
     @Param('distinct_id') distinctId: string,
     @Param('id') id: string,
-    @Body() body: unknown,
+    @ValidBody(DISPATCH_BODIES.inboxMessageUpdate) update: InboxMessageUpdate,
   ): Promise<InboxItem> {
-    const update = updateOf(body);
+    if (Object.keys(update).length === 0) throw HeraldError.validation([{ path: '', message: 'must set seen, read, archived or clicked' }]);
     const item = UUID.test(id) ? await this.inbox.update(ownerOf(caller, distinctId), id, update) : null;
     if (item === null) throw HeraldError.notFound(`inbox message '${id}' not found`);
     return item;
@@ -141,19 +141,4 @@ function pageOf(query: Record<string, unknown>): { limit: number; before?: strin
   if (before !== undefined && after !== undefined) errors.push({ path: 'before', message: 'cannot be combined with after' });
   if (errors.length > 0) throw HeraldError.validation(errors);
   return { limit, before, after };
-}
-
-function updateOf(body: unknown): InboxUpdate {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
-  const record = body as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  for (const name of Object.keys(record)) {
-    if (!UPDATE_FIELDS.includes(name)) errors.push({ path: name, message: 'is not a field of an inbox update (seen, read, archived, clicked)' });
-    else if (typeof record[name] !== 'boolean') errors.push({ path: name, message: 'must be a boolean' });
-    // A click is an event that happened; there is nothing to clear.
-    else if (name === 'clicked' && record[name] === false) errors.push({ path: name, message: 'can only be true' });
-  }
-  if (Object.keys(record).length === 0) errors.push({ path: '', message: 'must set seen, read, archived or clicked' });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return record as InboxUpdate;
 }

@@ -4,7 +4,7 @@ import { HeraldError } from '@herald/contracts';
 import { AuthFailureLimiter, AuthenticatedWorkspace, BrowserKeys, BrowserRequest, HERALD_LOGGER, HeraldLogger, corsHeadersFor, firstHeader } from '@herald/runtime';
 import { readJsInboxUser, subscriberIdMatches, workspaceKeyOf } from '../inbox/js-inbox-protocol';
 import { InboxOwner } from '../inbox/inbox-store';
-import { WorkspaceKeyReadModel } from '../read-models/workspace-key-read-model';
+import { WorkspaceKeySecrets } from '../read-models/workspace-key-secrets';
 
 const MAX_ORIGIN_LENGTH = 512;
 
@@ -32,7 +32,7 @@ interface HeaderSink {
 @Injectable()
 export class JsInboxAuthenticator {
   constructor(
-    private readonly workspaceKeys: WorkspaceKeyReadModel,
+    private readonly workspaceKeys: WorkspaceKeySecrets,
     private readonly browserKeys: BrowserKeys,
     private readonly failures: AuthFailureLimiter,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Headers, HttpCode, Options, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Options, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { BrowserAuthenticator, SuprSendClientErrorFilter } from '@herald/runtime';
+import { BrowserAuthenticator, RequestBodySchema, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
 import { isNotificationId } from '../inbox/feed-query';
 import { FeedStoreReader } from '../inbox/feed-store';
 import { InboxOwner, InboxStore } from '../inbox/inbox-store';
-import { JsInboxItem, jsInboxItemOf, jsInboxPageOf, readJsInboxAction, readJsInboxClick, readJsInboxCountQuery, readJsInboxPageQuery } from '../inbox/js-inbox-protocol';
+import { JsInboxItem, jsInboxItemOf, jsInboxPageOf, jsInboxUpdateOf, readJsInboxCountQuery, readJsInboxPageQuery } from '../inbox/js-inbox-protocol';
+import { DISPATCH_BODIES, JsInboxActionBody, JsInboxClick, JsInboxUserSchema } from './dispatch-schemas';
 import { JsInboxCaller, JsInboxOwner, JsInboxUserGuard, JsInboxWorkspace, JsInboxWorkspaceGuard } from './js-inbox-auth';
 import { markAllRead } from './feed.controller';
 
@@ -59,31 +60,33 @@ export class JsInboxController {
     return { data: jsInboxItemOf(item) };
   }
 
-  /** `{action: read | unread | archive}`; answers the message as it is now. */
+  /** `{action: read | unread | archive}` beside the user's fields; answers the message as it is now. */
   @Post('notification/:n_id/action')
   @HttpCode(200)
   @UseGuards(JsInboxUserGuard)
-  async action(@JsInboxOwner() owner: InboxOwner, @Param('n_id') id: string, @Body() body: unknown): Promise<{ data: JsInboxItem }> {
-    const update = readJsInboxAction(body);
+  async action(@JsInboxOwner() owner: InboxOwner, @Param('n_id') id: string, @ValidBody(DISPATCH_BODIES.jsInboxAction) body: JsInboxActionBody): Promise<{ data: JsInboxItem }> {
+    const update = jsInboxUpdateOf(body.action);
     const updated = isNotificationId(id) ? await this.inbox.update(owner, id, update) : null;
     const item = updated === null ? null : await this.feed.item(owner, id);
     if (item === null) throw HeraldError.notFound(`notification '${id}' not found`);
     return { data: jsInboxItemOf(item) };
   }
 
-  /** The bell was opened: the badge counts only messages stored from now on. */
+  /** The bell was opened: the badge counts only messages stored from now on. The body is the user's fields, which the guard reads. */
   @Post('bell-clicked')
   @HttpCode(200)
   @UseGuards(JsInboxUserGuard)
+  @RequestBodySchema(JsInboxUserSchema)
   async bellClicked(@JsInboxOwner() owner: InboxOwner): Promise<{ ss_bell_count: number }> {
     await this.feed.resetBadge(owner);
     return { ss_bell_count: 0 };
   }
 
-  /** Every unread message read (and so seen). */
+  /** Every unread message read (and so seen). The body is the user's fields, which the guard reads. */
   @Post('mark-all-read')
   @HttpCode(200)
   @UseGuards(JsInboxUserGuard)
+  @RequestBodySchema(JsInboxUserSchema)
   async markAllRead(@JsInboxOwner() owner: InboxOwner): Promise<{ updated: number }> {
     return { updated: await markAllRead(this.feed, this.inbox, owner) };
   }
@@ -96,8 +99,9 @@ export class JsInboxController {
   @Post('event')
   @HttpCode(202)
   @UseGuards(JsInboxWorkspaceGuard)
-  async click(@JsInboxWorkspace() caller: JsInboxCaller, @Body() body: unknown): Promise<{ message: 'OK' }> {
-    const id = readJsInboxClick(body, caller.workspaceKey);
+  async click(@JsInboxWorkspace() caller: JsInboxCaller, @ValidBody(DISPATCH_BODIES.jsInboxClick) click: JsInboxClick): Promise<{ message: 'OK' }> {
+    if (click.env !== undefined && click.env !== caller.workspaceKey) throw HeraldError.validation([{ path: 'env', message: 'must be the workspace key of Authorization' }]);
+    const id = click.properties.id;
     const recipient = await this.feed.recipientOf(caller.workspace.id, id);
     const updated = recipient === null ? null : await this.inbox.update({ workspaceId: caller.workspace.id, distinctId: recipient }, id, { clicked: true, read: true });
     if (updated === null) throw HeraldError.notFound(`notification '${id}' not found`);

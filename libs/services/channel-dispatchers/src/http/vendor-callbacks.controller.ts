@@ -1,8 +1,9 @@
 import { Controller, Get, Injectable, OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HTTP_BODY_LIMIT_BYTES } from '@herald/runtime';
+import { HTTP_BODY_LIMIT_BYTES, RequestBodySchema } from '@herald/runtime';
 import { CallbackRequest, VendorCallbacks } from '../vendor-callbacks/vendor-callbacks';
+import { VendorCallbackSchema } from './dispatch-schemas';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -15,7 +16,12 @@ const FORM = 'application/x-www-form-urlencoded';
 export class VendorCallbacksController {
   constructor(private readonly callbacks: VendorCallbacks) {}
 
+  /**
+   * The body is the vendor's own, read by VendorCallbacks after the signature over its raw
+   * bytes is checked: the schema describes the vendors' documented formats, nothing validates with it.
+   */
   @Post(':vendor_id')
+  @RequestBodySchema(VendorCallbackSchema)
   post(@Param('vendor_id') vendorId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.answer(vendorId, 'POST', request, reply);
   }

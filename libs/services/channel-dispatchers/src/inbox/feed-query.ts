@@ -12,8 +12,6 @@ const DEFAULT_FEED_PAGE_SIZE = 20;
 /** A page's stores each add a count; more than a tab bar holds is no page's. */
 const MAX_FEED_STORES = 20;
 const MAX_STORE_VALUES = 50;
-/** At most this many ids to mark seen in one call. */
-export const MAX_BULK_NOTIFICATION_IDS = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A store (a tab) of the feed: which messages it shows. `read` absent: read or not; `archived`: only archived ones, or only the others. */
@@ -116,17 +114,6 @@ export function readFeedCountQuery(query: Record<string, unknown>): readonly Fee
   const read = Array.isArray(stores) && errors.length === 0 ? stores.map((store, index) => readStore(store, `stores[${index}]`, errors)) : [];
   if (errors.length > 0) throw HeraldError.validation(errors);
   return read.filter((store): store is FeedStore => store !== undefined);
-}
-
-/** `POST /v1/feed/bulk/notifications/seen`: `{notification_ids: [n_id, …]}`. */
-export function readNotificationIds(body: unknown): readonly string[] {
-  const ids = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).notification_ids : undefined;
-  if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_BULK_NOTIFICATION_IDS) {
-    throw HeraldError.validation([{ path: 'notification_ids', message: `must be an array of 1 to ${MAX_BULK_NOTIFICATION_IDS} notification ids` }]);
-  }
-  const errors = ids.flatMap((id, index): FieldError[] => (typeof id === 'string' && UUID.test(id) ? [] : [{ path: `notification_ids[${index}]`, message: 'must be a notification id (n_id)' }]));
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return [...new Set(ids as string[])];
 }
 
 /** Whether a path's `n_id` can name a message at all (anything else is 404 without a lookup). */

@@ -1,5 +1,5 @@
 import { HeraldError } from '@herald/contracts';
-import { ALL_NOT_ARCHIVED, FeedRow, feedItemOf, readFeedCountQuery, readFeedPageQuery, readNotificationIds } from './feed-query';
+import { ALL_NOT_ARCHIVED, FeedRow, feedItemOf, readFeedCountQuery, readFeedPageQuery } from './feed-query';
 
 /** The query parameters `@suprsend/web-sdk` 4.1.2 sends to /v1/feed/ (objects as JSON). */
 describe('the feed query readers', () => {
@@ -79,7 +79,5 @@ describe('the feed query readers', () => {
     ]);
     expect(failingPaths(() => readFeedPageQuery({ store: 'not json' }))).toEqual(['store']);
     expect(failingPaths(() => readFeedCountQuery({ stores: '{}' }))).toEqual(['stores']);
-    expect(failingPaths(() => readNotificationIds({ notification_ids: ['00000000-0000-4000-8000-000000000000', 'x'] }))).toEqual(['notification_ids[1]']);
-    expect(failingPaths(() => readNotificationIds({}))).toEqual(['notification_ids']);
   });
 });

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { FieldError, HeraldError, InboxBulkUpdated, MAX_ID_LENGTH } from '@herald/contracts';
-import { FeedFilter, FeedItem, FeedStore, ALL_NOT_ARCHIVED, isNotificationId, readFeedCountQuery } from './feed-query';
+import { JsInboxAction, MAX_SUBSCRIBER_ID_LENGTH } from '../http/dispatch-schemas';
+import { FeedFilter, FeedItem, FeedStore, ALL_NOT_ARCHIVED, readFeedCountQuery } from './feed-query';
 import { InboxUpdate } from './inbox-store';
 
 /**
@@ -23,8 +24,6 @@ const DEFAULT_JS_INBOX_PAGE_SIZE = 20;
 /** Beyond this a page number is no scroll of a bell's list. */
 const MAX_PAGE_NUMBER = 10_000;
 const MAX_WORKSPACE_KEY_LENGTH = 256;
-/** A SHA-256 HMAC in URL-safe base64 is 43 characters; anything much longer is no subscriber id. */
-const MAX_SUBSCRIBER_ID_LENGTH = 128;
 
 /** Who a request claims to be: the workspace key, and the user with the subscriber id proving it. */
 export interface JsInboxCredential {
@@ -60,7 +59,9 @@ export function workspaceKeyOf(authorization: string | undefined): string | unde
 /**
  * The user fields of a call (`distinct_id`, `subscriber_id`, `tenant_id`), from the query
  * of a GET or the body of a POST (or a socket's connect payload, `prefix` `auth.`):
- * 400 naming each missing or malformed one.
+ * 400 naming each missing or malformed one. Code rather than JsInboxUserSchema: it reads
+ * a query and a socket's payload too, before any route's body pipe, and words a missing
+ * field by its own limit; the schema (which the POSTs' bodies declare) has the same limits.
  */
 export function readJsInboxUser(source: unknown, prefix = ''): { distinctId: string; subscriberId: string; tenantId?: string } {
   const fields = typeof source === 'object' && source !== null && !Array.isArray(source) ? (source as Record<string, unknown>) : {};
@@ -139,31 +140,15 @@ export function jsInboxPageOf(items: readonly FeedItem[], totalCount: number, qu
   };
 }
 
-/** What `POST /notification/{id}/action` does (`{action}`): read, unread or archive. */
-const ACTIONS: Readonly<Record<string, InboxUpdate>> = {
+/** What `POST /notification/{id}/action` does (`{action}`, which JsInboxActionSchema checks). */
+const ACTIONS: Readonly<Record<JsInboxAction, InboxUpdate>> = {
   read: { read: true },
   unread: { read: false },
   archive: { archived: true },
 };
 
-export function readJsInboxAction(body: unknown): InboxUpdate {
-  const action = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).action : undefined;
-  const update = typeof action === 'string' && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-  if (update === undefined) throw HeraldError.validation([{ path: 'action', message: `must be one of ${Object.keys(ACTIONS).join(', ')}` }]);
-  return update;
-}
-
-/** The SDK's click (`POST {collectorHost}/event/`): `{event: "$notification_clicked", env: <workspace_key>, properties: {id}}`. */
-export function readJsInboxClick(body: unknown, workspaceKey: string): string {
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const errors: FieldError[] = [];
-  if (fields.event !== '$notification_clicked') errors.push({ path: 'event', message: 'must be $notification_clicked (the only event of the inbox)' });
-  if (fields.env !== undefined && fields.env !== workspaceKey) errors.push({ path: 'env', message: 'must be the workspace key of Authorization' });
-  const properties = typeof fields.properties === 'object' && fields.properties !== null ? (fields.properties as Record<string, unknown>) : {};
-  const id = properties.id;
-  if (typeof id !== 'string' || !isNotificationId(id)) errors.push({ path: 'properties.id', message: 'must be a notification id (n_id)' });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return id as string;
+export function jsInboxUpdateOf(action: JsInboxAction): InboxUpdate {
+  return ACTIONS[action];
 }
 
 /** What the SDK's socket hears: `new_notification` and `notification_updated` (`{n_id}`, with `type: "archive"` for an archived one), `mark_all_read`, `update_badge`. */

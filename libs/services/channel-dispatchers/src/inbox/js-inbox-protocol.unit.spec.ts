@@ -1,5 +1,5 @@
 import { HeraldError } from '@herald/contracts';
-import { jsInboxEventOfBulk, jsInboxEventOfItem, jsInboxPageOf, readJsInboxAction, readJsInboxPageQuery, subscriberIdMatches, subscriberIdOf, workspaceKeyOf } from './js-inbox-protocol';
+import { jsInboxEventOfBulk, jsInboxEventOfItem, jsInboxPageOf, jsInboxUpdateOf, readJsInboxPageQuery, subscriberIdMatches, subscriberIdOf, workspaceKeyOf } from './js-inbox-protocol';
 
 const fieldsOf = (run: () => unknown): string[] => {
   try {
@@ -36,8 +36,8 @@ describe("@suprsend/js-inbox's protocol", () => {
   });
 
   it('maps actions and inbox changes to what the SDK hears', () => {
-    expect(readJsInboxAction({ action: 'unread' })).toEqual({ read: false });
-    expect(fieldsOf(() => readJsInboxAction({ action: 'toString' }))).toEqual(['action']);
+    expect(jsInboxUpdateOf('unread')).toEqual({ read: false });
+    expect(jsInboxUpdateOf('archive')).toEqual({ archived: true });
     expect(jsInboxEventOfItem('update', { id: 'n', archived_at: '2026-01-01T00:00:00Z' })).toEqual({ name: 'notification_updated', payload: { n_id: 'n', type: 'archive' } });
     expect(jsInboxEventOfItem('ping', { id: 'n' })).toBeUndefined();
     expect(jsInboxEventOfBulk({ workspace_id: 'w', distinct_id: 'd', change: 'seen', notification_ids: ['n'] })).toBeUndefined();

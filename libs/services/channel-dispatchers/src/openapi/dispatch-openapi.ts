@@ -4,7 +4,9 @@
  * of the workspace (a backend, any recipient), or by a public key and a user token (a
  * browser, the token's recipient alone).
  */
-import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
+import { openApiSchemaOf } from '@herald/contracts';
+import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
+import { FeedNotificationsSeenSchema, InboxMessageUpdateSchema, VENDOR_CALLBACK_FORM, VendorCallbackSchema, dispatchSchemas } from '../http/dispatch-schemas';
 import { JS_INBOX_SCHEMAS, JS_INBOX_SECURITY_SCHEMES, jsInboxPaths } from './js-inbox-openapi';
 
 type Schema = Record<string, unknown>;
@@ -98,10 +100,7 @@ function feedPaths(): Record<string, Record<string, unknown>> {
           [],
           json({ type: 'object', required: ['notification_ids'], properties: { notification_ids: { type: 'array', items: { type: 'string' } } } }, 'The ids marked'),
         ),
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: { type: 'object', required: ['notification_ids'], properties: { notification_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } } } } } },
-        },
+        requestBody: schemaRequestBody(FeedNotificationsSeenSchema),
       },
     },
     '/v1/feed/mark_all_read': {
@@ -134,7 +133,14 @@ function vendorCallbackPaths(): Record<string, Record<string, unknown>> {
         summary: "A vendor's status callback: SendGrid, SES (SNS), Mailgun, Postmark, Resend, Twilio, Vonage, WhatsApp Cloud",
         security: [],
         parameters: [vendorId],
-        requestBody: { required: false, content: { 'application/json': { schema: {} }, 'application/x-www-form-urlencoded': { schema: { type: 'object' } }, 'text/plain': { schema: { type: 'string' } } } },
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': { schema: openApiSchemaOf(VendorCallbackSchema) },
+            'application/x-www-form-urlencoded': { schema: VENDOR_CALLBACK_FORM },
+            'text/plain': { schema: { type: 'string', description: 'SES through SNS: the SNS message as JSON text' } },
+          },
+        },
         responses: answers,
       },
       get: {
@@ -256,24 +262,7 @@ export const dispatchOpenApi = {
         summary: 'Set or clear seen, read and archived, or record a click; the first seen and the first click are reported to the run as delivery outcomes',
         security: inboxCallers,
         parameters: [distinctId, { in: 'path', name: 'id', required: true, schema: { type: 'string', format: 'uuid' } }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                minProperties: 1,
-                additionalProperties: false,
-                properties: {
-                  seen: { type: 'boolean' },
-                  read: { type: 'boolean', description: 'true also marks the message seen' },
-                  archived: { type: 'boolean' },
-                  clicked: { type: 'boolean', enum: [true], description: 'The recipient clicked the message; also marks it seen' },
-                },
-              },
-            },
-          },
-        },
+        requestBody: schemaRequestBody(InboxMessageUpdateSchema),
         responses: {
           '200': json(ref('InboxMessage'), 'The message as updated'),
           '400': json(ref('ErrorResponse'), 'Not an inbox update: every failing field in `detail`'),
@@ -295,6 +284,7 @@ export const dispatchOpenApi = {
       ...PUBLIC_API_SHARED.schemas,
       ...BROWSER_SDK_OPENAPI.schemas,
       ...JS_INBOX_SCHEMAS,
+      ...dispatchSchemas.openApiComponents(),
       FeedNotification: {
         type: 'object',
         required: ['n_id', 'n_category', 'created_on', 'seen_on', 'read_on', 'interacted_on', 'archived', 'tags', 'expiry', 'is_pinned', 'message'],

@@ -3,6 +3,9 @@
  * `{base_url}/js-inbox/` (http/js-inbox.controller.ts): part of channel-dispatchers'
  * OpenAPI fragment (dispatch-openapi.ts). A browser's only; errors in the browser SDKs' shape.
  */
+import { schemaRequestBody } from '@herald/runtime';
+import { JsInboxActionSchema, JsInboxClickSchema, JsInboxUserSchema } from '../http/dispatch-schemas';
+
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -21,18 +24,6 @@ const userQuery: Schema[] = [
   query('subscriber_id', { type: 'string' }, "base64url(HMAC-SHA256(workspace secret, distinct_id)), unpadded: made by the customer's backend", true),
   query('tenant_id', { type: 'string' }, 'The tenant whose messages (the SDK sends `default`)'),
 ];
-const userBody = (extra: Record<string, Schema> = {}, required: string[] = []): Schema => ({
-  required: true,
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['distinct_id', 'subscriber_id', ...required],
-        properties: { distinct_id: { type: 'string' }, subscriber_id: { type: 'string' }, tenant_id: { type: 'string' }, time: { type: 'integer' }, ...extra },
-      },
-    },
-  },
-});
 const operation = (operationId: string, summary: string, parameters: Schema[], ok: Schema, extra: Record<string, Schema> = {}, status = '200'): Schema => ({
   operationId,
   summary,
@@ -92,19 +83,19 @@ export function jsInboxPaths(): Record<string, Record<string, unknown>> {
     '/js-inbox/notification/{n_id}/action': {
       post: {
         ...operation('actOnJsInboxNotification', '`read`, `unread` or `archive`', [nId], item, notFound),
-        requestBody: userBody({ action: { type: 'string', enum: ['read', 'unread', 'archive'] } }, ['action']),
+        requestBody: schemaRequestBody(JsInboxActionSchema),
       },
     },
     '/js-inbox/bell-clicked/': {
       post: {
         ...operation('jsInboxBellClicked', 'The bell was opened: the bell count counts messages stored from now on', [], json({ type: 'object', required: ['ss_bell_count'], properties: { ss_bell_count: { const: 0 } } }, 'Reset')),
-        requestBody: userBody(),
+        requestBody: schemaRequestBody(JsInboxUserSchema),
       },
     },
     '/js-inbox/mark-all-read/': {
       post: {
         ...operation('jsInboxMarkAllRead', 'Marks every unread message read', [], json({ type: 'object', required: ['updated'], properties: { updated: { type: 'integer' } } }, 'How many were marked')),
-        requestBody: userBody(),
+        requestBody: schemaRequestBody(JsInboxUserSchema),
       },
     },
     '/js-inbox/event/': {
@@ -117,24 +108,7 @@ export function jsInboxPaths(): Record<string, Record<string, unknown>> {
           notFound,
           '202',
         ),
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['event', 'properties'],
-                properties: {
-                  event: { const: '$notification_clicked' },
-                  env: { type: 'string', description: 'The workspace key' },
-                  $insert_id: { type: 'string' },
-                  $time: { type: 'integer' },
-                  properties: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'The n_id' } } },
-                },
-              },
-            },
-          },
-        },
+        requestBody: schemaRequestBody(JsInboxClickSchema),
       },
     },
   };

@@ -3,10 +3,10 @@ import { Ctx, Payload } from '@nestjs/microservices';
 import { MessageBus } from '@herald/bus';
 import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, DEFINITION_CHANGED_TYPE, DefinitionChanged, Envelope, TOPICS, parseCredentialsChanged, parseDefinitionChanged } from '@herald/contracts';
 import { BusMessageContext, CLOCK, Clock, ConsumerOf, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, acknowledgeCredentials } from '@herald/runtime';
-import { ApiKeyReadModel } from './api-key-read-model';
-import { TranslationReadModel } from './translation-read-model';
-import { VendorReadModel } from './vendor-read-model';
-import { WorkspaceKeyReadModel } from './workspace-key-read-model';
+import { InboxApiKeys } from './inbox-api-keys';
+import { LiveTranslations } from './live-translations';
+import { WorkspaceKeySecrets } from './workspace-key-secrets';
+import { WorkspaceVendors } from './workspace-vendors';
 
 const CREDENTIALS_CHANGES = { type: CREDENTIALS_CHANGED_TYPE, parsePayload: parseCredentialsChanged };
 const DEFINITION_CHANGES = { type: DEFINITION_CHANGED_TYPE, parsePayload: parseDefinitionChanged };
@@ -15,10 +15,10 @@ const DEFINITION_CHANGES = { type: DEFINITION_CHANGED_TYPE, parsePayload: parseD
 @Controller()
 export class ReadModelConsumers {
   constructor(
-    private readonly apiKeys: ApiKeyReadModel,
-    private readonly workspaceKeys: WorkspaceKeyReadModel,
-    private readonly translations: TranslationReadModel,
-    private readonly vendors: VendorReadModel,
+    private readonly apiKeys: InboxApiKeys,
+    private readonly workspaceKeys: WorkspaceKeySecrets,
+    private readonly translations: LiveTranslations,
+    private readonly vendors: WorkspaceVendors,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -33,7 +33,7 @@ export class ReadModelConsumers {
 
   @ConsumerOf({ groupId: 'herald.dispatch.workspace-keys', topics: [TOPICS.credentialsChanged.name], messages: CREDENTIALS_CHANGES })
   async workspaceKeyChanged(@Payload() change: CredentialsChanged): Promise<void> {
-    if (change.kind === 'workspace_key') await this.workspaceKeys.apply(change);
+    await this.workspaceKeys.apply(change);
   }
 
   @ConsumerOf({ groupId: 'herald.dispatch.translations', topics: [TOPICS.definitionChanged.name], messages: DEFINITION_CHANGES })

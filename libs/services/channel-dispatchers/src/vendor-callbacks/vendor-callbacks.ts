@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SuppressionChanged, suppressionAddress } from '@herald/contracts';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { OutcomeFields, outcomeMessage } from '../dispatch/outcome-message';
-import { VendorReadModel } from '../read-models/vendor-read-model';
+import { VendorRepository } from '../read-models/vendor.repository';
 import { missingCallbackCredentials } from '../vendors/status-callback-urls';
 import { VendorConfig } from '../vendors/vendor.port';
 import { CallbackEvent, ParsedCallback, mailgunEvents, metaEvents, plivoEvents, postmarkEvents, resendEvents, sendgridEvents, sesEvents, suppressionOf, twilioEvents, vonageEvents } from './callback-events';
@@ -60,7 +60,7 @@ const badBody = (path: string, message: string): CallbackAnswer =>
 @Injectable()
 export class VendorCallbacks {
   constructor(
-    private readonly vendors: VendorReadModel,
+    private readonly vendors: VendorRepository,
     private readonly store: VendorCallbackStore,
     @Inject(SNS_CLIENT) private readonly sns: SnsClient,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -68,7 +68,7 @@ export class VendorCallbacks {
   ) {}
 
   async handle(vendorId: string, request: CallbackRequest): Promise<CallbackAnswer> {
-    const config = await this.vendors.vendorById(vendorId);
+    const config = await this.vendors.byId(vendorId);
     if (!config) return answer(404, { code: 404, error_code: 'not_found', message: `no vendor configuration ${vendorId}` });
     const kind = `${config.channel}/${config.vendor}`;
     const missing = missingCallbackCredentials(config);

@@ -1,5 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { SealedVendorTest, VENDOR_TEST_PATH, VendorTestAnswer } from '@herald/contracts';
+import { SealedVendorTestSchema, VENDOR_TEST_PATH, VendorTestAnswer } from '@herald/contracts';
+import { RequestBodySchema } from '@herald/runtime';
+import { DISPATCH_BODIES } from '../http/dispatch-schemas';
 import { VendorTester } from './vendor-tester';
 
 /**
@@ -11,9 +13,12 @@ import { VendorTester } from './vendor-tester';
 export class VendorTestController {
   constructor(private readonly tester: VendorTester) {}
 
+  /** Validated here rather than by @ValidBody: a body of another shape is as unsealed as a forged one (401, never a 400 that says why). */
   @Post()
   @HttpCode(200)
-  send(@Body() body: SealedVendorTest | undefined): Promise<VendorTestAnswer> {
-    return this.tester.send(this.tester.open(body?.sealed));
+  @RequestBodySchema(SealedVendorTestSchema)
+  send(@Body() body: unknown): Promise<VendorTestAnswer> {
+    const parsed = DISPATCH_BODIES.sealedVendorTest.parse(body);
+    return this.tester.send(this.tester.open(parsed.ok ? parsed.value.sealed : undefined));
   }
 }

@@ -5,7 +5,7 @@ import { CHANNELS, Channel, HeraldError, VENDOR_TEST_MAX_AGE_MS, VENDOR_TEST_SEA
 import { RenderedContent } from '@herald/rendering';
 import { CLOCK, Clock, HERALD_CONFIG, HeraldConfig, SecretBox } from '@herald/runtime';
 import { InboxStore } from '../inbox/inbox-store';
-import { DISPATCH_SECRET_BOX } from '../read-models/vendor-read-model';
+import { DISPATCH_SECRET_BOX } from '../read-models/dispatch-secret-box';
 import { HTTP_PORT, HttpPort } from '../vendors/http/http.port';
 import { AddressGuard } from '../vendors/net/address-guard';
 import { VendorRegistry } from '../vendors/vendor-registry';
@@ -55,11 +55,11 @@ export class VendorTester {
     private readonly inbox: InboxStore,
   ) {}
 
-  /** The request inside `sealed`, or a 401 when it was not sealed with this installation's key or is too old. */
-  open(sealed: unknown): VendorTestRequest {
+  /** The request inside `sealed`, or a 401 when there is none, or it was not sealed with this installation's key, or is too old. */
+  open(sealed: string | undefined): VendorTestRequest {
     let request: VendorTestRequest;
     try {
-      if (typeof sealed !== 'string') throw new Error('no sealed request');
+      if (sealed === undefined) throw new Error('no sealed request');
       request = JSON.parse(this.box.open(Buffer.from(sealed, 'base64'), VENDOR_TEST_SEAL)) as VendorTestRequest;
     } catch {
       throw new HeraldError('authentication_failed', 'a vendor test must be sealed by management-api with HERALD_SECRETS_KEY');

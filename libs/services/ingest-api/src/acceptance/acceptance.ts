@@ -14,8 +14,8 @@ import {
   MESSAGE_BUS,
   refuseInfrastructureFailure,
 } from '@herald/runtime';
-import { PayloadSchemaReadModel } from '../read-models/payload-schema-read-model';
-import { WorkflowReadModel } from '../read-models/workflow-read-model';
+import { PayloadSchemas } from '../read-models/payload-schemas';
+import { LiveWorkflows } from '../read-models/live-workflows';
 import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
 import { AcceptedMessages, ChunkLimits, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
 import { IdempotencyLedger, RequestKind } from './idempotency-ledger';
@@ -44,8 +44,8 @@ export class Acceptance {
   private readonly chunkLimits: ChunkLimits;
 
   constructor(
-    private readonly workflows: WorkflowReadModel,
-    private readonly schemas: PayloadSchemaReadModel,
+    private readonly workflows: LiveWorkflows,
+    private readonly schemas: PayloadSchemas,
     private readonly ledger: IdempotencyLedger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -65,8 +65,8 @@ export class Acceptance {
     if (trigger.inline_workflow === undefined) {
       const workflow = await this.infrastructure('reading the workflow read model', () => this.workflows.find(workspace.id, trigger.workflow));
       if (workflow === null) throw HeraldError.notFound(`workflow '${trigger.workflow}' not found`);
-      if (!workflow.is_enabled) throw HeraldError.notFound(`workflow '${trigger.workflow}' is disabled`);
-      const link = workflow.payload_schema;
+      if (!workflow.isEnabled) throw HeraldError.notFound(`workflow '${trigger.workflow}' is disabled`);
+      const link = workflow.payloadSchema;
       if (link) {
         const problems = await this.infrastructure('reading the payload schema read model', () => this.schemas.problems(workspace.id, link, trigger.data));
         if (problems.length > 0) throw HeraldError.validation(problems);

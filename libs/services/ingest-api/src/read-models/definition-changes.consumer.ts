@@ -2,8 +2,8 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
 import { ConsumerOf } from '@herald/runtime';
-import { PayloadSchemaReadModel } from './payload-schema-read-model';
-import { WorkflowReadModel } from './workflow-read-model';
+import { LiveWorkflows } from './live-workflows';
+import { PayloadSchemas } from './payload-schemas';
 
 const DEFINITION_CHANGES = { type: DEFINITION_CHANGED_TYPE, parsePayload: parseDefinitionChanged };
 
@@ -11,8 +11,8 @@ const DEFINITION_CHANGES = { type: DEFINITION_CHANGED_TYPE, parsePayload: parseD
 @Controller()
 export class DefinitionChangesConsumer {
   constructor(
-    private readonly workflows: WorkflowReadModel,
-    private readonly schemas: PayloadSchemaReadModel,
+    private readonly workflows: LiveWorkflows,
+    private readonly schemas: PayloadSchemas,
   ) {}
 
   @ConsumerOf({ groupId: 'herald.ingest.definitions', topics: [TOPICS.definitionChanged.name], messages: DEFINITION_CHANGES })

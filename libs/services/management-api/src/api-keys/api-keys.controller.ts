@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { CLOCK, Clock, generateCredential, hashToken } from '@herald/runtime';
+import { CLOCK, Clock, ValidBody, generateCredential, hashToken } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { CreateApiKeyDto } from './api-key.dto';
+import { API_KEY_BODIES, ApiKeyCreate } from './request-bodies';
 import { ApiKeyExpiry } from './api-key-expiry';
 import { ApiKey, ApiKeyRepository } from './api-key.repository';
 import { RequiredRole } from '../auth/roles';
@@ -58,10 +58,10 @@ export class ApiKeysController {
   async create(
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
-    @Body() body: CreateApiKeyDto,
+    @ValidBody(API_KEY_BODIES.create) body: ApiKeyCreate,
   ): Promise<ApiKeyView & { api_key: string }> {
-    const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
-    // Not `<=`: ISO 8601 week and ordinal dates ('2026-W05') pass the DTO yet parse to NaN, which compares false either way.
+    const expiresAt = body.expires_at == null ? null : new Date(body.expires_at);
+    // Not `<=`: ISO 8601 week and ordinal dates ('2026-W05') pass the schema yet parse to NaN, which compares false either way.
     if (expiresAt !== null && !(expiresAt.getTime() > this.clock.now().getTime())) {
       throw new HeraldError('validation_error', 'expires_at must be a date and time in the future', [
         { path: 'expires_at', message: 'must be a calendar date and time (e.g. 2026-12-31T23:00:00Z) in the future' },

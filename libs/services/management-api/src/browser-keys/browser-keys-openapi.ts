@@ -1,4 +1,6 @@
-import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, paging, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
+import { schemaRequestBody } from '@herald/runtime';
+import { PublicKeyCreateSchema, PublicKeyPatchSchema } from './request-bodies';
+import { Schema, dateTime, errorResponses, json, nullable, offsetList, paging, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
 
 /** The management API's description of the browser inbox's keys, merged into management-openapi.ts. */
 const actor = nullable({ type: 'object', properties: { name: { type: 'string' }, email: nullable({ type: 'string' }) } });
@@ -44,16 +46,6 @@ export const browserKeysOpenApi = {
         updated_by: actor,
       },
     },
-    PublicKeyCreate: {
-      type: 'object',
-      required: ['name'],
-      properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, description: nullable({ type: 'string', maxLength: 500 }), allowed_domains: origins },
-    },
-    PublicKeyPatch: {
-      type: 'object',
-      description: 'At least one field. `is_secure_mode_enabled: false` is refused (400).',
-      properties: { is_secure_mode_enabled: { type: 'boolean', const: true }, allowed_domains: origins },
-    },
     SigningKey: { type: 'object', required: ['id', 'uid', 'status', 'created_at'], additionalProperties: false, properties: signingKeyFields },
     SigningKeyCreated: {
       type: 'object',
@@ -76,7 +68,7 @@ export const browserKeysOpenApi = {
       post: {
         summary: 'Create a public key for the browser inbox',
         parameters: [workspaceParam],
-        requestBody: body(ref('PublicKeyCreate')),
+        requestBody: schemaRequestBody(PublicKeyCreateSchema),
         responses: { 201: json(ref('PublicKey'), 'Created'), ...errors(400, 401, 404) },
       },
     },
@@ -84,7 +76,7 @@ export const browserKeysOpenApi = {
       patch: {
         summary: "Update a public key's secure mode or allowed origins",
         parameters: [workspaceParam, pathParam('public_key_id', 'Public key id (ws_pubk_…)')],
-        requestBody: body(ref('PublicKeyPatch')),
+        requestBody: schemaRequestBody(PublicKeyPatchSchema),
         responses: { 202: json(ref('PublicKey'), 'Updated'), ...errors(400, 401, 404) },
       },
       delete: {

@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { CreatePublicKeyDto, PatchPublicKeyDto } from './public-key.dto';
+import { PUBLIC_KEY_BODIES, PublicKeyCreate, PublicKeyPatch } from './request-bodies';
 import { PublicKey, PublicKeyRepository } from './public-key.repository';
 import { RequiredRole } from '../auth/roles';
 
@@ -51,7 +53,7 @@ export class PublicKeysController {
   @RequiredRole('owner')
   @Post()
   @HttpCode(201)
-  async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreatePublicKeyDto): Promise<PublicKeyView> {
+  async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @ValidBody(PUBLIC_KEY_BODIES.create) body: PublicKeyCreate): Promise<PublicKeyView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     return viewOf(await this.keys.create(workspace, body.name, body.description ?? null, body.allowed_domains));
   }
@@ -63,8 +65,12 @@ export class PublicKeysController {
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
     @Param('id') id: string,
-    @Body() body: PatchPublicKeyDto,
+    @ValidBody(PUBLIC_KEY_BODIES.patch) body: PublicKeyPatch,
   ): Promise<PublicKeyView> {
+    // At least one field: the reference's PATCH sets secure mode, Herald's also the origins.
+    if (body.is_secure_mode_enabled === undefined && body.allowed_domains === undefined) {
+      throw HeraldError.validation([{ path: 'is_secure_mode_enabled', message: 'is required when allowed_domains is not given' }]);
+    }
     const workspace = await this.scope.resolve(accountOf(request), slug);
     return viewOf(await this.keys.update(workspace, id, body.allowed_domains));
   }

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { FieldError, HeraldError } from '@herald/contracts';
+import { Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { EventChange, EventRow, EventStore, LinkedWorkflow } from './event-store';
 import { RequiredRole } from '../auth/roles';
+import { EVENT_BODIES, EventBody, EventChange as EventChangeBody } from './request-bodies';
 
 const EVENT_JSON_SCHEMA = 'https://schema.suprsend.com/event/v1/schema.json';
 
@@ -45,9 +46,8 @@ export class EventsController {
   @RequiredRole('editor')
   @Post()
   @HttpCode(200)
-  async register(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Body() body: unknown): Promise<EventView> {
-    const { name, change } = registrationOf(body);
-    return eventView(await this.store.save(await this.workspace(request, workspaceSlug), name, change, false));
+  async register(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @ValidBody(EVENT_BODIES.register) body: EventBody): Promise<EventView> {
+    return eventView(await this.store.save(await this.workspace(request, workspaceSlug), body.name, changeOf(body), false));
   }
 
   @RequiredRole('viewer')
@@ -59,10 +59,13 @@ export class EventsController {
   /** Changes the description or links a schema; the event must have been seen (404 otherwise). */
   @RequiredRole('editor')
   @Patch(':name')
-  async update(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('name') name: string, @Body() body: unknown): Promise<EventView> {
-    const { change, errors } = changeOf(body, ['description', 'payload_schema']);
-    if (errors.length > 0) throw HeraldError.validation(errors);
-    return eventView(await this.store.save(await this.workspace(request, workspaceSlug), name, change, true));
+  async update(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('name') name: string,
+    @ValidBody(EVENT_BODIES.change) body: EventChangeBody,
+  ): Promise<EventView> {
+    return eventView(await this.store.save(await this.workspace(request, workspaceSlug), name, changeOf(body), true));
   }
 
   @RequiredRole('viewer')
@@ -86,38 +89,10 @@ export class EventsController {
   }
 }
 
-function registrationOf(body: unknown): { name: string; change: EventChange } {
-  const { change, errors } = changeOf(body, ['name', 'description', 'payload_schema']);
-  const name = (body as Record<string, unknown>).name;
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 255) errors.push({ path: 'name', message: 'is required: a non-empty string of at most 255 characters' });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return { name: name as string, change };
-}
-
-/** `description` and `payload_schema` ({schema, version_no?}) of a body, and every problem by its path. */
-function changeOf(body: unknown, fieldsAllowed: string[]): { change: EventChange; errors: FieldError[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-  const fields = body as Record<string, unknown>;
-  const found: FieldError[] = Object.keys(fields)
-    .filter((key) => !fieldsAllowed.includes(key))
-    .map((key) => ({ path: key, message: `is not a field of an event (${fieldsAllowed.join(', ')})` }));
-  if (fields.description !== undefined && typeof fields.description !== 'string') found.push({ path: 'description', message: 'must be a string' });
-  let payloadSchema: EventChange['payload_schema'];
-  const link = fields.payload_schema;
-  if (link !== undefined) {
-    if (typeof link !== 'object' || link === null || Array.isArray(link)) found.push({ path: 'payload_schema', message: 'must be an object {schema, version_no?}' });
-    else {
-      const { schema, version_no: versionNo, ...rest } = link as Record<string, unknown>;
-      if (typeof schema !== 'string' || schema === '') found.push({ path: 'payload_schema.schema', message: 'is required: a schema slug' });
-      // At most Postgres' integer (the column's type): 1e308 is an integer to JavaScript and a 500 to Postgres.
-      if (versionNo !== undefined && versionNo !== null && !(Number.isInteger(versionNo) && (versionNo as number) > 0 && (versionNo as number) <= 2_147_483_647)) {
-        found.push({ path: 'payload_schema.version_no', message: 'must be a positive integer or null (the live version)' });
-      }
-      for (const key of Object.keys(rest)) found.push({ path: `payload_schema.${key}`, message: 'is not a field of payload_schema (schema, version_no)' });
-      payloadSchema = { schema: schema as string, version_no: (versionNo as number | null | undefined) ?? null };
-    }
-  }
-  return { change: { description: fields.description as string | undefined, payload_schema: payloadSchema }, errors: found };
+/** What a body sets: its description, and its schema link with an absent version as the live one (null). */
+function changeOf(body: EventChangeBody): EventChange {
+  const link = body.payload_schema;
+  return { description: body.description, payload_schema: link && { schema: link.schema, version_no: link.version_no ?? null } };
 }
 
 function eventView(row: EventRow): EventView {

@@ -68,7 +68,7 @@ describe.each(databaseTargets())('management API: events ($kind)', (target) => {
     const refused = await call('POST', `${E}/`, { description: 3, payload_schema: { version_no: 0, extra: true }, colour: 'red' });
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toBe(
-      'colour: is not a field of an event (name, description, payload_schema); description: must be a string; payload_schema.schema: is required: a schema slug; payload_schema.version_no: must be a positive integer or null (the live version); payload_schema.extra: is not a field of payload_schema (schema, version_no); name: is required: a non-empty string of at most 255 characters',
+      'name: is required: a non-empty string of at most 255 characters; colour: is not a field of an event (name, description, payload_schema); description: must be a string; payload_schema.schema: is required: a schema slug; payload_schema.extra: is not a field of payload_schema (schema, version_no); payload_schema.version_no: must be a positive integer or null (the live version)',
     );
     expect((await call('PATCH', `${E}/user%20signup/`, { name: 'renamed' })).body).toMatchObject({ detail: 'name: is not a field of an event (description, payload_schema)' });
     expect((await call('PATCH', `${E}/user%20signup/`, [])).status).toBe(400);

@@ -6,21 +6,47 @@
  * fails a test.
  */
 import { NODE_TYPES } from '@herald/workflow';
-import { CONTENT_RULES } from '../templates/variant-content';
 import { VENDOR_CATALOGUE } from '../vendors/vendor-catalogue';
 import { CredentialField } from '../vendors/credential-fields';
 import { browserKeysOpenApi } from '../browser-keys/browser-keys-openapi';
 import { statusWebhooksOpenApi } from '../status-webhooks/status-webhooks-openapi';
 import { suppressionsOpenApi } from '../suppressions/suppressions-openapi';
 import { operatorsOpenApi, withRoleRefusals } from '../operators/operators-openapi';
-import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, pathParam, paging, query, ref, workspaceParam } from './openapi-parts';
+import { schemaRequestBody } from '@herald/runtime';
+import { Schema, dateTime, errorResponses, json, nullable, offsetList, optionalSchemaRequestBody, pathParam, paging, query, ref, workspaceParam } from './openapi-parts';
 import { managementSchemas } from './management-schemas';
+import { WorkspaceCreateSchema } from '../workspaces/request-bodies';
+import { WorkspaceKeyCreateSchema } from '../workspace-keys/request-bodies';
+import { ApiKeyCreateSchema } from '../api-keys/request-bodies';
+import { VendorBodySchema, VendorTestBodySchema } from '../vendors/request-bodies';
+import { CommitBodySchema } from '../http/commit-message';
+import { EventBodySchema, EventChangeSchema } from '../events/request-bodies';
+import { CategoryTranslationSchema, PreferenceCategoriesBodySchema } from '../preference-categories/request-bodies';
+import { ReplayBodySchema } from '../replays/request-bodies';
+import { SchemaBodySchema } from '../schemas/request-bodies';
+import {
+  DiscardVariantBodySchema,
+  DraftPreviewBodySchema,
+  MockDataBodySchema,
+  PreviewBodySchema,
+  TemplateBodySchema,
+  TemplateCommitBodySchema,
+  VariantBodySchema,
+  VendorApprovalBodySchema,
+} from '../templates/request-bodies';
+import { TranslationBodySchema } from '../translations/request-bodies';
+import { WorkflowBodySchema, WorkflowEnableBodySchema } from '../workflows/request-bodies';
 
 
-/** One schema per vendor (`channel/vendor` as its title), from the catalogue the API validates with. */
+/**
+ * One schema per vendor (`channel/vendor` as its title), from the catalogue the API
+ * validates with: what `credentials` of a vendor's PUT body holds (`VendorBody`), which
+ * the path's vendor decides. A component of its own, for readers and the console's vendor
+ * forms: the body's schema cannot hold it, as the store checks the fields (vendor-change.ts).
+ */
 const vendorCredentials: Schema = {
   type: 'object',
-  description: "The vendor's credential fields (the path names the vendor; docs/reference.md has an example of each); on an update, a field given replaces its stored value, a field left out keeps it, null removes an optional one",
+  description: "The credential fields of each vendor (the path names the vendor; docs/reference.md has an example of each); on an update, a field given replaces its stored value, a field left out keeps it, null removes an optional one",
   anyOf: VENDOR_CATALOGUE.map((spec) => ({
     title: `${spec.channel}/${spec.vendor}`,
     type: 'object',
@@ -51,33 +77,6 @@ function credentialSchema(field: CredentialField): Schema {
       };
   }
 }
-
-/** One schema per channel (its name as the title), from the rules a variant's content is checked against. */
-const variantContent: Schema = {
-  type: 'object',
-  description: "The channel's content; every string may hold Handlebars placeholders (docs/reference.md has an example of each)",
-  anyOf: Object.entries(CONTENT_RULES).map(([channel, rules]) => ({
-    title: channel,
-    type: 'object',
-    required: Object.entries(rules.fields).filter(([, rule]) => rule.kind === 'string' && rule.required === true).map(([name]) => name),
-    properties: Object.fromEntries(
-      Object.entries(rules.fields).map(([name, rule]) => [
-        name,
-        rule.kind === 'string'
-          ? { type: 'string', maxLength: rule.max }
-          : rule.kind === 'string_list'
-            ? { type: 'array', items: { type: 'string' }, maxItems: rule.maxItems }
-            : rule.kind === 'object_list'
-              ? { type: 'array', items: { type: 'object' }, maxItems: rule.maxItems }
-              : rule.kind === 'boolean'
-                ? { type: 'boolean' }
-                : rule.kind === 'string_or_object'
-                  ? { anyOf: [{ type: 'string', maxLength: rule.max }, { type: 'object' }] }
-                  : { type: 'object' },
-      ]),
-    ),
-  })),
-};
 
 /** A node of a workflow tree: its type decides the other fields (docs/reference.md lists them, with an example of each). */
 const workflowNode: Schema = {
@@ -152,6 +151,7 @@ export const managementOpenApi = {
       ...statusWebhooksOpenApi.schemas,
       ...suppressionsOpenApi.schemas,
       ...operatorsOpenApi.schemas,
+      VendorCredentials: vendorCredentials,
       ErrorResponse: {
         type: 'object',
         required: ['code', 'message'],
@@ -178,16 +178,6 @@ export const managementOpenApi = {
           mode: { type: 'string', enum: ['sandbox', 'production'] },
         },
       },
-      WorkspaceCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          slug: { type: 'string', pattern: '^[a-z0-9-_]{1,64}$' },
-          description: { type: 'string', maxLength: 500 },
-          mode: { type: 'string', enum: ['sandbox', 'production'] },
-        },
-      },
       WorkspaceKey: {
         type: 'object',
         required: ['id', 'name', 'key', 'secret', 'is_default', 'is_active', 'is_deleted', 'allowed_domains', 'created_at'],
@@ -209,14 +199,6 @@ export const managementOpenApi = {
           deleted_by: actor,
         },
       },
-      WorkspaceKeyCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          allowed_domains: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 253 } },
-        },
-      },
       ApiKey: {
         type: 'object',
         required: ['id', 'masked_api_key', 'is_deleted', 'name', 'allowed_domains', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'expires_at', 'read_only'],
@@ -235,16 +217,6 @@ export const managementOpenApi = {
           api_key: { type: 'string', description: 'Only in the create response.' },
         },
       },
-      ApiKeyCreate: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 64 },
-          description: { type: 'string', maxLength: 500 },
-          expires_at: { ...dateTime, description: 'When the key stops working, in the future; omitted: until deleted' },
-          read_only: { type: 'boolean', default: false, description: 'Herald: a key that may only read (GET and HEAD on the notification API), for dashboards' },
-        },
-      },
       PreferenceCategories: {
         type: 'object',
         required: ['$schema', 'root_categories', 'version_no', 'status', 'validation_result'],
@@ -256,60 +228,6 @@ export const managementOpenApi = {
           validation_result: ref('ValidationResult'),
           commit_message: nullable({ type: 'string' }),
           committed_at: nullable(dateTime),
-        },
-      },
-      PreferenceCategoriesBody: {
-        type: 'object',
-        required: ['root_categories'],
-        properties: {
-          root_categories: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                root_category: { type: 'string', enum: ['system', 'transactional', 'promotional'] },
-                sections: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      name: { type: 'string' },
-                      description: { type: 'string' },
-                      tags: { type: 'array', items: { type: 'string' } },
-                      categories: {
-                        type: 'array',
-                        items: {
-                          type: 'object',
-                          properties: {
-                            category: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' },
-                            name: { type: 'string' },
-                            description: { type: 'string' },
-                            default_preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
-                            default_mandatory_channels: nullable({ type: 'array', items: { type: 'string' } }),
-                            default_opt_in_channels: nullable({ type: 'array', items: { type: 'string' } }),
-                            tags: nullable({ type: 'array', items: { type: 'string' } }),
-                            digest_schedule_options: nullable({ type: 'object', description: "Herald: schedule options for the category's digests" }),
-                            properties: nullable({ type: 'array', description: 'Herald: condition properties users may override' }),
-                          },
-                        },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-      VendorTestBody: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['to'],
-        properties: {
-          to: {
-            anyOf: [{ type: 'string', minLength: 1, maxLength: 320 }, { type: 'object' }],
-            description: 'An email address, a phone number, a device token, a distinct_id (inbox), or an identity object as a profile holds it (Slack, Teams, web push)',
-          },
         },
       },
       VendorTestAnswer: {
@@ -348,16 +266,6 @@ export const managementOpenApi = {
           version: { type: 'integer', minimum: 1 },
           created_at: dateTime,
           updated_at: dateTime,
-        },
-      },
-      VendorBody: {
-        type: 'object',
-        properties: {
-          is_enabled: { type: 'boolean', default: true },
-          priority: { type: 'integer', minimum: 1, maximum: 100, description: 'Required when the vendor is first configured' },
-          base_url: nullable({ type: 'string', format: 'uri' }),
-          credentials: vendorCredentials,
-          settings: { type: 'object', description: 'Non-secret options' },
         },
       },
       ValidationResult: {
@@ -399,33 +307,6 @@ export const managementOpenApi = {
           version_no: { type: 'integer', minimum: 1 },
         },
       },
-      WorkflowBody: {
-        type: 'object',
-        description: 'WorkflowCreateUpdate of the reference. `category` must be a live category of the workspace (system, transactional and promotional to start with); the tree holds the nodes, run in order.',
-        properties: {
-          name: { type: 'string' },
-          description: nullable({ type: 'string' }),
-          is_enabled: { type: 'boolean' },
-          category: { type: 'string' },
-          tags: { type: 'array', items: { type: 'string' } },
-          trigger_type: { type: 'string', enum: ['event', 'dynamic', 'api'] },
-          trigger_events: { type: 'array', items: { type: 'string' } },
-          ratelimit: nullable({ type: 'object' }),
-          conditions: nullable({ type: 'array' }),
-          payload_schema: nullable(ref('PayloadSchemaLink')),
-          tree: { type: 'object', properties: { nodes: { type: 'array', items: workflowNode } } },
-        },
-      },
-      PayloadSchemaLink: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['schema'],
-        description: 'A schema the data of triggers must satisfy (ingest answers 400 naming each failing path); it must be live when the workflow is committed',
-        properties: {
-          schema: { type: 'string', minLength: 1, description: 'Schema slug' },
-          version_no: nullable({ type: 'integer', minimum: 1, description: 'A committed version to pin; null or absent: the live one' }),
-        },
-      },
       Schema: {
         type: 'object',
         required: ['slug', 'name', 'description', 'status', 'version_no', 'hash', 'json_schema', 'created_at', 'updated_at', 'committed_at', 'commit_message'],
@@ -454,44 +335,6 @@ export const managementOpenApi = {
           $schema: { type: 'string', const: 'https://schema.suprsend.com/event/v1/schema.json' },
         },
       },
-      EventBody: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 255 },
-          description: { type: 'string' },
-          payload_schema: ref('PayloadSchemaLink'),
-        },
-      },
-      EventChange: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { description: { type: 'string' }, payload_schema: ref('PayloadSchemaLink') },
-      },
-      SchemaBody: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name', 'json_schema'],
-        properties: {
-          name: { type: 'string', minLength: 1 },
-          description: nullable({ type: 'string' }),
-          json_schema: { type: 'object', description: 'Must compile as a JSON Schema (400 otherwise, with the reason)' },
-        },
-      },
-      CategoryTextTranslation: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { name: nullable({ type: 'string', maxLength: 1000 }), description: nullable({ type: 'string', maxLength: 1000 }) },
-      },
-      CategoryTranslation: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          sections: { type: 'object', maxProperties: 1000, additionalProperties: ref('CategoryTextTranslation'), description: 'Translated texts per section slug' },
-          categories: { type: 'object', maxProperties: 1000, additionalProperties: ref('CategoryTextTranslation'), description: 'Translated texts per category slug' },
-        },
-      },
       TranslationFile: {
         type: 'object',
         required: ['filename', 'locale', 'locale_name', 'namespace', 'action', 'updated_at'],
@@ -506,27 +349,6 @@ export const managementOpenApi = {
       },
       TranslationFileWithContent: {
         allOf: [ref('TranslationFile'), { type: 'object', required: ['content'], properties: { content: { type: 'object', additionalProperties: { type: 'string' } } } }],
-      },
-      TranslationBody: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['content'],
-        properties: {
-          locale: { type: 'string', description: 'The file name of the path, if given' },
-          content: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys to texts; a text may use placeholders of the data, e.g. "Bonjour {{name}}"' },
-        },
-      },
-      ReplayBody: {
-        type: 'object',
-        description: 'Which definition to replay recorded runs against (default: the draft), and which runs (the newest `count` matching).',
-        properties: {
-          version: { oneOf: [{ type: 'string', enum: ['draft', 'live'] }, { type: 'integer', minimum: 1 }], description: 'The draft, the live version or a version number' },
-          definition: { type: 'object', description: 'A workflow definition given inline (as POST .../workflow/{slug}/ takes it) instead of `version`; validated as a commit would be' },
-          from: { ...dateTime, description: 'Runs started at or after' },
-          to: { ...dateTime, description: 'Runs started before' },
-          recipients: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1 }, description: 'Only runs of these distinct_ids' },
-          count: { type: 'integer', minimum: 1, maximum: 10000, description: 'The newest this many matching runs (default 100)' },
-        },
       },
       ReplaySend: {
         type: 'object',
@@ -685,40 +507,6 @@ export const managementOpenApi = {
           },
         },
       },
-      TemplateBody: {
-        type: 'object',
-        description: 'A field left out keeps its value on update; `description: null` clears it',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 255 },
-          description: nullable({ type: 'string', maxLength: 2000 }),
-          tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 64 } },
-          enabled_channels: { type: 'array', uniqueItems: true, items: channelName },
-          strict: {
-            type: 'boolean',
-            default: false,
-            description:
-              'A delivery whose content uses a variable missing from the data fails with delivery_failure, its failure_reason naming each missing `field: path`, and is not retried (instead of rendering it empty). Takes effect when committed',
-          },
-        },
-      },
-      MockDataBody: {
-        type: 'object',
-        additionalProperties: false,
-        description: 'A partial update: the fields given replace the current ones; null clears a nullable one',
-        properties: {
-          payload: { type: 'object', description: 'Sample trigger data' },
-          tenant_id: nullable({ type: 'string', minLength: 1 }),
-          is_batch: { type: 'boolean' },
-          batch_count: { type: 'integer', minimum: 1, maximum: 100 },
-          recipient_sub_type: { type: 'string', enum: ['user', 'object'] },
-          recipient_distinct_id: nullable({ type: 'string', minLength: 1 }),
-          recipient_object: nullable(ref('ObjectRef')),
-          actor_sub_type: { type: 'string', enum: ['user', 'object'] },
-          actor_distinct_id: nullable({ type: 'string', minLength: 1 }),
-          actor_object: nullable(ref('ObjectRef')),
-        },
-      },
       ObjectRef: {
         type: 'object',
         required: ['object_type', 'id'],
@@ -750,14 +538,6 @@ export const managementOpenApi = {
           },
         },
       },
-      PreviewBody: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          data: { type: 'object', description: "Render with this instead of the template's mock data" },
-          locale: { type: 'string', description: "The locale `{{t}}` keys are looked up for (then its language, then `en`); the variant's locale if absent" },
-        },
-      },
       TemplatePreview: {
         type: 'object',
         required: ['template_slug', 'channel', 'variant_id', 'mode', 'locale', 'data', 'rendered', 'missing_variables', 'error'],
@@ -771,16 +551,6 @@ export const managementOpenApi = {
           rendered: nullable({ type: 'object', required: ['channel'], properties: { channel: channelName }, description: 'The content as a dispatcher would send it' }),
           missing_variables: { ...strings, description: '`field: path` of each placeholder the data had no value for' },
           error: nullable({ type: 'string', description: 'Why the variant does not render (rendered is then null)' }),
-        },
-      },
-      DraftPreviewBody: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['content'],
-        properties: {
-          content: { ...variantContent, description: "The channel's content as an editor holds it, not saved yet (email may give `mjml` instead of `html`)" },
-          data: { type: 'object', description: "Render with this instead of the template's mock data" },
-          locale: { type: 'string', description: 'The locale `{{t}}` keys are looked up for (then its language, then `en`); `en` if absent' },
         },
       },
       TemplateDraftPreview: {
@@ -799,40 +569,6 @@ export const managementOpenApi = {
             type: 'object',
             additionalProperties: strings,
             description: "What saving this content would report, by path relative to the content (MJML's own warnings as `mjml`, with their line); the commit refuses a variant with any",
-          },
-        },
-      },
-      TemplateCommitBody: {
-        type: 'object',
-        description: 'The body of every PATCH .../commit/ (templates, workflows, categories)',
-        properties: { commit_message: { type: 'string', maxLength: 1000, description: 'The query parameter wins' } },
-      },
-      VariantCondition: {
-        type: 'object',
-        required: ['type', 'expression_v1'],
-        properties: {
-          type: { type: 'string', const: 'expression_v1' },
-          expression_v1: {
-            type: 'object',
-            required: ['op', 'args'],
-            properties: {
-              op: { type: 'string', enum: ['AND', 'OR'] },
-              args: {
-                type: 'array',
-                minItems: 1,
-                maxItems: 50,
-                items: {
-                  type: 'object',
-                  required: ['variable', 'op'],
-                  properties: {
-                    variable_ns: { type: 'string', enum: ['', '$recipient', '$actor', '$tenant', '$brand'], description: 'Empty: the trigger payload' },
-                    variable: { type: 'string', minLength: 1, maxLength: 255 },
-                    op: { type: 'string', enum: ['==', '!=', '>', '<', '>=', '<=', 'EMPTY', 'NON_EMPTY', 'CONTAINS', 'NOT_CONTAINS'] },
-                    value: { type: 'string', maxLength: 1000 },
-                  },
-                },
-              },
-            },
           },
         },
       },
@@ -903,19 +639,6 @@ export const managementOpenApi = {
           vendor_approvals: { type: 'array', items: ref('VendorApproval') },
         },
       },
-      VariantBody: {
-        type: 'object',
-        description: 'The whole variant, which replaces the draft; content is checked per channel and saved even when it has errors',
-        required: ['locale', 'content'],
-        properties: {
-          locale: { type: 'string', pattern: '^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$' },
-          tenant_id: nullable({ type: 'string', minLength: 1, maxLength: 255 }),
-          conditions: { type: 'array', maxItems: 20, items: ref('VariantCondition') },
-          content: variantContent,
-          seq_no: { type: 'integer', minimum: 1, maximum: 10000, description: 'Left out: keeps its place, or takes the next free one' },
-          needs_vendor_approval: { type: 'boolean', description: 'sms only may opt out; whatsapp always needs it; other channels never' },
-        },
-      },
       VendorApproval: {
         type: 'object',
         required: [
@@ -946,29 +669,6 @@ export const managementOpenApi = {
           updated_at: dateTime,
         },
       },
-      VendorApprovalBody: {
-        type: 'object',
-        description: 'What a vendor said; vendor_template_name and vendor_template_id must be known (given now or before) to approve',
-        required: ['approval_status', 'vendor_slug', 'vendor_uid'],
-        properties: {
-          approval_status: { type: 'string', enum: ['pending', 'sent_for_approval', 'approved', 'rejected'] },
-          vendor_slug: { type: 'string', minLength: 1, maxLength: 100 },
-          vendor_uid: { type: 'string', minLength: 1, maxLength: 255 },
-          vendor_template_name: { type: 'string', minLength: 1, maxLength: 512 },
-          vendor_template_id: { type: 'string', minLength: 1, maxLength: 255 },
-          vendor_locale_code: { type: 'string', minLength: 1, maxLength: 20 },
-          vendor_template_category: { type: 'string', enum: ['UTILITY', 'MARKETING', 'AUTHENTICATION'] },
-          provider_template_id: { type: 'string', minLength: 1, maxLength: 255 },
-          comment: { type: 'string', minLength: 1, maxLength: 2000, description: 'Required when approval_status is rejected' },
-        },
-        if: { properties: { approval_status: { const: 'rejected' } } },
-        then: { required: ['comment'] },
-      },
-      DiscardVariantBody: {
-        type: 'object',
-        required: ['comment'],
-        properties: { comment: { type: 'string', minLength: 1, maxLength: 2000 } },
-      },
     },
   },
   paths: {
@@ -980,7 +680,7 @@ export const managementOpenApi = {
       },
       post: {
         summary: 'Create a workspace',
-        requestBody: body(ref('WorkspaceCreate')),
+        requestBody: schemaRequestBody(WorkspaceCreateSchema),
         responses: { 200: json(offsetList(ref('Workspace')), 'Created; the updated list'), ...errors(400, 401, 409) },
       },
     },
@@ -993,7 +693,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create a workspace key/secret pair',
         parameters: [workspaceParam],
-        requestBody: body(ref('WorkspaceKeyCreate')),
+        requestBody: schemaRequestBody(WorkspaceKeyCreateSchema),
         responses: { 201: json(ref('WorkspaceKey'), 'Created'), ...errors(400, 401, 404) },
       },
     },
@@ -1024,7 +724,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create an API key (shown once)',
         parameters: [workspaceParam],
-        requestBody: body(ref('ApiKeyCreate')),
+        requestBody: schemaRequestBody(ApiKeyCreateSchema),
         responses: { 201: json(ref('ApiKey'), 'Created, with api_key'), ...errors(400, 401, 404) },
       },
     },
@@ -1051,7 +751,7 @@ export const managementOpenApi = {
       put: {
         summary: 'Configure a vendor (create or update)',
         parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
-        requestBody: body(ref('VendorBody')),
+        requestBody: schemaRequestBody(VendorBodySchema),
         responses: {
           200: json(ref('Vendor'), 'Updated'),
           201: json(ref('Vendor'), 'Created'),
@@ -1070,7 +770,7 @@ export const managementOpenApi = {
         description:
           "Through channel-dispatchers' own adapter and outbound address rule (HERALD_OUTBOUND_ALLOW), enabled or not, to the body's `to`; answers what the vendor said, 200 whether it accepted the message or not. 503 when the dispatchers cannot be reached (distributed mode: HERALD_DISPATCHERS_URL).",
         parameters: [workspaceParam, pathParam('channel', 'Channel'), pathParam('vendor', 'Vendor')],
-        requestBody: body(ref('VendorTestBody')),
+        requestBody: schemaRequestBody(VendorTestBodySchema),
         responses: { 200: json(ref('VendorTestAnswer'), "The vendor's answer"), ...errors(400, 401, 404), 503: error('The dispatchers cannot be reached, or refused the request') },
       },
     },
@@ -1087,7 +787,7 @@ export const managementOpenApi = {
           query('commit', { type: 'boolean' }, 'Commit a valid draft at once'),
           query('commit_message', { type: 'string' }, 'Required with commit=true'),
         ],
-        requestBody: body(ref('PreferenceCategoriesBody')),
+        requestBody: schemaRequestBody(PreferenceCategoriesBodySchema),
         responses: { 200: json(ref('PreferenceCategories'), 'The draft, or the live version when committed'), ...errors(400, 401, 404) },
       },
     },
@@ -1095,7 +795,7 @@ export const managementOpenApi = {
       patch: {
         summary: 'Commit the draft of the preference categories',
         parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Required, here or in the body')],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        requestBody: optionalSchemaRequestBody(CommitBodySchema),
         responses: { 200: json(ref('PreferenceCategories'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1118,7 +818,7 @@ export const managementOpenApi = {
       post: {
         summary: "Create or replace a locale's translation of the preference sections and categories",
         parameters: [workspaceParam, pathParam('locale', 'e.g. es, es-AR')],
-        requestBody: body(ref('CategoryTranslation')),
+        requestBody: schemaRequestBody(CategoryTranslationSchema),
         responses: { 200: json(ref('CategoryTranslation'), 'The stored translation'), ...errors(400, 401, 404) },
       },
       delete: {
@@ -1148,7 +848,7 @@ export const managementOpenApi = {
           query('commit', { type: 'boolean' }, 'Commit a valid draft at once'),
           query('commit_message', { type: 'string' }, 'Commit message'),
         ],
-        requestBody: body(ref('WorkflowBody')),
+        requestBody: schemaRequestBody(WorkflowBodySchema),
         responses: { 201: json(ref('Workflow'), 'The draft with its validation_result, or the live version when committed'), ...errors(400, 401, 404) },
       },
       delete: {
@@ -1161,7 +861,7 @@ export const managementOpenApi = {
       patch: {
         summary: 'Commit the draft of a workflow',
         parameters: [workspaceParam, pathParam('slug', 'Workflow slug'), query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        requestBody: optionalSchemaRequestBody(CommitBodySchema),
         responses: { 202: json(ref('Workflow'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1169,7 +869,7 @@ export const managementOpenApi = {
       patch: {
         summary: 'Enable or disable a workflow',
         parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
-        requestBody: body({ type: 'object', required: ['is_enabled'], properties: { is_enabled: { type: 'boolean' } } }),
+        requestBody: schemaRequestBody(WorkflowEnableBodySchema),
         responses: { 202: json(ref('Workflow'), 'The workflow'), ...errors(400, 401, 404) },
       },
     },
@@ -1201,7 +901,7 @@ export const managementOpenApi = {
           pathParam('version', 'Version number'),
           query('commit_message', { type: 'string' }, 'Commit message (or in the body)'),
         ],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        requestBody: optionalSchemaRequestBody(CommitBodySchema),
         responses: { 202: json(ref('Workflow'), 'The new live version'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1209,9 +909,9 @@ export const managementOpenApi = {
       post: {
         summary: 'Check a workflow document as saving it as the draft would, saving nothing (Herald)',
         description:
-          'Every problem as `path: message` (e.g. `tree.nodes[1].branches[0].nodes[0].template: no template with slug "x"`), jq and Jsonnet parsed by the engines that run them; an unknown category or a malformed payload_schema, which a save refuses with 400, are listed here too. The workflow need not exist.',
+          'Every problem as `path: message` (e.g. `tree.nodes[1].branches[0].nodes[0].template: no template with slug "x"`), jq and Jsonnet parsed by the engines that run them; an unknown category or a payload_schema that is not live, which a save refuses with 400, are listed here too. A body of the wrong shape (a field of the wrong type, a malformed payload_schema) is a 400, as for a save. The workflow need not exist.',
         parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
-        requestBody: body(ref('WorkflowBody')),
+        requestBody: schemaRequestBody(WorkflowBodySchema),
         responses: {
           200: json({ type: 'object', required: ['validation_result'], properties: { validation_result: ref('ValidationResult') } }, 'The validation result'),
           ...errors(400, 401, 404),
@@ -1224,7 +924,7 @@ export const managementOpenApi = {
         description:
           "Replays the recorded runs chosen (newest first) through the given definition with nothing sent, no webhook called (recorded responses are reused) and no timer set; each run is compared with its own definition replayed the same way. Answers 202 with the job; GET .../replay/{id}/ follows it.",
         parameters: [workspaceParam, pathParam('slug', 'Workflow slug')],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('ReplayBody') } } },
+        requestBody: optionalSchemaRequestBody(ReplayBodySchema),
         responses: { 202: json(ref('ReplayJob'), 'The job, queued'), ...errors(400, 401, 404) },
       },
     },
@@ -1256,7 +956,7 @@ export const managementOpenApi = {
           query('commit', { type: 'boolean' }, 'Commit the draft at once'),
           query('commit_message', { type: 'string' }, 'Commit message'),
         ],
-        requestBody: body(ref('SchemaBody')),
+        requestBody: schemaRequestBody(SchemaBodySchema),
         responses: { 200: json(ref('Schema'), 'The draft, or the live version when committed'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1265,7 +965,7 @@ export const managementOpenApi = {
         summary: 'Commit the draft of a schema',
         description: 'Announced by definition.changed; answers once ingest checks triggers against it.',
         parameters: [workspaceParam, pathParam('schema_slug', 'Schema slug'), query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        requestBody: optionalSchemaRequestBody(CommitBodySchema),
         responses: { 200: json(ref('Schema'), 'The live version'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1285,7 +985,7 @@ export const managementOpenApi = {
       post: {
         summary: "Create or replace a translation file's draft",
         parameters: [workspaceParam, pathParam('locale_file', 'e.g. fr.json, fr-CA.json, auth.en.json')],
-        requestBody: body(ref('TranslationBody')),
+        requestBody: schemaRequestBody(TranslationBodySchema),
         responses: { 201: json(ref('TranslationFileWithContent'), 'The draft'), ...errors(400, 401, 404) },
       },
       delete: {
@@ -1312,7 +1012,7 @@ export const managementOpenApi = {
       patch: {
         summary: 'Commit the drafts of every translation file as the next version, announced by definition.changed',
         parameters: [workspaceParam, query('commit_message', { type: 'string' }, 'Commit message (or in the body)')],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        requestBody: optionalSchemaRequestBody(CommitBodySchema),
         responses: { 202: json(offsetList(ref('TranslationFile')), 'The live files'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1326,7 +1026,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Register an event (or update the one of that name)',
         parameters: [workspaceParam],
-        requestBody: body(ref('EventBody')),
+        requestBody: schemaRequestBody(EventBodySchema),
         responses: { 200: json(ref('Event'), 'The event'), ...errors(400, 401, 404) },
       },
     },
@@ -1339,7 +1039,7 @@ export const managementOpenApi = {
       patch: {
         summary: 'Change the description of an event or link a schema to it',
         parameters: [workspaceParam, eventParam],
-        requestBody: body(ref('EventChange')),
+        requestBody: schemaRequestBody(EventChangeSchema),
         responses: { 200: json(ref('Event'), 'The event'), ...errors(400, 401, 404) },
       },
     },
@@ -1393,7 +1093,7 @@ export const managementOpenApi = {
       post: {
         summary: 'Create a template, or update the metadata of its draft',
         parameters: [workspaceParam, { ...templateParam, schema: { type: 'string', pattern: '^[a-z0-9-_]{1,120}$' } }],
-        requestBody: body(ref('TemplateBody')),
+        requestBody: schemaRequestBody(TemplateBodySchema),
         responses: { 200: json(ref('Template'), 'Created or updated; the draft'), ...errors(400, 401, 404) },
       },
     },
@@ -1403,7 +1103,7 @@ export const managementOpenApi = {
         description:
           'Refused (400, every problem by path) while a variant has content errors or an enabled channel has no variant. A draft identical to the live version commits nothing.',
         parameters: [workspaceParam, templateParam, query('commit_message', { type: 'string', maxLength: 1000 }, 'Commit message')],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('TemplateCommitBody') } } },
+        requestBody: optionalSchemaRequestBody(TemplateCommitBodySchema),
         responses: { 200: json(ref('Template'), 'The live version'), ...errors(400, 401, 404) },
       },
     },
@@ -1453,7 +1153,7 @@ export const managementOpenApi = {
         summary: 'Create or replace the draft of a variant',
         description: "Adding a variant to a channel the template does not list enables that channel. 409 when the given seq_no is another variant's.",
         parameters: variantParams,
-        requestBody: body(ref('VariantBody')),
+        requestBody: schemaRequestBody(VariantBodySchema),
         responses: { 200: json(ref('TemplateVariantDetail'), 'The draft variant'), ...errors(400, 401, 404, 409) },
       },
       delete: {
@@ -1472,7 +1172,7 @@ export const managementOpenApi = {
       patch: {
         summary: "Update a template's mock data",
         parameters: [workspaceParam, templateParam],
-        requestBody: body(ref('MockDataBody')),
+        requestBody: schemaRequestBody(MockDataBodySchema),
         responses: { 200: json(ref('MockData'), 'The mock data after the update'), ...errors(400, 401, 404) },
       },
     },
@@ -1481,7 +1181,7 @@ export const managementOpenApi = {
         summary: 'Render a variant with the mock data, or with given data (Herald)',
         description: "The dispatchers' renderer, so the preview is what would be sent. A variant that does not render is still a 200, with `error`.",
         parameters: [...variantParams, modeQuery],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('PreviewBody') } } },
+        requestBody: optionalSchemaRequestBody(PreviewBodySchema),
         responses: { 200: json(ref('TemplatePreview'), 'The rendered variant'), ...errors(400, 401, 404) },
       },
     },
@@ -1491,7 +1191,7 @@ export const managementOpenApi = {
         description:
           "For an editor's live preview: the dispatchers' renderer (MJML compiled to HTML, cached per source), the template's mock data unless `data` is given, the draft translations. Content with problems still renders as far as it can: `errors` lists them, `error` says why it does not render at all.",
         parameters: [workspaceParam, templateParam, channelParam],
-        requestBody: body(ref('DraftPreviewBody')),
+        requestBody: schemaRequestBody(DraftPreviewBodySchema),
         responses: { 200: json(ref('TemplateDraftPreview'), 'The rendered content'), ...errors(400, 401, 404) },
       },
     },
@@ -1501,7 +1201,7 @@ export const managementOpenApi = {
         description:
           'Per vendor: pending → sent_for_approval → approved | rejected, rejected → sent_for_approval; another transition is a 400. 404 when the variant is not live, 409 when it needs no vendor approval. Announced by definition.changed.',
         parameters: [...variantParams, liveModeQuery],
-        requestBody: body(ref('VendorApprovalBody')),
+        requestBody: schemaRequestBody(VendorApprovalBodySchema),
         responses: { 200: json(ref('TemplateVariantDetail'), 'The live variant'), ...errors(400, 401, 404, 409) },
       },
     },
@@ -1511,7 +1211,7 @@ export const managementOpenApi = {
         description:
           'Only pending, sent_for_approval or rejected variants (409 otherwise, and for variants needing no vendor approval); 404 when the variant is not live. Announced by definition.changed.',
         parameters: [...variantParams, liveModeQuery],
-        requestBody: body(ref('DiscardVariantBody')),
+        requestBody: schemaRequestBody(DiscardVariantBodySchema),
         responses: { 200: json(ref('TemplateVariantDetail'), 'The variant as returned to the draft'), ...errors(400, 401, 404, 409) },
       },
     },

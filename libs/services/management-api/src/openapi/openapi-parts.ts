@@ -3,6 +3,9 @@
  * and the fragments it merges: operators, browser keys, status webhooks, suppressions),
  * written once here.
  */
+import { TSchema } from '@sinclair/typebox';
+import { schemaRequestBody } from '@herald/runtime';
+
 export type Schema = Record<string, unknown>;
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -10,8 +13,8 @@ export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: '
 export const dateTime: Schema = { type: 'string', format: 'date-time' };
 /** A response with a JSON body. */
 export const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-/** A required JSON request body. */
-export const body = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
+/** The request body of a schema (`schemaRequestBody`) that the operation may go without: its handler reads none as `{}`. */
+export const optionalSchemaRequestBody = (schema: TSchema): Schema => ({ ...schemaRequestBody(schema), required: false });
 export const query = (name: string, schema: Schema, description: string): Schema => ({ in: 'query', name, required: false, schema, description });
 export const pathParam = (name: string, description: string, schema: Schema = { type: 'string' }): Schema => ({ in: 'path', name, required: true, schema, description });
 export const workspaceParam = pathParam('workspace', 'Workspace slug');

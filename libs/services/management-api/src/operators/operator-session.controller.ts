@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { AuditLogRepository } from '../audit/audit-log.repository';
 import { CONSOLE_HEADER, SESSION_COOKIE, readCookie, setCookie } from '../auth/console-session-cookie';
 import { PublicRoute } from '../auth/roles';
 import { ManagementRequest, ServiceTokenGuard } from '../auth/service-token.guard';
 import { OIDC_CALLBACK_PATH, OIDC_STATE_COOKIE, OidcSignIn } from './oidc/oidc-sign-in';
 import { LOGIN_LIFETIME_MS } from './oidc/oidc-client';
-import { AcceptInvitationDto, PasswordResetDto, SignInDto } from './operator.dto';
+import { InvitationAccept, OPERATOR_BODIES, OperatorSignIn, PasswordResetUse } from './request-bodies';
 import { OperatorSessions, StartedSession } from './operator-sessions';
 import { Operator } from './operator.repository';
 import { OperatorView, operatorView } from './operators.controller';
@@ -46,7 +47,7 @@ export class OperatorSessionController {
   @PublicRoute()
   @Post()
   @HttpCode(201)
-  async signIn(@Req() request: ManagementRequest, @Body() body: SignInDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+  async signIn(@Req() request: ManagementRequest, @ValidBody(OPERATOR_BODIES.signIn) body: OperatorSignIn, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
     return this.started(request, reply, await this.sessions.signInWithPassword(body.email, body.password, request.ip));
   }
 
@@ -68,7 +69,7 @@ export class OperatorSessionController {
   @PublicRoute()
   @Post('invitation')
   @HttpCode(201)
-  async acceptInvitation(@Req() request: ManagementRequest, @Body() body: AcceptInvitationDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+  async acceptInvitation(@Req() request: ManagementRequest, @ValidBody(OPERATOR_BODIES.invitationAccept) body: InvitationAccept, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
     const started = await this.sessions.acceptInvitation(body.token, body.name, body.password, request.ip);
     const { operator } = started;
     await this.recordOwnChange(request, operator, 'invitation', { status: 'invited' }, operatorView(operator));
@@ -79,7 +80,7 @@ export class OperatorSessionController {
   @PublicRoute()
   @Post('password_reset')
   @HttpCode(201)
-  async resetPassword(@Req() request: ManagementRequest, @Body() body: PasswordResetDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+  async resetPassword(@Req() request: ManagementRequest, @ValidBody(OPERATOR_BODIES.passwordResetUse) body: PasswordResetUse, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
     const started = await this.sessions.resetPassword(body.token, body.password, request.ip);
     const { operator } = started;
     // The password is never recorded.

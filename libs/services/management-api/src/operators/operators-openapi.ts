@@ -1,6 +1,7 @@
 import { OPERATOR_ROLES } from '../auth/roles';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
-import { Schema, body, dateTime, errorResponses, json, nullable, paging, query, ref } from '../openapi/openapi-parts';
+import { schemaRequestBody } from '@herald/runtime';
+import { InvitationAcceptSchema, OperatorInviteSchema, OperatorRoleChangeSchema, OperatorSignInSchema, PasswordResetUseSchema } from './request-bodies';
+import { Schema, dateTime, errorResponses, json, nullable, paging, query, ref } from '../openapi/openapi-parts';
 
 /** The management API's description of operators, console sessions, SSO and the audit log, merged into management-openapi.ts. */
 const ERROR_TEXT: Record<number, string> = {
@@ -51,53 +52,11 @@ export const operatorsOpenApi = {
         },
       ],
     },
-    OperatorInvite: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['email', 'role'],
-      properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role },
-    },
-    OperatorRoleChange: { type: 'object', additionalProperties: false, required: ['role'], properties: { role } },
-    OperatorSignIn: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['email', 'password'],
-      properties: { email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: PASSWORD_MAX_LENGTH } },
-    },
-    InvitationAccept: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['token', 'name', 'password'],
-      properties: {
-        token: { type: 'string', description: 'The invitation token (from `accept_url`)' },
-        name: { type: 'string', minLength: 1, maxLength: 200 },
-        password: {
-          type: 'string',
-          minLength: PASSWORD_MIN_LENGTH,
-          maxLength: PASSWORD_MAX_LENGTH,
-          description: `At least ${PASSWORD_MIN_LENGTH} characters, 5 of them different, not containing the email address`,
-        },
-      },
-    },
     OperatorPasswordReset: {
       type: 'object',
       required: ['token', 'reset_url', 'expires_at'],
       description: 'Shown once; single-use, for a day. Herald sends no mail: hand the link over',
       properties: { token: { type: 'string' }, reset_url: { type: 'string', format: 'uri' }, expires_at: dateTime },
-    },
-    PasswordResetUse: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['token', 'password'],
-      properties: {
-        token: { type: 'string', description: 'The password reset token (from `reset_url`)' },
-        password: {
-          type: 'string',
-          minLength: PASSWORD_MIN_LENGTH,
-          maxLength: PASSWORD_MAX_LENGTH,
-          description: `At least ${PASSWORD_MIN_LENGTH} characters, 5 of them different, not containing the email address`,
-        },
-      },
     },
     OperatorSession: {
       type: 'object',
@@ -151,7 +110,7 @@ export const operatorsOpenApi = {
       },
       post: {
         summary: 'Invite an operator (owner); again for an invited address: a fresh link, the role given now',
-        requestBody: body(ref('OperatorInvite')),
+        requestBody: schemaRequestBody(OperatorInviteSchema),
         responses: { 201: json(ref('OperatorInvited'), 'Invited, with the single-use link'), ...errors(400, 401, 403, 409) },
       },
     },
@@ -159,7 +118,7 @@ export const operatorsOpenApi = {
       patch: {
         summary: "Change an operator's role (owner); the last owner keeps it",
         parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string', format: 'uuid' } }],
-        requestBody: body(ref('OperatorRoleChange')),
+        requestBody: schemaRequestBody(OperatorRoleChangeSchema),
         responses: { 200: json(ref('Operator'), 'Changed'), ...errors(400, 401, 403, 404, 409) },
       },
       delete: {
@@ -184,7 +143,7 @@ export const operatorsOpenApi = {
       post: {
         summary: 'Sign in with email and password (failures limited per address and per email)',
         security: [],
-        requestBody: body(ref('OperatorSignIn')),
+        requestBody: schemaRequestBody(OperatorSignInSchema),
         responses: { 201: { ...json(ref('OperatorSession'), 'Signed in'), headers: { 'set-cookie': sessionCookie } }, ...errors(400, 401, 429) },
       },
       delete: {
@@ -197,7 +156,7 @@ export const operatorsOpenApi = {
       post: {
         summary: 'Accept an invitation: set name and password, and sign in',
         security: [],
-        requestBody: body(ref('InvitationAccept')),
+        requestBody: schemaRequestBody(InvitationAcceptSchema),
         responses: { 201: { ...json(ref('OperatorSession'), 'Accepted and signed in'), headers: { 'set-cookie': sessionCookie } }, ...errors(400, 404, 429) },
       },
     },
@@ -205,7 +164,7 @@ export const operatorsOpenApi = {
       post: {
         summary: "Use a password reset link: set the new password, end the operator's other sessions, and sign in",
         security: [],
-        requestBody: body(ref('PasswordResetUse')),
+        requestBody: schemaRequestBody(PasswordResetUseSchema),
         responses: { 201: { ...json(ref('OperatorSession'), 'Password set and signed in'), headers: { 'set-cookie': sessionCookie } }, ...errors(400, 404, 429) },
       },
     },

@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { CLOCK, Clock, generateCredential, hashToken } from '@herald/runtime';
+import { CLOCK, Clock, ValidBody, generateCredential, hashToken } from '@herald/runtime';
 import { noteAuditChange } from '../audit/audit.interceptor';
 import { RequiredRole } from '../auth/roles';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { ChangeOperatorRoleDto, InviteOperatorDto } from './operator.dto';
+import { OPERATOR_BODIES, OperatorInvite, OperatorRoleChange } from './request-bodies';
 import { Operator, OperatorRepository } from './operator.repository';
 import { INVITATION_LIFETIME_MS, OperatorSessions, PASSWORD_RESET_LIFETIME_MS } from './operator-sessions';
 
@@ -64,7 +64,7 @@ export class OperatorsController {
   @RequiredRole('owner')
   @Post()
   @HttpCode(201)
-  async invite(@Req() request: ManagementRequest, @Body() body: InviteOperatorDto): Promise<OperatorView & { invitation: InvitationView }> {
+  async invite(@Req() request: ManagementRequest, @ValidBody(OPERATOR_BODIES.invite) body: OperatorInvite): Promise<OperatorView & { invitation: InvitationView }> {
     const token = generateCredential('hoi');
     const expiresAt = new Date(this.clock.now().getTime() + INVITATION_LIFETIME_MS);
     const { before, operator } = await this.operators.invite(accountOf(request), body.email.trim(), body.role, hashToken(token), expiresAt);
@@ -78,7 +78,7 @@ export class OperatorsController {
   async changeRole(
     @Req() request: ManagementRequest,
     @Param('id', new ParseUUIDPipe({ exceptionFactory: operatorNotFound })) id: string,
-    @Body() body: ChangeOperatorRoleDto,
+    @ValidBody(OPERATOR_BODIES.roleChange) body: OperatorRoleChange,
   ): Promise<OperatorView> {
     const changed = await this.operators.changeRole(accountOf(request), id, body.role);
     if (!changed) throw operatorNotFound();

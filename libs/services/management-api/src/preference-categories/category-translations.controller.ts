@@ -1,9 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryTranslation, categoryLocaleOf, categoryTranslationOf } from './category-translation';
 import { CategoryTranslationRepository } from './category-translation.repository';
 import { RequiredRole } from '../auth/roles';
+import { CATEGORY_BODIES, CategoryTranslationBody } from './request-bodies';
 
 /**
  * `/v1/{workspace}/preference_category/translation/...` as in the reference: per locale, the
@@ -36,7 +38,12 @@ export class CategoryTranslationsController {
   @RequiredRole('editor')
   @Post('content/:locale')
   @HttpCode(200)
-  async save(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Param('locale') locale: string, @Body() body: unknown): Promise<CategoryTranslation> {
+  async save(
+    @Req() request: ManagementRequest,
+    @Param('workspace') slug: string,
+    @Param('locale') locale: string,
+    @ValidBody(CATEGORY_BODIES.translation) body: CategoryTranslationBody,
+  ): Promise<CategoryTranslation> {
     const valid = categoryLocaleOf(locale);
     const translation = categoryTranslationOf(body);
     return this.translations.save(await this.workspace(request, slug), valid, translation);

@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { commitMessageOf } from '../http/commit-message';
+import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf } from '../http/query-params';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CategoryVersionView, PreferenceCategoryStore } from './preference-category-store';
 import { RequiredRole } from '../auth/roles';
+import { CATEGORY_BODIES, PreferenceCategoriesBody } from './request-bodies';
 
 /**
  * `/v1/{workspace}/preference_category/`: the workspace's notification categories,
@@ -34,7 +36,7 @@ export class PreferenceCategoriesController {
   async save(
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
-    @Body() body: unknown,
+    @ValidBody(CATEGORY_BODIES.categories) body: PreferenceCategoriesBody,
     @Query('commit') commit?: string,
     @Query('commit_message') commitMessage?: string,
   ): Promise<CategoryVersionView> {
@@ -54,7 +56,7 @@ export class PreferenceCategoriesController {
   async commit(
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
-    @Body() body: unknown,
+    @ValidBody(COMMIT_BODY) body: CommitBody,
     @Query('commit_message') commitMessage?: string,
   ): Promise<CategoryVersionView> {
     const message = commitMessageOf(commitMessage, body);

@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { FieldError, HeraldError, compilePayloadSchema } from '@herald/contracts';
+import { Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { commitMessageOf } from '../http/commit-message';
+import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { booleanOf, modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { SchemaDraft, SchemaRow, SchemaStore } from './schema-store';
+import { SchemaRow, SchemaStore } from './schema-store';
+import { SCHEMA_BODIES, SchemaBody } from './request-bodies';
 import { RequiredRole } from '../auth/roles';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
@@ -67,14 +69,13 @@ export class SchemasController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(SCHEMA_BODIES.upsert) body: SchemaBody,
     @Query('commit') commit?: string,
     @Query('commit_message') commitMessage?: string,
   ): Promise<SchemaView> {
     const shouldCommit = booleanOf('commit', commit);
-    const draft = schemaDraftOf(body);
     const workspace = await this.workspace(request, workspaceSlug);
-    const saved = await this.store.saveDraft(workspace, slugOf(slug), draft);
+    const saved = await this.store.saveDraft(workspace, slugOf(slug), { name: body.name, description: body.description ?? null, json_schema: body.json_schema });
     if (!shouldCommit) return schemaView(saved);
     return schemaView(await this.store.commit(workspace, saved.slug, commitMessage?.trim() || null));
   }
@@ -85,7 +86,7 @@ export class SchemasController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(COMMIT_BODY) body: CommitBody,
     @Query('commit_message') commitMessage?: string,
   ): Promise<SchemaView> {
     const message = commitMessageOf(commitMessage, body) ?? null;
@@ -100,26 +101,6 @@ export class SchemasController {
 function slugOf(slug: string): string {
   if (!SLUG.test(slug)) throw HeraldError.validation([{ path: 'schema_slug', message: 'must match ^[a-z0-9-_]+$, 1 to 255 characters' }]);
   return slug;
-}
-
-/** The upsert body: name, an optional description, and a JSON Schema that compiles; every problem by its path. */
-function schemaDraftOf(body: unknown): SchemaDraft {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-  const fields = body as Record<string, unknown>;
-  const errors: FieldError[] = Object.keys(fields)
-    .filter((key) => !['name', 'description', 'json_schema'].includes(key))
-    .map((key) => ({ path: key, message: 'is not a field of a schema (name, description, json_schema)' }));
-  if (typeof fields.name !== 'string' || fields.name.trim() === '') errors.push({ path: 'name', message: 'is required: a non-empty string' });
-  if (fields.description !== undefined && fields.description !== null && typeof fields.description !== 'string') {
-    errors.push({ path: 'description', message: 'must be a string or null' });
-  }
-  if (fields.json_schema === undefined) errors.push({ path: 'json_schema', message: 'is required' });
-  else {
-    const compiled = compilePayloadSchema(fields.json_schema);
-    if (!compiled.ok) errors.push(...compiled.errors);
-  }
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return { name: fields.name as string, description: (fields.description as string | null | undefined) ?? null, json_schema: fields.json_schema as Record<string, unknown> };
 }
 
 function schemaView(row: SchemaRow): SchemaView {

@@ -70,7 +70,7 @@ describe.each(databaseTargets())('management API: schemas ($kind)', (target) => 
     const malformed = await call('POST', 'v1/staging/workflow/checked/', workflow({ schema: '', version_no: 0, extra: 1 }));
     expect(malformed.status).toBe(400);
     expect(detailOf(malformed)).toBe(
-      'payload_schema.schema: is required: a schema slug; payload_schema.version_no: must be a positive integer or null (the live version); payload_schema.extra: is not a field of payload_schema (schema, version_no)',
+      'payload_schema.extra: is not a field of payload_schema (schema, version_no); payload_schema.schema: is required: a schema slug; payload_schema.version_no: must be a positive integer or null (the live version)',
     );
     await call('POST', `${S}/draft-only/`, { name: 'Draft only', json_schema: ORDER });
     const notLive = await call('POST', 'v1/staging/workflow/checked/?commit=true', workflow({ schema: 'draft-only' }));

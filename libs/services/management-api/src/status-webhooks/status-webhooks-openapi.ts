@@ -1,5 +1,7 @@
 import { CHANNELS, MESSAGE_STATUSES } from '@herald/contracts';
-import { Schema, body, dateTime, errorResponses, json, nullable, offsetList, paging, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
+import { schemaRequestBody } from '@herald/runtime';
+import { WebhookEndpointCreateSchema, WebhookEndpointPatchSchema, WebhookReplayRangeSchema } from './request-bodies';
+import { Schema, dateTime, errorResponses, json, nullable, offsetList, paging, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
 
 /** The management API's description of status webhooks, merged into management-openapi.ts. */
 const errors = errorResponses(
@@ -71,8 +73,6 @@ export const statusWebhooksOpenApi = {
         secret: { type: 'string', description: 'The Standard Webhooks signing secret (`whsec_…`): in this response only' },
       },
     },
-    WebhookEndpointCreate: { type: 'object', required: ['url', 'event_types'], properties: endpointFields },
-    WebhookEndpointPatch: { type: 'object', description: 'At least one field', properties: endpointFields },
     MessageStatusEvent: statusEvent,
     WebhookDelivery: {
       type: 'object',
@@ -102,11 +102,6 @@ export const statusWebhooksOpenApi = {
         payload: ref('MessageStatusEvent'),
       },
     },
-    WebhookReplayRange: {
-      type: 'object',
-      required: ['since', 'until'],
-      properties: { since: dateTime, until: { ...dateTime, description: 'Exclusive; the range may hold at most 10,000 deliveries' } },
-    },
   } as Record<string, Schema>,
   paths: {
     '/v1/{workspace}/webhook_endpoint/': {
@@ -118,7 +113,7 @@ export const statusWebhooksOpenApi = {
       post: {
         summary: 'Create a status webhook endpoint (its signing secret is returned once)',
         parameters: [workspaceParam],
-        requestBody: body(ref('WebhookEndpointCreate')),
+        requestBody: schemaRequestBody(WebhookEndpointCreateSchema),
         responses: { 201: json(ref('WebhookEndpointCreated'), 'Created'), ...errors(400, 401, 404) },
       },
     },
@@ -131,7 +126,7 @@ export const statusWebhooksOpenApi = {
       patch: {
         summary: 'Update a status webhook endpoint; `enabled` disables or enables it',
         parameters: [workspaceParam, endpointParam],
-        requestBody: body(ref('WebhookEndpointPatch')),
+        requestBody: schemaRequestBody(WebhookEndpointPatchSchema),
         responses: { 200: json(ref('WebhookEndpoint'), 'Updated'), ...errors(400, 401, 404) },
       },
       delete: {
@@ -166,7 +161,7 @@ export const statusWebhooksOpenApi = {
       post: {
         summary: 'Send again every event first queued for the endpoint in [since, until), in order',
         parameters: [workspaceParam, endpointParam],
-        requestBody: body(ref('WebhookReplayRange')),
+        requestBody: schemaRequestBody(WebhookReplayRangeSchema),
         responses: { 202: json({ type: 'object', required: ['replayed'], properties: { replayed: { type: 'integer' } } }, 'Queued'), ...errors(400, 401, 404) },
       },
     },

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError, MessageStatusEvent } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { MAX_RANGE_REPLAY, WebhookAttempt, WebhookDelivery, WebhookDeliveryRepository, WebhookDeliveryState } from './webhook-delivery.repository';
-import { CreateWebhookEndpointDto, PatchWebhookEndpointDto, ReplayRangeDto } from './webhook-endpoint.dto';
+import { WEBHOOK_ENDPOINT_BODIES, WebhookEndpointCreate, WebhookEndpointPatch, WebhookReplayRange } from './request-bodies';
 import { MAX_ENDPOINTS_PER_WORKSPACE, WebhookEndpoint, WebhookEndpointFields, WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookSecrets } from './webhook-secrets';
 import { WebhookSender } from './webhook-sender';
@@ -84,7 +85,7 @@ export class WebhookEndpointsController {
   async create(
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
-    @Body() body: CreateWebhookEndpointDto,
+    @ValidBody(WEBHOOK_ENDPOINT_BODIES.create) body: WebhookEndpointCreate,
   ): Promise<WebhookEndpointView & { secret: string }> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const id = randomUUID();
@@ -117,17 +118,18 @@ export class WebhookEndpointsController {
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
     @Param('id', endpointIdPipe) id: string,
-    @Body() body: PatchWebhookEndpointDto,
+    @ValidBody(WEBHOOK_ENDPOINT_BODIES.patch) body: WebhookEndpointPatch,
   ): Promise<WebhookEndpointView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
+    // null counts as not given (as on the create): the field stays as it is.
     const fields: Partial<WebhookEndpointFields> = {
-      ...(body.url === undefined ? {} : { url: body.url }),
-      ...(body.description === undefined ? {} : { description: body.description }),
-      ...(body.event_types === undefined ? {} : { eventTypes: unique(body.event_types) }),
-      ...(body.workflows === undefined ? {} : { workflows: unique(body.workflows) }),
-      ...(body.channels === undefined ? {} : { channels: unique(body.channels) }),
-      ...(body.categories === undefined ? {} : { categories: unique(body.categories) }),
-      ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+      ...(body.url == null ? {} : { url: body.url }),
+      ...(body.description == null ? {} : { description: body.description }),
+      ...(body.event_types == null ? {} : { eventTypes: unique(body.event_types) }),
+      ...(body.workflows == null ? {} : { workflows: unique(body.workflows) }),
+      ...(body.channels == null ? {} : { channels: unique(body.channels) }),
+      ...(body.categories == null ? {} : { categories: unique(body.categories) }),
+      ...(body.enabled == null ? {} : { enabled: body.enabled }),
     };
     if (Object.keys(fields).length === 0) throw HeraldError.validation([{ path: '', message: 'must set at least one field' }]);
     const updated = await this.endpoints.update(workspace, id, fields);
@@ -190,7 +192,7 @@ export class WebhookEndpointsController {
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
     @Param('id', endpointIdPipe) id: string,
-    @Body() body: ReplayRangeDto,
+    @ValidBody(WEBHOOK_ENDPOINT_BODIES.replayRange) body: WebhookReplayRange,
   ): Promise<{ replayed: number }> {
     const since = new Date(body.since);
     const until = new Date(body.until);

@@ -1,5 +1,7 @@
 import { SUPPRESSION_REASONS } from '@herald/contracts';
 import { SUPPRESSIBLE_CHANNELS } from './suppression.repository';
+import { schemaRequestBody } from '@herald/runtime';
+import { SuppressionCreateSchema } from './request-bodies';
 import { Schema, errorResponses, json, nullable, pathParam, ref, workspaceParam } from '../openapi/openapi-parts';
 
 /** The management API's description of the suppression list, merged into management-openapi.ts. */
@@ -27,16 +29,6 @@ export const suppressionsOpenApi = {
         detail: nullable({ type: 'string', description: "What the vendor said (its bounce text), or the operator's note" }),
         vendor: nullable({ type: 'string', description: '`<channel>/<vendor>` whose callback reported it; null for the API' }),
         created_at: { type: 'string', format: 'date-time', description: 'When the address was first put on the list' },
-      },
-    },
-    SuppressionCreate: {
-      type: 'object',
-      required: ['channel', 'address'],
-      properties: {
-        channel,
-        address: { type: 'string', minLength: 1, maxLength: 320, description: 'An email address, or a phone number in international form' },
-        reason: { ...reason, default: 'manual', description: 'manual by default; hard_bounce or complaint to import what another system learnt' },
-        detail: { type: 'string', maxLength: 500, description: "The operator's note" },
       },
     },
   } as Record<string, Schema>,
@@ -69,7 +61,7 @@ export const suppressionsOpenApi = {
       post: {
         summary: 'Suppress an address: sends to it are skipped (the message fails with `suppressed: ...`) until it is removed',
         parameters: [workspaceParam],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('SuppressionCreate') } } },
+        requestBody: schemaRequestBody(SuppressionCreateSchema),
         responses: { 201: json(ref('Suppression'), 'On the list (an entry already there takes the new reason and detail)'), ...errors(400, 401, 404) },
       },
     },

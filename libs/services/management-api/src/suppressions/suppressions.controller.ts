@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { FieldError, HeraldError, SuppressionReason, suppressionAddress } from '@herald/contracts';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { FieldError, HeraldError, suppressionAddress } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { RequiredRole } from '../auth/roles';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { AddSuppressionDto } from './suppression.dto';
+import { SUPPRESSION_BODIES, SuppressionCreate } from './request-bodies';
 import { SUPPRESSIBLE_CHANNELS, SuppressibleChannel, Suppression, SuppressionRepository } from './suppression.repository';
 
 export interface SuppressionView {
@@ -57,11 +58,10 @@ export class SuppressionsController {
   @RequiredRole('editor')
   @Post()
   @HttpCode(201)
-  async add(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: AddSuppressionDto): Promise<SuppressionView> {
-    const channel = channelOf('channel', body.channel);
-    const address = addressOf('address', channel, body.address);
+  async add(@Req() request: ManagementRequest, @Param('workspace') slug: string, @ValidBody(SUPPRESSION_BODIES.add) body: SuppressionCreate): Promise<SuppressionView> {
+    const address = addressOf('address', body.channel, body.address);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const added = await this.suppressions.add(workspace, channel, address, (body.reason ?? 'manual') as SuppressionReason, body.detail || null);
+    const added = await this.suppressions.add(workspace, body.channel, address, body.reason ?? 'manual', body.detail || null);
     return viewOf(added);
   }
 

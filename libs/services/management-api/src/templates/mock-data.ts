@@ -1,4 +1,5 @@
-import { FieldError, JsonRecord } from '@herald/contracts';
+import { JsonRecord } from '@herald/contracts';
+import { MockDataBody } from './request-bodies';
 
 export interface ObjectRef {
   readonly object_type: string;
@@ -32,48 +33,12 @@ export const DEFAULT_MOCK_DATA: MockData = {
   actor_distinct_id: null,
 };
 
-/** Digests of more events than this are not worth previewing, and would make the answer huge. */
-export const MAX_BATCH_COUNT = 100;
-
-type Field = keyof MockData;
-const SUB_TYPES = ['user', 'object'] as const;
-
 /**
- * A PATCH of mock data: the fields given replace those of `current`, the others stay
- * (null clears a nullable one). Every invalid field is reported by its path.
+ * A PATCH of mock data, every field checked by its schema (`MockDataBody`): the fields
+ * given replace those of `current`, the others stay (null clears a nullable one).
  */
-export function updateMockData(current: MockData, body: unknown): { ok: true; data: MockData } | { ok: false; errors: FieldError[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, errors: [{ path: '', message: 'the body must be a JSON object' }] };
-  const errors: FieldError[] = [];
-  const next: Record<string, unknown> = { ...current };
-  for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
-    const problem = fieldProblem(field, value);
-    if (problem) errors.push({ path: field, message: problem });
-    else next[field] = value;
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, data: next as unknown as MockData };
-}
-
-function fieldProblem(field: string, value: unknown): string | undefined {
-  if (!(field in DEFAULT_MOCK_DATA)) return `is not a field of mock data (${Object.keys(DEFAULT_MOCK_DATA).join(', ')})`;
-  switch (field as Field) {
-    case 'payload':
-      return isRecord(value) ? undefined : 'must be a JSON object';
-    case 'is_batch':
-      return typeof value === 'boolean' ? undefined : 'must be a boolean';
-    case 'batch_count':
-      return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_BATCH_COUNT ? undefined : `must be an integer from 1 to ${MAX_BATCH_COUNT}`;
-    case 'recipient_sub_type':
-    case 'actor_sub_type':
-      return SUB_TYPES.includes(value as 'user') ? undefined : `must be one of ${SUB_TYPES.join(', ')}`;
-    case 'recipient_object':
-    case 'actor_object':
-      return value === null || (isRecord(value) && isNonEmpty(value.object_type) && isNonEmpty(value.id)) ? undefined : 'must be null or {object_type, id} with non-empty strings';
-    case 'tenant_id':
-    case 'recipient_distinct_id':
-    case 'actor_distinct_id':
-      return value === null || isNonEmpty(value) ? undefined : 'must be null or a non-empty string';
-  }
+export function updateMockData(current: MockData, update: MockDataBody): MockData {
+  return { ...current, ...update };
 }
 
 /**
@@ -103,12 +68,4 @@ export function transformedData(data: MockData): JsonRecord {
 function identityOf(subType: 'user' | 'object', distinctId: string | null, object: ObjectRef | null): JsonRecord | undefined {
   if (subType === 'object') return object ? { object_type: object.object_type, id: object.id } : undefined;
   return distinctId !== null ? { distinct_id: distinctId } : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isNonEmpty(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== '';
 }

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { Channel, FieldError, HeraldError, JsonRecord } from '@herald/contracts';
+import { Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Channel, FieldError, JsonRecord } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { RenderedContent, TemplateEngine, localeTranslationsOf, renderVariant, translationScope } from '@herald/rendering';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { committedFiles } from '../translations/translation-files';
@@ -11,6 +12,7 @@ import { Mode, TemplateRow } from './template-rows';
 import { TemplateStore, variantNotFound } from './template-store';
 import { mjmlErrors, validateContent } from './variant-content';
 import { RequiredRole } from '../auth/roles';
+import { DraftPreviewBody, MockDataBody, PreviewBody, TEMPLATE_BODIES } from './request-bodies';
 
 export interface MockDataView {
   readonly data: MockData;
@@ -76,14 +78,10 @@ export class TemplateMockDataController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('template_slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(TEMPLATE_BODIES.mockData) body: MockDataBody,
   ): Promise<MockDataView> {
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const saved = await this.store.updateMockData(workspace, slug, (current) => {
-      const result = updateMockData(current, body);
-      if (!result.ok) throw HeraldError.validation(result.errors);
-      return result.data;
-    });
+    const saved = await this.store.updateMockData(workspace, slug, (current) => updateMockData(current, body));
     return mockDataView(saved);
   }
 
@@ -103,12 +101,12 @@ export class TemplateMockDataController {
     @Param('template_slug') slug: string,
     @Param('channel') rawChannel: string,
     @Param('variant_id') variantId: string,
-    @Body() body: unknown,
+    @ValidBody(TEMPLATE_BODIES.preview) body: PreviewBody,
     @Query('mode') rawMode?: string,
   ): Promise<PreviewView> {
     const channel = channelOf(rawChannel);
     const mode = modeOf(rawMode);
-    const { data: given, locale: givenLocale } = previewRequestOf(body, ['data', 'locale']);
+    const { data: given, locale: givenLocale } = body;
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
     const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
     const variant = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
@@ -132,11 +130,10 @@ export class TemplateMockDataController {
     @Param('workspace') workspaceSlug: string,
     @Param('template_slug') slug: string,
     @Param('channel') rawChannel: string,
-    @Body() body: unknown,
+    @ValidBody(TEMPLATE_BODIES.draftPreview) body: DraftPreviewBody,
   ): Promise<DraftPreviewView> {
     const channel = channelOf(rawChannel);
-    const { data: given, locale: givenLocale, content } = previewRequestOf(body, ['content', 'data', 'locale']);
-    if (content === undefined) throw HeraldError.validation([{ path: 'content', message: 'is required' }]);
+    const { data: given, locale: givenLocale, content } = body;
     const errors = [...validateContent(channel, content), ...(await mjmlErrors(channel, content))];
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
     const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
@@ -173,28 +170,8 @@ function mockDataView(data: MockData): MockDataView {
   return { data, transformed_data: transformedData(data) };
 }
 
-const LOCALE = /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8}){0,3}$/;
 /** The locale a draft's `{{t}}` keys are looked up for when the request names none (the base language). */
 const BASE_PREVIEW_LOCALE = 'en';
-
-/**
- * The body of a preview: `{ "data": {...}, "locale": "fr-CA" }` (either field, or nothing)
- * for a saved variant; with `content` (required there) for unsaved content.
- */
-function previewRequestOf(body: unknown, fields: readonly ('content' | 'data' | 'locale')[]): { data?: JsonRecord; locale?: string; content?: JsonRecord } {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-  const errors = Object.keys(body)
-    .filter((key) => !(fields as readonly string[]).includes(key))
-    .map((key) => ({ path: key, message: `is not a field of a preview request (${fields.join(', ')})` }));
-  const { data, locale, content } = body as { data?: unknown; locale?: unknown; content?: unknown };
-  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (data !== undefined && !isObject(data)) errors.push({ path: 'data', message: 'must be a JSON object' });
-  if (content !== undefined && !isObject(content)) errors.push({ path: 'content', message: 'must be a JSON object' });
-  if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) errors.push({ path: 'locale', message: 'must be a locale code such as fr or fr-CA' });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return { data: data as JsonRecord | undefined, locale: locale as string | undefined, content: content as JsonRecord | undefined };
-}
 
 function errorsByPath(errors: readonly FieldError[]): Record<string, string[]> {
   const byPath: Record<string, string[]> = {};

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { Channel, HeraldError } from '@herald/contracts';
-import { CLOCK, Clock } from '@herald/runtime';
+import { CLOCK, Clock, ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
@@ -10,7 +10,7 @@ import { channelOf, modeOf } from './template-params';
 import { VariantRow } from './template-rows';
 import { TemplateStore, variantNotFound } from './template-store';
 import { VariantDetailView, VariantSummaryView, variantDetailView, variantSummaryView } from './template-views';
-import { UpsertVariantDto, VARIANT_ID } from './variant.dto';
+import { TEMPLATE_BODIES, VARIANT_ID, VariantBody, VariantCondition } from './request-bodies';
 import { mjmlErrors, validateContent } from './variant-content';
 import { APPROVAL_CHANNELS } from './vendor-approval';
 import { RequiredRole } from '../auth/roles';
@@ -90,11 +90,11 @@ export class TemplateVariantsController {
     @Param('template_slug') slug: string,
     @Param('channel') rawChannel: string,
     @Param('variant_id') variantId: string,
-    @Body() body: UpsertVariantDto,
+    @ValidBody(TEMPLATE_BODIES.variant) body: VariantBody,
   ): Promise<VariantDetailView> {
     const channel = channelOf(rawChannel);
     if (!VARIANT_ID.test(variantId)) throw HeraldError.validation([{ path: 'variant_id', message: `must match ${VARIANT_ID.source}` }]);
-    const needsVendorApproval = vendorApprovalOf(channel, body.needs_vendor_approval);
+    const needsVendorApproval = vendorApprovalOf(channel, body.needs_vendor_approval ?? undefined);
     // Compiled before the transaction (a few ms of CPU, cached): no row lock waits on it.
     const errors = [...validateContent(channel, body.content), ...(await mjmlErrors(channel, body.content))];
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
@@ -104,7 +104,7 @@ export class TemplateVariantsController {
       const siblings = await this.store.variants(tx, template.id, 'draft', { channel });
       const existing = siblings.find((v) => v.id === variantId);
       const sameGroup = (v: VariantRow) => v.id !== variantId && v.tenant_id === tenantId && v.locale === body.locale;
-      // null (which @IsOptional lets through) means left out, as for every optional field.
+      // null means left out, as for every optional field.
       const seqNo = seqNoFor(body.seq_no ?? undefined, existing, siblings.filter(sameGroup), { channel, tenantId, locale: body.locale });
       const hash = sha256Of(body.content);
       const live = await this.store.variant(tx, template.id, 'live', channel, variantId);
@@ -118,7 +118,7 @@ export class TemplateVariantsController {
         id: variantId,
         tenant_id: tenantId,
         locale: body.locale,
-        conditions: body.conditions ?? [],
+        conditions: (body.conditions ?? []).map(conditionOf),
         content: body.content,
         hash,
         errors,
@@ -176,6 +176,23 @@ export class TemplateVariantsController {
     const rows = await this.store.variants(this.store.connection, template.id, mode, { channel, page });
     return { meta: { count, ...page }, results: rows.map((row) => variantSummaryView(row, slug)) };
   }
+}
+
+/** A condition as stored: its known fields only (unknown ones are ignored, as the API ignores them). */
+function conditionOf(condition: VariantCondition): VariantCondition {
+  const { op, args } = condition.expression_v1;
+  return {
+    type: condition.type,
+    expression_v1: {
+      op,
+      args: args.map(({ variable_ns, variable, op: comparison, value }) => ({
+        ...(variable_ns === undefined ? {} : { variable_ns }),
+        variable,
+        op: comparison,
+        ...(value === undefined ? {} : { value }),
+      })),
+    },
+  };
 }
 
 /**

@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { CLOCK, Clock } from '@herald/runtime';
+import { CLOCK, Clock, ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { commitErrors, planCommit } from './template-commit';
-import { CommitTemplateDto, TEMPLATE_SLUG, UpsertTemplateDto } from './template.dto';
+import { TEMPLATE_BODIES, TEMPLATE_SLUG, TemplateBody, TemplateCommitBody } from './request-bodies';
 import { modeOf } from './template-params';
 import { Mode, TemplateMeta, TemplateRow, VariantRow } from './template-rows';
 import { Queryable, TemplateStore, TemplateTransaction } from './template-store';
@@ -69,7 +69,7 @@ export class TemplatesController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('template_slug') slug: string,
-    @Body() body: UpsertTemplateDto,
+    @ValidBody(TEMPLATE_BODIES.template) body: TemplateBody,
   ): Promise<TemplateView> {
     if (!TEMPLATE_SLUG.test(slug)) throw HeraldError.validation([{ path: 'template_slug', message: `must match ${TEMPLATE_SLUG.source}` }]);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
@@ -99,10 +99,10 @@ export class TemplatesController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('template_slug') slug: string,
-    @Body() body: CommitTemplateDto,
+    @ValidBody(TEMPLATE_BODIES.commit) body: TemplateCommitBody,
     @Query('commit_message') queryMessage?: string,
   ): Promise<TemplateView> {
-    const commitMessage = queryMessage ?? body?.commit_message ?? null;
+    const commitMessage = queryMessage ?? body.commit_message ?? null;
     if (commitMessage !== null && commitMessage.length > 1000) {
       throw HeraldError.validation([{ path: 'commit_message', message: 'must be at most 1000 characters' }]);
     }

@@ -202,7 +202,7 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       const response = await call('POST', `${T}/bad-template/`, { name: '', tags: ['ok', 7], enabled_channels: ['fax', 'email', 'email'], strict: 'yes' });
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
-      for (const path of ['name', 'tags', 'enabled_channels', 'strict']) expect(detailOf(response)).toContain(`${path}:`);
+      for (const path of ['name', 'tags[1]', 'enabled_channels[0]', 'enabled_channels', 'strict']) expect(detailOf(response)).toContain(`${path}:`);
       expect((await call('GET', `${T}/bad-template/`)).status).toBe(404);
 
       const badSlug = await call('POST', `${T}/Bad.Slug/`, { name: 'x' });
@@ -826,7 +826,7 @@ describe.each(databaseTargets())('management API: templates and variants ($kind)
       expect((await draftPreview('sms', { content: { text: 7 } })).body).toMatchObject({ rendered: null, error: 'template error in text: must be a string', errors: { text: ['must be a string'] } });
       const refused = await draftPreview('email', { data: {}, variant: 'x' });
       expect(refused.status).toBe(400);
-      expect(detailOf(refused)).toBe('variant: is not a field of a preview request (content, data, locale)');
+      expect(detailOf(refused)).toBe('content: is required; variant: is not a field of a preview request (content, data, locale)');
       expect(detailOf(await draftPreview('email', {}))).toBe('content: is required');
       expect((await call('POST', `${T}/no-such-template/channel/email/preview/`, { content: { subject: 'S', text: 'T' } })).status).toBe(404);
     });

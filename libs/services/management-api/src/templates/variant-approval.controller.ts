@@ -1,6 +1,6 @@
-import { Body, Controller, Inject, Param, Patch, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Param, Patch, Query, Req, UseGuards } from '@nestjs/common';
 import { Channel, HeraldError } from '@herald/contracts';
-import { CLOCK, Clock } from '@herald/runtime';
+import { CLOCK, Clock, ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
@@ -8,7 +8,7 @@ import { channelOf, modeOf } from './template-params';
 import { TemplateRow, VariantRow } from './template-rows';
 import { Queryable, TemplateStore, variantNotFound } from './template-store';
 import { VariantDetailView, variantDetailView } from './template-views';
-import { DiscardVariantDto, VendorApprovalDto } from './variant-approval.dto';
+import { DiscardVariantBody, TEMPLATE_BODIES, VendorApprovalBody } from './request-bodies';
 import { DISCARDABLE_STATUSES, applyVendorApproval, variantApprovalOf } from './vendor-approval';
 import { RequiredRole } from '../auth/roles';
 
@@ -45,7 +45,7 @@ export class VariantApprovalController {
     @Param('template_slug') slug: string,
     @Param('channel') rawChannel: string,
     @Param('variant_id') variantId: string,
-    @Body() body: VendorApprovalDto,
+    @ValidBody(TEMPLATE_BODIES.vendorApproval) body: VendorApprovalBody,
     @Query('mode') mode?: string,
   ): Promise<VariantDetailView> {
     const channel = channelOf(rawChannel);
@@ -81,7 +81,7 @@ export class VariantApprovalController {
     @Param('template_slug') slug: string,
     @Param('channel') rawChannel: string,
     @Param('variant_id') variantId: string,
-    @Body() body: DiscardVariantDto,
+    @ValidBody(TEMPLATE_BODIES.discard) body: DiscardVariantBody,
     @Query('mode') mode?: string,
   ): Promise<VariantDetailView> {
     const channel = channelOf(rawChannel);

@@ -41,15 +41,16 @@ export interface VendorApproval {
   readonly updated_at: string;
 }
 
+/** What an operator records of one vendor (the body of PATCH .../vendor_approval/); a detail left out or null keeps its value. */
 export interface VendorApprovalUpdate {
   readonly approval_status: VendorApprovalStatus;
   readonly vendor_slug: string;
   readonly vendor_uid: string;
-  readonly vendor_template_name?: string;
-  readonly vendor_template_id?: string;
-  readonly vendor_locale_code?: string;
-  readonly vendor_template_category?: string;
-  readonly provider_template_id?: string;
+  readonly vendor_template_name?: string | null;
+  readonly vendor_template_id?: string | null;
+  readonly vendor_locale_code?: string | null;
+  readonly vendor_template_category?: string | null;
+  readonly provider_template_id?: string | null;
   readonly comment?: string;
 }
 

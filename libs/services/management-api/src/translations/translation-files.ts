@@ -1,4 +1,5 @@
-import { FieldError, HeraldError } from '@herald/contracts';
+import { HeraldError } from '@herald/contracts';
+import { TranslationBody } from './request-bodies';
 
 /** One locale file as committed: what a version holds and definition.changed carries. */
 export interface TranslationFile {
@@ -38,24 +39,12 @@ export function parseLocaleFile(filename: string, path = 'locale_file'): { local
   return { namespace: match[1] ?? null, locale: match[2] };
 }
 
-/** The body of `POST .../content/{locale_file}/`: `content`, flat keys to strings; `locale`, if given, the same file name. */
-export function translationContentOf(filename: string, body: unknown): Record<string, string> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-  const fields = body as Record<string, unknown>;
-  const errors: FieldError[] = Object.keys(fields)
-    .filter((key) => key !== 'locale' && key !== 'content')
-    .map((key) => ({ path: key, message: 'is not a field of a translation (locale, content)' }));
-  if (fields.locale !== undefined && fields.locale !== filename) errors.push({ path: 'locale', message: `must be the file name of the path, ${JSON.stringify(filename)}` });
-  const content = fields.content;
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) errors.push({ path: 'content', message: 'is required: an object of translation keys to strings' });
-  else {
-    for (const [key, value] of Object.entries(content)) {
-      if (key.trim() === '') errors.push({ path: 'content', message: 'a key must not be empty' });
-      if (typeof value !== 'string') errors.push({ path: `content.${key}`, message: 'must be a string' });
-    }
+/** The upsert's rule beside its schema: `locale`, if given, is the file name of the path. */
+export function requireLocaleOfFile(filename: string, body: TranslationBody): Record<string, string> {
+  if (body.locale !== undefined && body.locale !== filename) {
+    throw HeraldError.validation([{ path: 'locale', message: `must be the file name of the path, ${JSON.stringify(filename)}` }]);
   }
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return content as Record<string, string>;
+  return body.content;
 }
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });

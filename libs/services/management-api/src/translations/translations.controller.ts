@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { commitMessageOf } from '../http/commit-message';
+import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { TranslationFileView, TranslationFileWithContent, actionOf, draftViews, fileView, parseLocaleFile, translationContentOf } from './translation-files';
+import { TranslationFileView, TranslationFileWithContent, actionOf, draftViews, fileView, parseLocaleFile, requireLocaleOfFile } from './translation-files';
+import { TRANSLATION_BODIES, TranslationBody } from './request-bodies';
 import { TranslationStore, TranslationVersion } from './translation-store';
 import { RequiredRole } from '../auth/roles';
 
@@ -50,9 +52,14 @@ export class TranslationsController {
   @RequiredRole('editor')
   @Post('content/:localeFile')
   @HttpCode(201)
-  async upsert(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string, @Body() body: unknown): Promise<TranslationFileWithContent> {
+  async upsert(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @Param('localeFile') localeFile: string,
+    @ValidBody(TRANSLATION_BODIES.upsert) body: TranslationBody,
+  ): Promise<TranslationFileWithContent> {
     const { locale, namespace } = parseLocaleFile(localeFile);
-    const content = translationContentOf(localeFile, body);
+    const content = requireLocaleOfFile(localeFile, body);
     const workspace = await this.workspace(request, workspaceSlug);
     const draft = await this.store.saveDraft(workspace, { filename: localeFile, locale, namespace, content });
     const live = await this.store.live(workspace.id);
@@ -91,7 +98,12 @@ export class TranslationsController {
   @RequiredRole('editor')
   @Patch('commit')
   @HttpCode(202)
-  async commit(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Body() body: unknown, @Query('commit_message') commitMessage?: string): Promise<OffsetList<TranslationFileView>> {
+  async commit(
+    @Req() request: ManagementRequest,
+    @Param('workspace') workspaceSlug: string,
+    @ValidBody(COMMIT_BODY) body: CommitBody,
+    @Query('commit_message') commitMessage?: string,
+  ): Promise<OffsetList<TranslationFileView>> {
     const message = commitMessageOf(commitMessage, body) ?? null;
     const { before, after } = await this.store.commit(await this.workspace(request, workspaceSlug), message);
     return versionList(before, after);

@@ -11,7 +11,7 @@ import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-event
 import { ScopedWorkspace, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
 import { VendorSpec, vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
-import { VendorChange, parseNewVendor, parseVendorUpdate } from './vendor.dto';
+import { VendorChange, parseNewVendor, parseVendorUpdate } from './vendor-change';
 
 export interface VendorRow {
   id: string;
@@ -87,7 +87,7 @@ export class VendorStore {
   }
 
   /**
-   * Configures the vendor (the body validated with the path's vendor, vendor.dto.ts):
+   * Configures the vendor (the body validated with the path's vendor, vendor-change.ts):
    * `created` when it was not configured (or had been deleted), else it was updated.
    */
   async put(

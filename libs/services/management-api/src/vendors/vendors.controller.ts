@@ -1,10 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { FieldError, HeraldError, VendorTestAnswer } from '@herald/contracts';
+import { RequestBodySchema, ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { CredentialValue, Credentials } from './credential-fields';
+import { VENDOR_BODIES, VendorBodySchema, VendorTestBody } from './request-bodies';
 import { CHANNELS, isChannel, vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
 import { VendorRow, VendorStore, documentOf, sealedOf } from './vendor-store';
@@ -74,12 +76,13 @@ export class VendorsController {
   /** 201 when the vendor was not configured (or had been deleted), 200 when it was updated. */
   @RequiredRole('editor')
   @Put(':channel/:vendor')
+  @RequestBodySchema(VendorBodySchema)
   async put(
     @Req() request: ManagementRequest,
     @Param('workspace') slug: string,
     @Param('channel') channel: string,
     @Param('vendor') vendor: string,
-    // Not a DTO type: the body is validated in the store, with the path's vendor (vendor.dto.ts).
+    // Validated in the store, with the path's vendor and what is stored (vendor-change.ts).
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<VendorView> {
@@ -116,12 +119,11 @@ export class VendorsController {
     @Param('workspace') slug: string,
     @Param('channel') channel: string,
     @Param('vendor') vendor: string,
-    @Body() body: unknown,
+    @ValidBody(VENDOR_BODIES.test) body: VendorTestBody,
   ): Promise<VendorTestAnswer> {
-    const to = testDestinationOf(body);
     const workspace = await this.scope.resolve(accountOf(request), slug);
     const row = await this.store.get(workspace, vendorSpecOf(channel, vendor));
-    return this.tests.send(workspace, documentOf(row, this.store.baseUrl(row)), to);
+    return this.tests.send(workspace, documentOf(row, this.store.baseUrl(row)), body.to);
   }
 
   private view(row: VendorRow): VendorView {
@@ -158,25 +160,4 @@ function listQuery(channel: unknown, limit: string | undefined, offset: string |
   }
   if (errors.length > 0) throw HeraldError.validation(errors);
   return { page, onlyChannel };
-}
-
-const MAX_DESTINATION_JSON = 4096;
-
-/** `{"to": ...}`: an address, token or distinct_id, or an identity object (a Slack or web push identity) as a profile holds it. */
-function testDestinationOf(body: unknown): unknown {
-  const to = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { to?: unknown }).to : undefined;
-  const errors: FieldError[] = [];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) errors.push({ path: '', message: 'the body must be a JSON object' });
-  else {
-    for (const key of Object.keys(body)) if (key !== 'to') errors.push({ path: key, message: 'is not a field of a vendor test (to)' });
-    if (typeof to === 'string') {
-      if (to.trim() === '' || to.length > 320) errors.push({ path: 'to', message: 'must be 1 to 320 characters' });
-    } else if (typeof to !== 'object' || to === null || Array.isArray(to)) {
-      errors.push({ path: 'to', message: 'is required: an address, token or distinct_id, or an identity object' });
-    } else if (JSON.stringify(to).length > MAX_DESTINATION_JSON) {
-      errors.push({ path: 'to', message: `must be at most ${MAX_DESTINATION_JSON} characters of JSON` });
-    }
-  }
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return to;
 }

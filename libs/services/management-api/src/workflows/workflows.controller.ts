@@ -1,13 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
-import { commitMessageOf } from '../http/commit-message';
+import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf, versionNumberOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { WorkflowStore } from './workflow-store';
 import { WorkflowVersionRow, documentOf, workflowView } from './workflow-view';
 import { RequiredRole } from '../auth/roles';
+import { WORKFLOW_BODIES, WorkflowBody, WorkflowEnableBody } from './request-bodies';
 
 const SLUG = /^[a-z0-9-_]{1,255}$/;
 
@@ -93,7 +95,7 @@ export class WorkflowsController {
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
     @Param('version') version: string,
-    @Body() body: unknown,
+    @ValidBody(COMMIT_BODY) body: CommitBody,
     @Query('commit_message') commitMessage?: string,
   ): Promise<Record<string, unknown>> {
     const versionNo = versionNumberOf(version);
@@ -113,14 +115,11 @@ export class WorkflowsController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(WORKFLOW_BODIES.workflow) body: WorkflowBody,
   ): Promise<{ validation_result: { is_valid: boolean; errors: string[] } }> {
     slugOf(slug);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-    }
     const workspace = await this.workspace(request, workspaceSlug);
-    return { validation_result: await this.store.check(workspace, documentOf(body as Record<string, unknown>)) };
+    return { validation_result: await this.store.check(workspace, documentOf(body)) };
   }
 
   /** Creates the workflow or replaces its draft (201); `commit=true` also makes a valid draft live. */
@@ -131,20 +130,13 @@ export class WorkflowsController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(WORKFLOW_BODIES.workflow) body: WorkflowBody,
     @Query('commit') commit?: string,
     @Query('commit_message') commitMessage?: string,
   ): Promise<Record<string, unknown>> {
     const shouldCommit = booleanOf('commit', commit);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw HeraldError.validation([{ path: '', message: 'the body must be a JSON object' }]);
-    }
-    const fields = body as Record<string, unknown>;
-    if (fields.is_enabled !== undefined && typeof fields.is_enabled !== 'boolean') {
-      throw HeraldError.validation([{ path: 'is_enabled', message: 'must be a boolean' }]);
-    }
     const workspace = await this.workspace(request, workspaceSlug);
-    const draft = await this.store.saveDraft(workspace, slugOf(slug), documentOf(fields), fields.is_enabled as boolean | undefined);
+    const draft = await this.store.saveDraft(workspace, slugOf(slug), documentOf(body), body.is_enabled);
     if (!shouldCommit || !draft.validation_result.is_valid) return workflowView(draft);
     return workflowView(await this.store.commit(workspace, draft.slug, commitMessage?.trim() || null));
   }
@@ -156,7 +148,7 @@ export class WorkflowsController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(COMMIT_BODY) body: CommitBody,
     @Query('commit_message') commitMessage?: string,
   ): Promise<Record<string, unknown>> {
     const message = commitMessageOf(commitMessage, body) ?? null;
@@ -171,12 +163,10 @@ export class WorkflowsController {
     @Req() request: ManagementRequest,
     @Param('workspace') workspaceSlug: string,
     @Param('slug') slug: string,
-    @Body() body: unknown,
+    @ValidBody(WORKFLOW_BODIES.enable) body: WorkflowEnableBody,
   ): Promise<Record<string, unknown>> {
-    const isEnabled = (body as { is_enabled?: unknown } | null)?.is_enabled;
-    if (typeof isEnabled !== 'boolean') throw HeraldError.validation([{ path: 'is_enabled', message: 'must be a boolean' }]);
     const workspace = await this.workspace(request, workspaceSlug);
-    return workflowView(await this.store.setEnabled(workspace, slugOf(slug), isEnabled));
+    return workflowView(await this.store.setEnabled(workspace, slugOf(slug), body.is_enabled));
   }
 
   /** Permanently deletes the workflow; runs in flight finish on the version they started with. */

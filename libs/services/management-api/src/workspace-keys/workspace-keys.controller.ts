@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf, maySeeSecrets } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { CreateWorkspaceKeyDto } from './workspace-key.dto';
+import { WORKSPACE_KEY_BODIES, WorkspaceKeyCreate } from './request-bodies';
 import { OpenedWorkspaceKey, WorkspaceKeyRepository } from './workspace-key.repository';
 import { RequiredRole } from '../auth/roles';
 
@@ -55,7 +56,7 @@ export class WorkspaceKeysController {
   @RequiredRole('owner')
   @Post()
   @HttpCode(201)
-  async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Body() body: CreateWorkspaceKeyDto): Promise<WorkspaceKeyView> {
+  async create(@Req() request: ManagementRequest, @Param('workspace') slug: string, @ValidBody(WORKSPACE_KEY_BODIES.create) body: WorkspaceKeyCreate): Promise<WorkspaceKeyView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
     return workspaceKeyView(await this.keys.create(workspace, body.name, body.allowed_domains ?? []));
   }

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
+import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, OffsetPage, offsetPage } from '../http/offset-page';
-import { CreateWorkspaceDto, slugOf } from './create-workspace.dto';
+import { WORKSPACE_BODIES, WorkspaceCreate, slugOf } from './request-bodies';
 import { WorkspaceRepository } from './workspace.repository';
 import { RequiredRole } from '../auth/roles';
 
@@ -34,7 +35,7 @@ export class WorkspacesController {
   @RequiredRole('owner')
   @Post()
   @HttpCode(200)
-  async create(@Req() request: ManagementRequest, @Body() body: CreateWorkspaceDto): Promise<OffsetList<WorkspaceView>> {
+  async create(@Req() request: ManagementRequest, @ValidBody(WORKSPACE_BODIES.create) body: WorkspaceCreate): Promise<OffsetList<WorkspaceView>> {
     const accountId = accountOf(request);
     const slug = body.slug ?? slugOf(body.name);
     if (!slug) throw HeraldError.validation([{ path: 'name', message: 'must contain a letter or a digit' }]);

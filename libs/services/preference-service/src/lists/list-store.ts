@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { FieldError, HeraldError, idLengthProblem } from '@herald/contracts';
+import { HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
+import { ListMembers, ListUpsert } from './request-bodies';
 
 export interface ListRow {
   list_id: string;
@@ -42,9 +43,6 @@ export interface SubscriberEntry {
   created_at: string;
 }
 
-/** At most this many distinct_ids per add or remove call. */
-export const MAX_IDS_PER_CALL = 10_000;
-
 /** Interface 7: a missing list is a 404 in the extended shape. */
 const listNotFound = (listId: string): HeraldError => HeraldError.notFound(`list_id: ${listId} not found`);
 
@@ -56,24 +54,16 @@ export class ListStore {
   ) {}
 
   /** Creates the list, or renames/redescribes it when it exists. */
-  async upsert(ws: AuthenticatedWorkspace, body: unknown): Promise<ListView> {
-    const input = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-    const errors: FieldError[] = [];
-    // The id every /v1/subscriber_list/{list_id}/ route must be able to address afterwards.
-    const listIdProblem = typeof input.list_id !== 'string' || input.list_id.trim() === '' ? 'must be a non-empty string' : idLengthProblem(input.list_id.trim());
-    if (listIdProblem) errors.push({ path: 'list_id', message: listIdProblem });
-    for (const field of ['list_name', 'list_description']) {
-      if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string') errors.push({ path: field, message: 'must be a string' });
-    }
-    if (errors.length > 0) throw HeraldError.validation(errors);
-    const listId = (input.list_id as string).trim();
+  async upsert(ws: AuthenticatedWorkspace, body: ListUpsert): Promise<ListView> {
+    // The id every /v1/subscriber_list/{list_id}/ route addresses afterwards (its schema checked the trimmed length).
+    const listId = body.list_id.trim();
     return this.db.transaction(async (tx) => {
       const [row] = (await tx.query(
         `INSERT INTO audience.lists (workspace_id, list_id, list_name, list_description) VALUES ($1, $2, coalesce($3, $2), coalesce($4, ''))
          ON CONFLICT (workspace_id, list_id) DO UPDATE
            SET list_name = coalesce($3, audience.lists.list_name), list_description = coalesce($4, audience.lists.list_description), updated_at = now()
          RETURNING list_id, list_name, list_description, subscribers_count, created_at, updated_at`,
-        [ws.id, listId, input.list_name ?? null, input.list_description ?? null],
+        [ws.id, listId, body.list_name ?? null, body.list_description ?? null],
       )) as ListRow[];
       const view = listView(row);
       await writeOutbox(tx, AUDIENCE_OUTBOX, [
@@ -99,7 +89,7 @@ export class ListStore {
   }
 
   /** Adds users (each once); answers how many were new. */
-  async add(ws: AuthenticatedWorkspace, listId: string, body: unknown): Promise<number> {
+  async add(ws: AuthenticatedWorkspace, listId: string, body: ListMembers): Promise<number> {
     const ids = distinctIds(body);
     return this.db.transaction(async (tx) => {
       // The list row lock orders writers of one list, so the count stays exact.
@@ -115,7 +105,7 @@ export class ListStore {
     });
   }
 
-  async remove(ws: AuthenticatedWorkspace, listId: string, body: unknown): Promise<number> {
+  async remove(ws: AuthenticatedWorkspace, listId: string, body: ListMembers): Promise<number> {
     const ids = distinctIds(body);
     return this.db.transaction(async (tx) => {
       await this.row(tx, ws, listId, true);
@@ -192,16 +182,9 @@ export class ListStore {
   }
 }
 
-export function distinctIds(body: unknown): string[] {
-  const ids = (body as { distinct_ids?: unknown } | null)?.distinct_ids;
-  if (!Array.isArray(ids)) throw HeraldError.validation([{ path: 'distinct_ids', message: 'must be an array of distinct_ids' }]);
-  if (ids.length > MAX_IDS_PER_CALL) throw HeraldError.validation([{ path: 'distinct_ids', message: `must have at most ${MAX_IDS_PER_CALL} entries` }]);
-  const errors = ids.flatMap((id, i) => {
-    const problem = typeof id === 'string' && id !== '' ? idLengthProblem(id) : 'must be a non-empty string';
-    return problem === undefined ? [] : [{ path: `distinct_ids[${i}]`, message: problem }];
-  });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return [...new Set(ids as string[])];
+/** The members of an add or remove call, each once. */
+export function distinctIds(body: ListMembers): string[] {
+  return [...new Set(body.distinct_ids)];
 }
 
 export function listView(row: ListRow): ListView {

@@ -6,6 +6,7 @@ import { HeraldError } from '@herald/contracts';
 import { returningRows } from '@herald/database';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { ListRow, ListStore, ListView, distinctIds, listView } from './list-store';
+import { ListMembers } from './request-bodies';
 
 /** A list as a draft version shows it: its members are the draft's. */
 export type ListVersionView = Omit<ListView, 'status'> & { status: 'draft' | 'active'; version_id: string | null };
@@ -48,7 +49,7 @@ export class ListVersionStore {
   }
 
   /** Adds users to the draft (each once); answers how many were new. */
-  async add(ws: AuthenticatedWorkspace, listId: string, versionId: string, body: unknown): Promise<number> {
+  async add(ws: AuthenticatedWorkspace, listId: string, versionId: string, body: ListMembers): Promise<number> {
     const ids = distinctIds(body);
     return this.db.transaction(async (tx) => {
       await this.version(tx, ws, listId, versionId, true);
@@ -61,7 +62,7 @@ export class ListVersionStore {
     });
   }
 
-  async remove(ws: AuthenticatedWorkspace, listId: string, versionId: string, body: unknown): Promise<number> {
+  async remove(ws: AuthenticatedWorkspace, listId: string, versionId: string, body: ListMembers): Promise<number> {
     const ids = distinctIds(body);
     return this.db.transaction(async (tx) => {
       await this.version(tx, ws, listId, versionId, true);

@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { requiredBody } from '../http/request';
 import { parseCursorQuery } from '../http/cursor-page';
 import { parseOffsetQuery } from '../http/offset-page';
 import { ListStore } from './list-store';
 import { ListVersionStore } from './list-version-store';
+import { LIST_BODIES, ListMembers, ListUpsert } from './request-bodies';
 
 /** Subscriber lists (reference `/v1/subscriber_list/...`; interface 4.3 for the members). */
 @Controller('v1/subscriber_list')
@@ -18,8 +18,8 @@ export class ListsController {
 
   @Post()
   @HttpCode(201)
-  create(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Body() body: unknown): Promise<unknown> {
-    return this.lists.upsert(ws, requiredBody(body));
+  create(@CurrentWorkspace() ws: AuthenticatedWorkspace, @ValidBody(LIST_BODIES.upsert) body: ListUpsert): Promise<unknown> {
+    return this.lists.upsert(ws, body);
   }
 
   /** The SDK calls it without the trailing slash; both spellings are routed (a redirect would break the signature). */
@@ -41,14 +41,14 @@ export class ListsController {
 
   @Post(':list_id/subscriber/add')
   @HttpCode(201)
-  async add(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
-    return { success: true, affected_count: await this.lists.add(ws, listId, requiredBody(body)) };
+  async add(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @ValidBody(LIST_BODIES.members) body: ListMembers): Promise<unknown> {
+    return { success: true, affected_count: await this.lists.add(ws, listId, body) };
   }
 
   @Post(':list_id/subscriber/remove')
   @HttpCode(201)
-  async remove(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Body() body: unknown): Promise<unknown> {
-    return { success: true, affected_count: await this.lists.remove(ws, listId, requiredBody(body)) };
+  async remove(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @ValidBody(LIST_BODIES.members) body: ListMembers): Promise<unknown> {
+    return { success: true, affected_count: await this.lists.remove(ws, listId, body) };
   }
 
   @Patch(':list_id/delete')
@@ -78,14 +78,14 @@ export class ListsController {
 
   @Post(':list_id/version/:version_id/subscriber/add')
   @HttpCode(201)
-  async addToVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string, @Body() body: unknown): Promise<unknown> {
-    return { success: true, affected_count: await this.versions.add(ws, listId, versionId, requiredBody(body)) };
+  async addToVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string, @ValidBody(LIST_BODIES.members) body: ListMembers): Promise<unknown> {
+    return { success: true, affected_count: await this.versions.add(ws, listId, versionId, body) };
   }
 
   @Post(':list_id/version/:version_id/subscriber/remove')
   @HttpCode(201)
-  async removeFromVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string, @Body() body: unknown): Promise<unknown> {
-    return { success: true, affected_count: await this.versions.remove(ws, listId, versionId, requiredBody(body)) };
+  async removeFromVersion(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('list_id') listId: string, @Param('version_id') versionId: string, @ValidBody(LIST_BODIES.members) body: ListMembers): Promise<unknown> {
+    return { success: true, affected_count: await this.versions.remove(ws, listId, versionId, body) };
   }
 
   @Patch(':list_id/version/:version_id/finish_sync')

@@ -4,14 +4,28 @@
  * field names, statuses) and interface 4.1-4.4 and 7; the integration tests check every
  * response they receive against it.
  */
-import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED } from '@herald/runtime';
+import { TSchema } from '@sinclair/typebox';
+import { openApiSchemaOf } from '@herald/contracts';
+import { BROWSER_SDK_OPENAPI, PUBLIC_API_SHARED, schemaRequestBody } from '@herald/runtime';
 import { audienceSchemas } from '../http/audience-schemas';
+import {
+  BulkUserPreferenceResetSchema,
+  BulkUserPreferenceUpdateSchema,
+  CategoryPreferenceUpdateSchema,
+  ChannelPreferencesUpdateSchema,
+  FullPreferenceUpdateSchema,
+} from '../preferences/request-bodies';
+import { OneClickUnsubscribeSchema, PreferencePageFormSchema } from '../unsubscribe/form-bodies';
+import { ListMembersSchema, ListUpsertSchema } from '../lists/request-bodies';
+import { ProfileOperationsSchema, ProfileUpsertSchema } from '../profiles/request-bodies';
+import { BulkObjectDeleteSchema, BulkUserDeleteSchema, UserMergeSchema } from '../sdk-compat/request-bodies';
+import { SubscriptionAddSchema, SubscriptionRemoveSchema } from '../subscriptions/request-bodies';
+import { BrandUpsertSchema, TenantCategoryDefaultUpdateSchema, TenantUpsertSchema } from '../tenants/request-bodies';
 
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema, description: string): Schema => ({ description, content: { 'application/json': { schema } } });
-const jsonBody = (schema: Schema, description: string): Schema => ({ required: true, description, content: { 'application/json': { schema } } });
 const strings: Schema = { type: 'array', items: { type: 'string' } };
 const preference: Schema = { type: 'string', enum: ['opt_in', 'opt_out'] };
 const tenantQuery: Schema = { name: 'tenant_id', in: 'query', required: false, schema: { type: 'string' }, description: 'The tenant scope (per-tenant preferences and tenant defaults)' };
@@ -58,7 +72,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       operationId: `update${subject}FullPreference`,
       summary: 'Channel restrictions and category choices in one request, all or nothing',
       parameters: [...subjectParams, tenantQuery],
-      requestBody: jsonBody(ref('FullPreferenceUpdate'), 'Either part may be absent'),
+      requestBody: schemaRequestBody(FullPreferenceUpdateSchema),
       responses: Object.fromEntries([['200', json(ref('FullPreference'), 'The full preference after the change')], invalid, unauthenticated, categoryOrSubjectMissing]),
     },
   },
@@ -81,7 +95,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       operationId: `update${subject}CategoryPreference`,
       summary: 'Update the preference for one category (interface 4.1)',
       parameters: [...subjectParams, ...path('category_slug'), tenantQuery],
-      requestBody: jsonBody(ref('CategoryPreferenceUpdate'), 'Fields absent keep their value'),
+      requestBody: schemaRequestBody(CategoryPreferenceUpdateSchema),
       responses: Object.fromEntries([['202', json(ref('CategoryPreference'), 'The updated record (interface 2.6)')], invalid, unauthenticated, categoryOrSubjectMissing]),
     },
   },
@@ -96,7 +110,7 @@ const preferencePaths = (base: string, subjectParams: Schema[], subject: string)
       operationId: `update${subject}ChannelPreferences`,
       summary: 'Restrict or unrestrict channels (interface 4.2)',
       parameters: [...subjectParams, tenantQuery],
-      requestBody: jsonBody(ref('ChannelPreferences'), 'The channels to change'),
+      requestBody: schemaRequestBody(ChannelPreferencesUpdateSchema),
       responses: Object.fromEntries([['202', json(ref('ChannelPreferences'), 'Every channel after the change')], invalid, unauthenticated, objectOrUserMissing]),
     },
   },
@@ -150,7 +164,7 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
         summary: '`{preference, opt_out_channels}` as the SDK sends it',
         security,
         parameters: [...userParams, ...path('category_slug'), tenantQuery, ...sdkDisplay],
-        requestBody: jsonBody(ref('CategoryPreferenceUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(CategoryPreferenceUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('CategoryPreference'), 'The updated record')], ...sdkRefusals]),
       },
     },
@@ -165,7 +179,7 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
         operationId: 'updateSubscriberChannelPreferences',
         security,
         parameters: [...userParams, tenantQuery],
-        requestBody: jsonBody(ref('ChannelPreferences'), 'The channels to change'),
+        requestBody: schemaRequestBody(ChannelPreferencesUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('ChannelPreferences'), 'Every channel after the change')], ...sdkRefusals]),
       },
     },
@@ -175,7 +189,6 @@ const subscriberPaths = (): Record<string, Record<string, unknown>> => {
 const listParams = path('list_id');
 const versionParams = path('list_id', 'version_id');
 const versionMissing = extended(404, 'The list or the version does not exist (`version_id <v> not found for list_id <id>`)');
-const distinctIdsBody = jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: strings } }, 'At most 10,000 distinct_ids');
 const cursorParams: Schema[] = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 20 } },
   { name: 'before', in: 'query', schema: { type: 'string' }, description: 'The page before this id, in the chosen order' },
@@ -185,13 +198,6 @@ const cursorParams: Schema[] = [
 const cursorPage = (item: string, description: string): Schema =>
   json({ type: 'object', required: ['meta', 'results'], additionalProperties: false, properties: { meta: ref('CursorMeta'), results: { type: 'array', items: ref(item) } } }, description);
 const objectMissing = short(404, "The object does not exist (`object '<type>/<id>' not found`)");
-const subscriptionRecipient: Schema = {
-  oneOf: [
-    { type: 'string', description: 'A distinct_id' },
-    { type: 'object', required: ['distinct_id'], properties: { distinct_id: { type: 'string' } }, description: 'A user; other keys update its profile as the upsert body does' },
-    { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } }, description: 'A child object; other keys set its properties' },
-  ],
-};
 const affected = json({ type: 'object', required: ['success', 'affected_count'], additionalProperties: false, properties: { success: { const: true }, affected_count: { type: 'integer', minimum: 0 } } }, 'How many changed');
 
 /**
@@ -203,7 +209,8 @@ function unsubscribePaths(): Record<string, Record<string, unknown>> {
   const token: Schema = { in: 'path', name: 'token', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' }, description: 'The token of the email\'s List-Unsubscribe link' };
   const text = (description: string): Schema => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
   const html = (description: string): Schema => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-  const form = (schema: Schema): Schema => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema }, 'multipart/form-data': { schema } } });
+  // The schema the handler validates the form's fields with, as either form type posts them.
+  const form = (schema: TSchema): Schema => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema: openApiSchemaOf(schema) }, 'multipart/form-data': { schema: openApiSchemaOf(schema) } } });
   return {
     '/v1/unsubscribe/{token}': {
       post: {
@@ -211,7 +218,7 @@ function unsubscribePaths(): Record<string, Record<string, unknown>> {
         summary: "RFC 8058 one-click unsubscribe, as a mail client posts it: opts the user out of the email's category (in the trigger's tenant when it named one), announced like any preference change; no cookie or script needed",
         security: [],
         parameters: [token],
-        requestBody: form({ type: 'object', required: ['List-Unsubscribe'], properties: { 'List-Unsubscribe': { const: 'One-Click' } } }),
+        requestBody: form(OneClickUnsubscribeSchema),
         responses: {
           '200': text('Unsubscribed (also when the user had opted out already)'),
           '400': text('Not RFC 8058\'s body, or the category cannot be unsubscribed (any more)'),
@@ -233,7 +240,7 @@ function unsubscribePaths(): Record<string, Record<string, unknown>> {
         summary: 'The preference page\'s form: each editable category it showed (`shown`) is subscribed when its box was checked (`subscribed`), unsubscribed otherwise; answers the page again',
         security: [],
         parameters: [token],
-        requestBody: form({ type: 'object', properties: { shown: { type: 'array', items: { type: 'string' } }, subscribed: { type: 'array', items: { type: 'string' } } } }),
+        requestBody: form(PreferencePageFormSchema),
         responses: { '200': html('Saved; the page with the choices'), '400': html('Not saved (a category that cannot be unsubscribed)'), '404': html('A forged link'), '410': html('An expired link') },
       },
     },
@@ -248,7 +255,7 @@ export const audienceOpenApi = {
         operationId: 'upsertObject',
         summary: 'Create or update an object: `$<channel>` keys append channel values, other keys set properties',
         parameters: objectParams,
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
@@ -260,7 +267,7 @@ export const audienceOpenApi = {
         operationId: 'editObject',
         summary: 'Apply `$set`, `$set_once`, `$unset`, `$append`, `$remove`, `$increment` operations in order',
         parameters: objectParams,
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([['200', json(ref('Object'), 'The object')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
@@ -275,7 +282,7 @@ export const audienceOpenApi = {
       post: {
         operationId: 'upsertUser',
         parameters: userParams,
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated]),
       },
       get: {
@@ -287,7 +294,7 @@ export const audienceOpenApi = {
       patch: {
         operationId: 'editUser',
         parameters: userParams,
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([['202', json(ref('User'), 'The user')], invalid, profileTooLarge, unauthenticated, objectOrUserMissing]),
       },
       delete: {
@@ -301,7 +308,7 @@ export const audienceOpenApi = {
     '/v1/subscriber_list/': {
       post: {
         operationId: 'createList',
-        requestBody: jsonBody({ type: 'object', required: ['list_id'], properties: { list_id: { type: 'string' }, list_name: { type: 'string' }, list_description: { type: 'string' } } }, 'The list'),
+        requestBody: schemaRequestBody(ListUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('List'), 'The list (created or updated)')], invalid, unauthenticated]),
       },
       get: {
@@ -348,10 +355,10 @@ export const audienceOpenApi = {
       },
     },
     '/v1/subscriber_list/{list_id}/subscriber/add/': {
-      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+      post: { operationId: 'addListSubscribers', parameters: listParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
     },
     '/v1/subscriber_list/{list_id}/subscriber/remove/': {
-      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
+      post: { operationId: 'removeListSubscribers', parameters: listParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, listMissing]) },
     },
     '/v1/subscriber_list/{list_id}/delete/': {
       patch: {
@@ -390,10 +397,10 @@ export const audienceOpenApi = {
       },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/add/': {
-      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+      post: { operationId: 'addListVersionSubscribers', parameters: versionParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/subscriber/remove/': {
-      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: distinctIdsBody, responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
+      post: { operationId: 'removeListVersionSubscribers', parameters: versionParams, requestBody: schemaRequestBody(ListMembersSchema), responses: Object.fromEntries([['201', affected], invalid, unauthenticated, versionMissing]) },
     },
     '/v1/subscriber_list/{list_id}/version/{version_id}/finish_sync/': {
       patch: {
@@ -419,7 +426,7 @@ export const audienceOpenApi = {
         operationId: 'mergeUsers',
         summary: "Merges the user `from_user_id` into this one (this one's properties win; channel values are added), then deletes `from_user_id`",
         parameters: userParams,
-        requestBody: jsonBody({ type: 'object', required: ['from_user_id'], properties: { from_user_id: { type: 'string' } } }, 'The user merged in'),
+        requestBody: schemaRequestBody(UserMergeSchema),
         responses: Object.fromEntries([['201', json(ref('User'), 'This user after the merge')], invalid, unauthenticated, short(404, "Either user does not exist (`from_user_id: [distinct_id: '<id>'] not found`)")]),
       },
     },
@@ -437,7 +444,7 @@ export const audienceOpenApi = {
         summary:
           "The user's profile in a tenant (`users.upsert_for_tenant`): the upsert body of `POST /v1/user/{distinct_id}/`. A run carrying this tenant_id reads it merged over the user's profile. Makes the user when it does not exist.",
         parameters: path('distinct_id', 'tenant_id'),
-        requestBody: jsonBody({ type: 'object' }, 'Properties and channels'),
+        requestBody: schemaRequestBody(ProfileUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('UserInTenant'), "The user's profile in the tenant")], invalid, profileTooLarge, unauthenticated, tenantMissing]),
       },
       get: {
@@ -450,7 +457,7 @@ export const audienceOpenApi = {
         operationId: 'editUserInTenant',
         summary: "The operations of `PATCH /v1/user/{distinct_id}/`, on the user's profile in the tenant (`users.edit(..., tenant_id=)`), made when missing",
         parameters: path('distinct_id', 'tenant_id'),
-        requestBody: jsonBody(ref('ProfileOperations'), 'Operations'),
+        requestBody: schemaRequestBody(ProfileOperationsSchema),
         responses: Object.fromEntries([
           ['202', json(ref('UserInTenant'), "The user's profile in the tenant")],
           invalid,
@@ -478,7 +485,7 @@ export const audienceOpenApi = {
       delete: {
         operationId: 'bulkDeleteUsers',
         summary: 'Deletes each user as `DELETE /v1/user/{distinct_id}/` does; ids that do not exist are skipped',
-        requestBody: jsonBody({ type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 distinct_ids'),
+        requestBody: schemaRequestBody(BulkUserDeleteSchema),
         responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
       },
     },
@@ -487,7 +494,7 @@ export const audienceOpenApi = {
         operationId: 'bulkDeleteObjects',
         summary: 'Deletes each object of the type as `DELETE /v1/object/{object_type}/{id}/` does; ids that do not exist are skipped',
         parameters: path('object_type'),
-        requestBody: jsonBody({ type: 'object', required: ['object_ids'], properties: { object_ids: { ...strings, minItems: 1, maxItems: 1000 } } }, '1 to 1,000 object ids'),
+        requestBody: schemaRequestBody(BulkObjectDeleteSchema),
         responses: Object.fromEntries([['204', noContent('Deleted')], invalid, unauthenticated]),
       },
     },
@@ -504,10 +511,7 @@ export const audienceOpenApi = {
         operationId: 'addObjectSubscriptions',
         summary: 'Subscribe users and child objects to the object; subscribing again replaces the relation properties',
         parameters: objectParams,
-        requestBody: jsonBody(
-          { type: 'object', required: ['recipients'], properties: { recipients: { type: 'array', minItems: 1, maxItems: 100, items: subscriptionRecipient }, properties: { type: 'object' } } },
-          'Up to 100 subscribers and the properties of the relation (`$recipient.subscription.<key>`)',
-        ),
+        requestBody: schemaRequestBody(SubscriptionAddSchema),
         responses: Object.fromEntries([
           [
             '200',
@@ -531,24 +535,8 @@ export const audienceOpenApi = {
         operationId: 'deleteObjectSubscriptions',
         summary: 'Remove subscribers, named in the body or as comma-separated distinct_ids in `recipients`',
         parameters: [...objectParams, { name: 'recipients', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma-separated distinct_ids, when the body names none' }],
-        requestBody: {
-          required: false,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  recipients: {
-                    type: 'array',
-                    minItems: 1,
-                    maxItems: 100,
-                    items: { oneOf: [{ type: 'string' }, { type: 'object', required: ['id', 'object_type'], properties: { id: { type: 'string' }, object_type: { type: 'string' } } }] },
-                  },
-                },
-              },
-            },
-          },
-        },
+        // The body is optional: the `recipients` query may name the subscribers instead.
+        requestBody: { ...schemaRequestBody(SubscriptionRemoveSchema), required: false },
         responses: Object.fromEntries([['204', noContent('Removed (naming one that is not subscribed is not an error)')], invalid, unauthenticated, objectMissing]),
       },
     },
@@ -592,7 +580,7 @@ export const audienceOpenApi = {
       post: {
         operationId: 'upsertTenant',
         parameters: path('tenant_id'),
-        requestBody: jsonBody({ type: 'object', properties: { tenant_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The tenant'),
+        requestBody: schemaRequestBody(TenantUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Tenant'), 'The tenant')], invalid, unauthenticated]),
       },
       get: { operationId: 'getTenant', parameters: path('tenant_id'), responses: Object.fromEntries([['200', json(ref('Tenant'), 'The tenant')], unauthenticated, tenantOrCategoryMissing]) },
@@ -615,7 +603,7 @@ export const audienceOpenApi = {
         operationId: 'upsertBrand',
         summary: 'Upsert a tenant under its older name: `brand_name` is `tenant_name`',
         parameters: path('brand_id'),
-        requestBody: jsonBody({ type: 'object', properties: { brand_name: { type: 'string' }, blocked_channels: { type: ['array', 'null'], items: { type: 'string' } } } }, 'The brand'),
+        requestBody: schemaRequestBody(BrandUpsertSchema),
         responses: Object.fromEntries([['201', json(ref('Brand'), 'The brand')], invalid, unauthenticated]),
       },
       get: { operationId: 'getBrand', parameters: path('brand_id'), responses: Object.fromEntries([['200', json(ref('Brand'), 'The brand')], unauthenticated, tenantOrCategoryMissing]) },
@@ -626,10 +614,7 @@ export const audienceOpenApi = {
         operationId: 'updateUsersPreferences',
         summary: 'The same channel restrictions and category choices for many users, all or nothing',
         parameters: [tenantQuery],
-        requestBody: jsonBody(
-          { allOf: [ref('FullPreferenceUpdate'), { type: 'object', required: ['distinct_ids'], properties: { distinct_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } } } }] },
-          'At most 1,000 distinct_ids',
-        ),
+        requestBody: schemaRequestBody(BulkUserPreferenceUpdateSchema),
         responses: Object.fromEntries([['202', bulkAccepted], invalid, unauthenticated, short(404, 'A user, the tenant or a category does not exist')]),
       },
     },
@@ -638,14 +623,7 @@ export const audienceOpenApi = {
         operationId: 'resetUsersPreferences',
         summary: "Forget many users' channel restrictions and/or category choices in the scope",
         parameters: [tenantQuery],
-        requestBody: jsonBody(
-          {
-            type: 'object',
-            required: ['distinct_ids'],
-            properties: { distinct_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } }, reset_channel_preferences: { type: 'boolean' }, reset_categories: { type: 'boolean' } },
-          },
-          'At most 1,000 distinct_ids',
-        ),
+        requestBody: schemaRequestBody(BulkUserPreferenceResetSchema),
         responses: Object.fromEntries([['202', bulkAccepted], invalid, unauthenticated, short(404, 'A user or the tenant does not exist')]),
       },
     },
@@ -683,7 +661,7 @@ export const audienceOpenApi = {
         operationId: 'updateTenantCategoryPreference',
         summary: 'The same write as PATCH /v1/tenant/{tenant_id}/category/{category_slug}/, answered 200',
         parameters: path('tenant_id', 'category'),
-        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(TenantCategoryDefaultUpdateSchema),
         responses: Object.fromEntries([['200', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -691,7 +669,7 @@ export const audienceOpenApi = {
       patch: {
         operationId: 'updateTenantCategoryDefault',
         parameters: path('tenant_id', 'category_slug'),
-        requestBody: jsonBody(ref('TenantCategoryDefaultUpdate'), 'Fields absent keep their value'),
+        requestBody: schemaRequestBody(TenantCategoryDefaultUpdateSchema),
         responses: Object.fromEntries([['202', json(ref('TenantCategoryDefault'), 'The tenant default')], invalid, unauthenticated, tenantOrCategoryMissing]),
       },
     },
@@ -741,27 +719,6 @@ export const audienceOpenApi = {
           updated_at: { type: 'string', format: 'date-time' },
         },
         patternProperties: { '^\\$': ref('ChannelValues') },
-      },
-      ProfileOperations: { type: 'object', required: ['operations'], properties: { operations: { type: 'array', minItems: 1, items: { type: 'object' } } } },
-      CategoryPreferenceUpdate: {
-        type: 'object',
-        properties: {
-          preference,
-          opt_in_channels: strings,
-          opt_out_channels: strings,
-          digest_schedule: {
-            type: ['object', 'null'],
-            required: ['id'],
-            properties: {
-              id: { type: 'string' },
-              time: { type: 'string' },
-              dtstart: { type: 'string', format: 'date-time' },
-              weekdays: strings,
-              monthdays: { type: 'array', items: { type: 'object', properties: { pos: { type: 'integer', minimum: -31, maximum: 31 }, day: { type: ['string', 'null'] } } } },
-            },
-          },
-          properties: { type: 'array', items: { type: 'object', required: ['key', 'value'], properties: { key: { type: 'string' }, value: {} } } },
-        },
       },
       CategoryPreference: {
         type: 'object',
@@ -953,22 +910,6 @@ export const audienceOpenApi = {
         description: 'A tenant, under the names of the older brand API',
         required: ['brand_id', 'brand_name', 'blocked_channels', 'created_at', 'updated_at'],
         properties: { brand_id: { type: 'string' }, brand_name: { type: 'string' }, blocked_channels: strings, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } },
-      },
-      TenantCategoryDefaultUpdate: {
-        type: 'object',
-        properties: {
-          preference: { type: 'string', enum: ['opt_in', 'opt_out', 'cant_unsubscribe'] },
-          visible_to_subscriber: { type: 'boolean' },
-          mandatory_channels: { type: ['array', 'null'], items: { type: 'string' } },
-          opt_in_channels: { type: ['array', 'null'], items: { type: 'string' } },
-        },
-      },
-      FullPreferenceUpdate: {
-        type: 'object',
-        properties: {
-          channel_preferences: ref('ChannelPreferences/properties/channel_preferences'),
-          categories: { type: 'array', items: { allOf: [{ type: 'object', required: ['category'], properties: { category: { type: 'string' } } }, ref('CategoryPreferenceUpdate')] } },
-        },
       },
       TenantFullPreference: {
         type: 'object',

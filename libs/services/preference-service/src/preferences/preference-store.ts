@@ -39,11 +39,11 @@ export class PreferenceStore {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Interface 4.1: merges the body into the recipient's choice for the category and answers the record of 2.6. */
-  async updateCategory(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, body: unknown): Promise<CategoryPreferenceRecord> {
+  /** Interface 4.1: merges the asked choice into the recipient's choice for the category and answers the record of 2.6. */
+  async updateCategory(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, update: CategoryChoice): Promise<CategoryPreferenceRecord> {
     return this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
-      return this.updateCategoryIn(tx, ws, subject, tenantId, slug, body, '');
+      return this.updateCategoryIn(tx, ws, subject, tenantId, slug, update, '');
     });
   }
 
@@ -54,14 +54,14 @@ export class PreferenceStore {
     subject: AudienceSubject,
     tenantId: string | undefined,
     slug: string,
-    body: unknown,
+    update: CategoryChoice,
     path: string,
   ): Promise<CategoryPreferenceRecord> {
     const located = await this.categories.category(ws.id, slug, tx);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId, tx);
     const layer = await this.layer(tx, ws, subject, tenantId);
-    const result = applyCategoryUpdate(located, tenant?.categories[slug], layer.categories[slug], body);
-    if (!result.ok) throw HeraldError.validation((result.errors as FieldError[]).map((e) => ({ ...e, path: joinPath(path, e.path) })));
+    const result = applyCategoryUpdate(located, tenant?.categories[slug], layer.categories[slug], update);
+    if (!result.ok) throw HeraldError.validation(result.errors.map((e): FieldError => ({ ...e, path: joinPath(path, e.path) })));
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     await tx.query(
       `INSERT INTO audience.category_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, category, choice)
@@ -76,8 +76,12 @@ export class PreferenceStore {
   }
 
   /** Interface 4.2: sets restrictions per channel; answers every channel's restriction in the scope. */
-  async updateChannels(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, body: unknown): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
-    const items = channelPreferences(body);
+  async updateChannels(
+    ws: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+    tenantId: string | undefined,
+    items: readonly ChannelPreferenceItem[],
+  ): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
     return this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
       return this.updateChannelsIn(tx, ws, subject, tenantId, items);
@@ -147,8 +151,7 @@ export class PreferenceStore {
    * Reference `PATCH /v1/{user|object}/.../preference/`: channel restrictions and category
    * choices in one transaction, validated whole before anything is written; answers the full preference.
    */
-  async updateFull(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, body: unknown): Promise<unknown> {
-    const update = fullUpdate(body);
+  async updateFull(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, update: FullUpdate): Promise<unknown> {
     await this.db.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
       await this.applyFull(tx, ws, subject, tenantId, update);
@@ -158,14 +161,12 @@ export class PreferenceStore {
 
   /**
    * Reference `PATCH /v1/bulk/user/preference/`: the same update for every listed user, all
-   * or nothing; a missing user is a 404 naming it, as the single-user write's.
+   * or nothing; a missing user is a 404 naming it, as the single-user write's. A repeated id counts once.
    */
-  async updateUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, body: unknown): Promise<{ success: true }> {
-    const distinctIds = bulkDistinctIds(body);
-    const update = fullUpdate(body);
+  async updateUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, distinctIds: readonly string[], update: FullUpdate): Promise<{ success: true }> {
     await this.db.transaction(async (tx) => {
       if (tenantId !== undefined && !(await this.tenants.preferences(ws, tenantId, tx))) throw HeraldError.notFound(`tenant '${tenantId}' not found`);
-      for (const distinctId of distinctIds) {
+      for (const distinctId of new Set(distinctIds)) {
         const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
         await this.requireSubject(tx, ws, subject, true);
         await this.applyFull(tx, ws, subject, tenantId, update);
@@ -175,24 +176,17 @@ export class PreferenceStore {
   }
 
   /** Reference `PATCH /v1/bulk/user/preference/reset/`: forgets the users' channel restrictions and/or category choices in the scope. */
-  async resetUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, body: unknown): Promise<{ success: true }> {
-    const distinctIds = bulkDistinctIds(body);
-    const input = body as Record<string, unknown>;
-    const errors: FieldError[] = [];
-    for (const flag of ['reset_channel_preferences', 'reset_categories']) {
-      if (input[flag] !== undefined && typeof input[flag] !== 'boolean') errors.push({ path: flag, message: 'must be a boolean' });
-    }
-    if (errors.length > 0) throw HeraldError.validation(errors);
+  async resetUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, distinctIds: readonly string[], reset: PreferenceReset): Promise<{ success: true }> {
     await this.db.transaction(async (tx) => {
       if (tenantId !== undefined && !(await this.tenants.preferences(ws, tenantId, tx))) throw HeraldError.notFound(`tenant '${tenantId}' not found`);
-      for (const distinctId of distinctIds) {
+      for (const distinctId of new Set(distinctIds)) {
         const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
         await this.requireSubject(tx, ws, subject, true);
         const { subjectType, objectType, subjectId } = subjectColumns(subject);
         const key = [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
         const where = `workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`;
-        if (input.reset_channel_preferences === true) await tx.query(`DELETE FROM audience.channel_preferences WHERE ${where}`, key);
-        if (input.reset_categories === true) await tx.query(`DELETE FROM audience.category_preferences WHERE ${where}`, key);
+        if (reset.channels) await tx.query(`DELETE FROM audience.channel_preferences WHERE ${where}`, key);
+        if (reset.categories) await tx.query(`DELETE FROM audience.category_preferences WHERE ${where}`, key);
         await this.announce(tx, ws, subject, tenantId, await this.layer(tx, ws, subject, tenantId));
       }
     });
@@ -282,67 +276,22 @@ function channelView(restricted: readonly string[]): ChannelPreferenceItem[] {
   return PREFERENCE_CHANNELS.map((channel) => ({ channel, is_restricted: restricted.includes(channel) }));
 }
 
-function channelPreferences(body: unknown): ChannelPreferenceItem[] {
-  const items = (body as { channel_preferences?: unknown } | null)?.channel_preferences;
-  if (!Array.isArray(items)) throw HeraldError.validation([{ path: 'channel_preferences', message: 'must be an array of {channel, is_restricted}' }]);
-  const errors: FieldError[] = [];
-  items.forEach((item: unknown, i) => {
-    const value = (item ?? {}) as Record<string, unknown>;
-    if (!(PREFERENCE_CHANNELS as readonly unknown[]).includes(value.channel)) errors.push({ path: `channel_preferences[${i}].channel`, message: `must be one of ${PREFERENCE_CHANNELS.join(', ')}` });
-    if (typeof value.is_restricted !== 'boolean') errors.push({ path: `channel_preferences[${i}].is_restricted`, message: 'must be a boolean' });
-  });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return items as ChannelPreferenceItem[];
-}
-
 /** The record of interface 2.6 with the category's name and description in the requested locale. */
 function translatedRecord(texts: CategoryTexts, located: LocatedCategory, snapshot: PreferenceSnapshot): CategoryPreferenceRecord {
   const { name, description } = texts.category(located.definition.category, located.definition);
   return { ...categoryPreferenceRecord(located, snapshot), name, description: description ?? '' };
 }
 
-interface FullUpdate {
-  readonly channels: ChannelPreferenceItem[] | null;
-  readonly categories: Array<{ category: string; choice: Record<string, unknown> }>;
+/** A full update (reference `PATCH .../preference/`): channel restrictions (null: unchanged) and choices per category. */
+export interface FullUpdate {
+  readonly channels: readonly ChannelPreferenceItem[] | null;
+  readonly categories: ReadonlyArray<{ readonly category: string; readonly choice: CategoryChoice }>;
 }
 
-/** The body of a full update: `channel_preferences` as in 4.2, `categories` as 4.1's bodies each naming its `category`. */
-function fullUpdate(body: unknown): FullUpdate {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
-  const input = body as Record<string, unknown>;
-  const channels = input.channel_preferences === undefined ? null : channelPreferences(input);
-  if (input.categories === undefined) return { channels, categories: [] };
-  if (!Array.isArray(input.categories)) throw HeraldError.validation([{ path: 'categories', message: 'must be an array of {category, preference, opt_out_channels, opt_in_channels}' }]);
-  const errors: FieldError[] = [];
-  const categories = (input.categories as unknown[]).flatMap((item, i) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      errors.push({ path: `categories[${i}]`, message: 'must be an object' });
-      return [];
-    }
-    const { category, ...choice } = item as Record<string, unknown>;
-    if (typeof category !== 'string' || category === '') {
-      errors.push({ path: `categories[${i}].category`, message: 'must be a non-empty string' });
-      return [];
-    }
-    return [{ category, choice }];
-  });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return { channels, categories };
-}
-
-const MAX_BULK_USERS = 1000;
-
-function bulkDistinctIds(body: unknown): string[] {
-  const ids = (typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}).distinct_ids;
-  if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_BULK_USERS) {
-    throw HeraldError.validation([{ path: 'distinct_ids', message: `must be an array of 1 to ${MAX_BULK_USERS} distinct_ids` }]);
-  }
-  const errors: FieldError[] = [];
-  ids.forEach((id: unknown, i) => {
-    if (typeof id !== 'string' || id === '') errors.push({ path: `distinct_ids[${i}]`, message: 'must be a non-empty string' });
-  });
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return [...new Set(ids as string[])];
+/** What a bulk reset forgets in the scope. */
+export interface PreferenceReset {
+  readonly channels: boolean;
+  readonly categories: boolean;
 }
 
 const joinPath = (prefix: string, path: string): string => (prefix === '' ? path : path === '' ? prefix : `${prefix}.${path}`);

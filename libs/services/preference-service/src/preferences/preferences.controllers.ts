@@ -1,11 +1,21 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Patch, Query, UseGuards } from '@nestjs/common';
 import { AudienceSubject } from '@herald/contracts';
-import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { localeQuery } from '../categories/category-texts';
 import { parseOffsetQuery } from '../http/offset-page';
-import { requiredBody, tenantQuery } from '../http/request';
+import { tenantQuery } from '../http/request';
 import { PreferenceStore } from './preference-store';
+import {
+  BulkUserPreferenceReset,
+  BulkUserPreferenceUpdate,
+  CategoryPreferenceUpdate,
+  ChannelPreferencesUpdate,
+  FullPreferenceUpdate,
+  PREFERENCE_BODIES,
+  categoryChoiceOf,
+  fullUpdateOf,
+} from './request-bodies';
 import { UserPreferencesAuthGuard } from './user-preferences-auth.guard';
 
 /** Object preferences: interface 4.1 and 4.2, plus the reference's reads. `tenant_id` selects the tenant scope. */
@@ -34,9 +44,9 @@ export class ObjectPreferencesController {
     @Param('object_type') type: string,
     @Param('id') id: string,
     @Query('tenant_id') tenant: unknown,
-    @Body() body: unknown,
+    @ValidBody(PREFERENCE_BODIES.fullUpdate) body: FullPreferenceUpdate,
   ): Promise<unknown> {
-    return this.preferences.updateFull(ws, object(type, id), tenantQuery(tenant), requiredBody(body));
+    return this.preferences.updateFull(ws, object(type, id), tenantQuery(tenant), fullUpdateOf(body));
   }
 
   @Get('category')
@@ -71,9 +81,9 @@ export class ObjectPreferencesController {
     @Param('id') id: string,
     @Param('category_slug') slug: string,
     @Query('tenant_id') tenant: unknown,
-    @Body() body: unknown,
+    @ValidBody(PREFERENCE_BODIES.categoryUpdate) body: CategoryPreferenceUpdate,
   ): Promise<unknown> {
-    return this.preferences.updateCategory(ws, object(type, id), tenantQuery(tenant), slug, requiredBody(body));
+    return this.preferences.updateCategory(ws, object(type, id), tenantQuery(tenant), slug, categoryChoiceOf(body));
   }
 
   @Get('channel_preference')
@@ -89,9 +99,9 @@ export class ObjectPreferencesController {
     @Param('object_type') type: string,
     @Param('id') id: string,
     @Query('tenant_id') tenant: unknown,
-    @Body() body: unknown,
+    @ValidBody(PREFERENCE_BODIES.channelsUpdate) body: ChannelPreferencesUpdate,
   ): Promise<unknown> {
-    return this.preferences.updateChannels(ws, object(type, id), tenantQuery(tenant), requiredBody(body));
+    return this.preferences.updateChannels(ws, object(type, id), tenantQuery(tenant), body.channel_preferences);
   }
 }
 
@@ -108,8 +118,13 @@ export class UserPreferencesController {
 
   @Patch()
   @HttpCode(200)
-  updateFull(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
-    return this.preferences.updateFull(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
+  updateFull(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('distinct_id') distinctId: string,
+    @Query('tenant_id') tenant: unknown,
+    @ValidBody(PREFERENCE_BODIES.fullUpdate) body: FullPreferenceUpdate,
+  ): Promise<unknown> {
+    return this.preferences.updateFull(ws, user(distinctId), tenantQuery(tenant), fullUpdateOf(body));
   }
 
   @Get('category')
@@ -140,9 +155,9 @@ export class UserPreferencesController {
     @Param('distinct_id') distinctId: string,
     @Param('category_slug') slug: string,
     @Query('tenant_id') tenant: unknown,
-    @Body() body: unknown,
+    @ValidBody(PREFERENCE_BODIES.categoryUpdate) body: CategoryPreferenceUpdate,
   ): Promise<unknown> {
-    return this.preferences.updateCategory(ws, user(distinctId), tenantQuery(tenant), slug, requiredBody(body));
+    return this.preferences.updateCategory(ws, user(distinctId), tenantQuery(tenant), slug, categoryChoiceOf(body));
   }
 
   @Get('channel_preference')
@@ -152,8 +167,13 @@ export class UserPreferencesController {
 
   @Patch('channel_preference')
   @HttpCode(202)
-  updateChannels(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
-    return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
+  updateChannels(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('distinct_id') distinctId: string,
+    @Query('tenant_id') tenant: unknown,
+    @ValidBody(PREFERENCE_BODIES.channelsUpdate) body: ChannelPreferencesUpdate,
+  ): Promise<unknown> {
+    return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), body.channel_preferences);
   }
 }
 
@@ -165,14 +185,14 @@ export class BulkUserPreferencesController {
 
   @Patch()
   @HttpCode(202)
-  update(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
-    return this.preferences.updateUsers(ws, tenantQuery(tenant), requiredBody(body));
+  update(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query('tenant_id') tenant: unknown, @ValidBody(PREFERENCE_BODIES.bulkUpdate) body: BulkUserPreferenceUpdate): Promise<unknown> {
+    return this.preferences.updateUsers(ws, tenantQuery(tenant), body.distinct_ids, fullUpdateOf(body));
   }
 
   @Patch('reset')
   @HttpCode(202)
-  reset(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
-    return this.preferences.resetUsers(ws, tenantQuery(tenant), requiredBody(body));
+  reset(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query('tenant_id') tenant: unknown, @ValidBody(PREFERENCE_BODIES.bulkReset) body: BulkUserPreferenceReset): Promise<unknown> {
+    return this.preferences.resetUsers(ws, tenantQuery(tenant), body.distinct_ids, { channels: body.reset_channel_preferences === true, categories: body.reset_categories === true });
   }
 }
 

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Headers, HttpCode, Options, Param, Patch, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Options, Param, Patch, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AudienceSubject } from '@herald/contracts';
-import { AuthenticatedWorkspace, BrowserAuthenticator, CurrentWorkspace, SuprSendClientErrorFilter } from '@herald/runtime';
+import { AuthenticatedWorkspace, BrowserAuthenticator, CurrentWorkspace, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
 import { localeQuery } from '../categories/category-texts';
 import { parseOffsetQuery } from '../http/offset-page';
-import { requiredBody, tenantQuery } from '../http/request';
+import { tenantQuery } from '../http/request';
 import { PreferenceStore } from './preference-store';
+import { CategoryPreferenceUpdate, ChannelPreferencesUpdate, PREFERENCE_BODIES, categoryChoiceOf } from './request-bodies';
 import { UserPreferencesAuthGuard } from './user-preferences-auth.guard';
 
 const SUBSCRIBER_CORS_METHODS = 'GET, PATCH, OPTIONS';
@@ -57,9 +58,9 @@ export class SubscriberPreferencesController {
     @Param('distinct_id') distinctId: string,
     @Param('category_slug') slug: string,
     @Query('tenant_id') tenant: unknown,
-    @Body() body: unknown,
+    @ValidBody(PREFERENCE_BODIES.categoryUpdate) body: CategoryPreferenceUpdate,
   ): Promise<unknown> {
-    return this.preferences.updateCategory(ws, user(distinctId), tenantQuery(tenant), slug, requiredBody(body));
+    return this.preferences.updateCategory(ws, user(distinctId), tenantQuery(tenant), slug, categoryChoiceOf(body));
   }
 
   @Get('channel_preference')
@@ -70,8 +71,13 @@ export class SubscriberPreferencesController {
   /** `{channel_preferences: [{channel, is_restricted}]}`. */
   @Patch('channel_preference')
   @HttpCode(200)
-  updateChannels(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Body() body: unknown): Promise<unknown> {
-    return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), requiredBody(body));
+  updateChannels(
+    @CurrentWorkspace() ws: AuthenticatedWorkspace,
+    @Param('distinct_id') distinctId: string,
+    @Query('tenant_id') tenant: unknown,
+    @ValidBody(PREFERENCE_BODIES.channelsUpdate) body: ChannelPreferencesUpdate,
+  ): Promise<unknown> {
+    return this.preferences.updateChannels(ws, user(distinctId), tenantQuery(tenant), body.channel_preferences);
   }
 }
 

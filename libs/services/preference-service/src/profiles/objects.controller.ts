@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { requiredBody } from '../http/request';
 import { applyOperations, applyUpsert } from './profile-document';
+import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
 import { ProfileStore } from './profile-store';
 import { objectView } from './profile-views';
 
@@ -14,9 +14,8 @@ export class ObjectsController {
 
   @Post()
   @HttpCode(201)
-  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
-    const input = requiredBody(body);
-    const profile = await this.profiles.mutate(ws, { type: 'object', object_type: type, id }, undefined, (p) => applyUpsert(p, input), { create: true });
+  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @ValidBody(PROFILE_BODIES.upsert) body: ProfileUpsert): Promise<unknown> {
+    const profile = await this.profiles.mutate(ws, { type: 'object', object_type: type, id }, undefined, (p) => applyUpsert(p, body), { create: true });
     return objectView(type, id, profile, await this.profiles.subscriptionsCount(ws, type, id));
   }
 
@@ -27,9 +26,8 @@ export class ObjectsController {
   }
 
   @Patch()
-  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
-    const input = requiredBody(body);
-    const profile = await this.profiles.mutate(ws, { type: 'object', object_type: type, id }, undefined, (p) => applyOperations(p, input), { create: false });
+  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @ValidBody(PROFILE_BODIES.operations) body: ProfileOperations): Promise<unknown> {
+    const profile = await this.profiles.mutate(ws, { type: 'object', object_type: type, id }, undefined, (p) => applyOperations(p, body), { create: false });
     return objectView(type, id, profile, await this.profiles.subscriptionsCount(ws, type, id));
   }
 

@@ -1,8 +1,5 @@
 import { FieldError, HeraldError, PROFILE_LIMITS, UserOperation, countProfileChanges, withoutCredentials } from '@herald/contracts';
-
-/** The channels a profile holds, stored without their `$`. */
-export const PROFILE_CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
-const STRING_CHANNELS = new Set(['email', 'sms', 'whatsapp', 'inbox']);
+import { PROFILE_BODIES, PROFILE_CHANNELS, ProfileOperation, ProfileOperations } from './request-bodies';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -18,15 +15,6 @@ export const emptyProfile = (): ProfileDocument => ({ properties: {}, channels: 
 /** `$email` → `email` when it names a channel. */
 function channelOf(key: string): string | undefined {
   return key.startsWith('$') && (PROFILE_CHANNELS as readonly string[]).includes(key.slice(1)) ? key.slice(1) : undefined;
-}
-
-function channelValues(channel: string, value: unknown, path: string, errors: FieldError[]): unknown[] {
-  const values = Array.isArray(value) ? value : [value];
-  return values.filter((v, i) => {
-    const ok = STRING_CHANNELS.has(channel) ? typeof v === 'string' && v !== '' : (typeof v === 'string' && v !== '') || (typeof v === 'object' && v !== null && !Array.isArray(v));
-    if (!ok) errors.push({ path: Array.isArray(value) ? `${path}[${i}]` : path, message: STRING_CHANNELS.has(channel) ? 'must be a non-empty string' : 'must be a string or an object' });
-    return ok;
-  });
 }
 
 /**
@@ -151,21 +139,20 @@ function tooManyChanges(count: number, path: string): FieldError {
 
 /**
  * The upsert body of users and objects (reference `POST /v1/user/{id}/`,
- * `POST /v1/object/{type}/{id}/`): `$<channel>` keys append channel values, every
- * other key sets a property.
+ * `POST /v1/object/{type}/{id}/`; `ProfileUpsert`, whose schema checked the channel
+ * values): `$<channel>` keys append channel values, every other key sets a property.
+ * What remains to refuse is a request of too many changes.
  */
-export function applyUpsert(profile: ProfileDocument, body: unknown): Parsed<ProfileDocument> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
-  const entries = Object.entries(body as JsonObject);
+export function applyUpsert(profile: ProfileDocument, body: JsonObject): Parsed<ProfileDocument> {
+  const entries = Object.entries(body);
   if (entries.length > PROFILE_LIMITS.maxChangesPerRequest) return { ok: false, errors: [tooManyChanges(entries.length, '')] };
-  const errors: FieldError[] = [];
   const draft = new ProfileDraft(profile);
   for (const [key, value] of entries) {
     const channel = channelOf(key);
-    if (channel) draft.channel(channel).append(channelValues(channel, value, key, errors));
+    if (channel) draft.channel(channel).append(Array.isArray(value) ? value : [value]);
     else draft.set(key, value);
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: draft.toDocument() };
+  return { ok: true, value: draft.toDocument() };
 }
 
 /** Inline channels and properties of a trigger (already validated by ingest-api). */
@@ -180,30 +167,18 @@ export function applyInline(profile: ProfileDocument, inline: { channels: JsonOb
   return draft.toDocument();
 }
 
-const OPERATIONS = ['$set', '$set_once', '$unset', '$append', '$remove', '$increment', '$add'] as const;
-
 /**
- * What is wrong with one operation object, without applying it. Only `$increment`
- * depends on the profile: it is checked against the value the property will have when
- * it runs, after the operation's own earlier keys (`{"$set": {"n": 1}, "$add": {"n": 2}}`).
+ * What is wrong with one operation object that its shape does not say: an increment
+ * (`$increment`, `$add`) needs a property that holds a number (or nothing) when it runs,
+ * after the operation's own earlier keys (`{"$set": {"n": 1}, "$add": {"n": 2}}`).
  */
-function operationProblems(draft: ProfileDraft, operation: unknown, at: string): FieldError[] {
-  if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) return [{ path: at, message: 'must be an object' }];
+function incrementProblems(draft: ProfileDraft, operation: ProfileOperation, at: string): FieldError[] {
   const problems: FieldError[] = [];
   const earlier: Array<[string, unknown]> = [];
-  for (const [op, args] of Object.entries(operation as JsonObject)) {
-    const path = `${at}.${op}`;
-    if (!(OPERATIONS as readonly string[]).includes(op)) problems.push({ path, message: `must be one of ${OPERATIONS.join(', ')}` });
-    else if (op === '$unset') {
-      if (!Array.isArray(args) || args.some((k) => typeof k !== 'string')) problems.push({ path, message: 'must be an array of property or channel names' });
-    } else if (typeof args !== 'object' || args === null || Array.isArray(args)) problems.push({ path, message: 'must be an object' });
-    else {
-      for (const [key, value] of Object.entries(args as JsonObject)) {
-        const channel = channelOf(key);
-        if (channel && (op === '$set' || op === '$append')) channelValues(channel, value, `${path}.${key}`, problems);
-        if ((op === '$increment' || op === '$add') && !(typeof value === 'number' && isNumberWhenReached(draft, earlier, key))) {
-          problems.push({ path: `${path}.${key}`, message: 'must be a number added to a numeric property' });
-        }
+  for (const [op, args] of Object.entries(operation)) {
+    if ((op === '$increment' || op === '$add') && typeof args === 'object' && args !== null) {
+      for (const key of Object.keys(args)) {
+        if (!isNumberWhenReached(draft, earlier, key)) problems.push({ path: `${at}.${op}.${key}`, message: 'must be a number added to a numeric property' });
       }
     }
     earlier.push([op, args]);
@@ -228,8 +203,8 @@ function isNumberWhenReached(draft: ProfileDraft, earlier: ReadonlyArray<[string
   return numeric;
 }
 
-/** Applies one operation object that `operationProblems` found nothing wrong with. */
-function applyOperation(draft: ProfileDraft, operation: JsonObject): void {
+/** Applies one operation object that its schema and `incrementProblems` found nothing wrong with. */
+function applyOperation(draft: ProfileDraft, operation: ProfileOperation): void {
   for (const [op, args] of Object.entries(operation)) {
     if (op === '$unset') {
       for (const key of args as string[]) draft.unset(key);
@@ -260,27 +235,29 @@ function applyOperation(draft: ProfileDraft, operation: JsonObject): void {
   }
 }
 
-/** The `{operations: [...]}` body of `PATCH /v1/user/{id}/` and `PATCH /v1/object/{type}/{id}/`, applied in order. */
-export function applyOperations(profile: ProfileDocument, body: unknown): Parsed<ProfileDocument> {
-  const operations = (body as { operations?: unknown } | null)?.operations;
-  if (!Array.isArray(operations) || operations.length === 0) return { ok: false, errors: [{ path: 'operations', message: 'must be a non-empty array' }] };
+/**
+ * The `{operations: [...]}` body of `PATCH /v1/user/{id}/` and `PATCH /v1/object/{type}/{id}/`
+ * (`ProfileOperations`, its shape checked by the schema), applied in order, all or nothing.
+ */
+export function applyOperations(profile: ProfileDocument, body: ProfileOperations): Parsed<ProfileDocument> {
+  const { operations } = body;
   const changes = countProfileChanges(operations);
   if (changes > PROFILE_LIMITS.maxChangesPerRequest) return { ok: false, errors: [tooManyChanges(changes, 'operations')] };
   const errors: FieldError[] = [];
   const draft = new ProfileDraft(profile);
-  operations.forEach((operation: unknown, i) => {
-    const problems = operationProblems(draft, operation, `operations[${i}]`);
+  operations.forEach((operation, i) => {
+    const problems = incrementProblems(draft, operation, `operations[${i}]`);
     if (problems.length > 0) errors.push(...problems);
-    else applyOperation(draft, operation as JsonObject);
+    else applyOperation(draft, operation);
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: draft.toDocument() };
 }
 
 /**
  * The operations of an identity event (validated by ingest-api), each operation object
- * on its own: one that cannot apply to this profile (`$add` to a text property) is
- * skipped and reported, and the others still apply, since the SDK that sent them has
- * long had its 202.
+ * on its own: one that cannot apply to this profile (`$add` to a text property), or
+ * that a `PATCH` would refuse, is skipped and reported, and the others still apply,
+ * since the SDK that sent them has long had its 202.
  */
 export function applyUserOperations(profile: ProfileDocument, operations: readonly UserOperation[]): { profile: ProfileDocument; errors: FieldError[] } {
   const changes = countProfileChanges(operations);
@@ -288,11 +265,18 @@ export function applyUserOperations(profile: ProfileDocument, operations: readon
   const draft = new ProfileDraft(profile);
   const errors: FieldError[] = [];
   operations.forEach((operation, i) => {
-    const problems = operationProblems(draft, operation, `operations[${i}]`);
+    const at = `operations[${i}]`;
+    const parsed = PROFILE_BODIES.operation.parse(operation);
+    const problems = parsed.ok ? incrementProblems(draft, parsed.value, at) : parsed.errors.map((error) => ({ path: under(at, error.path), message: error.message }));
     if (problems.length > 0) errors.push(...problems);
-    else applyOperation(draft, operation as unknown as JsonObject);
+    else if (parsed.ok) applyOperation(draft, parsed.value);
   });
   return { profile: draft.toDocument(), errors };
+}
+
+/** `$set.$email[0]` under `operations[2]` is `operations[2].$set.$email[0]`. */
+function under(parent: string, path: string): string {
+  return path === '' ? parent : path.startsWith('[') ? `${parent}${path}` : `${parent}.${path}`;
 }
 
 function asArray(value: unknown): unknown[] {

@@ -1,5 +1,6 @@
 import { PROFILE_LIMITS } from '@herald/contracts';
 import { applyOperations, applyUpsert, applyUserOperations, channelView, emptyProfile, profileLimitProblem } from './profile-document';
+import { PROFILE_BODIES } from './request-bodies';
 
 const props = (n: number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, i]));
 
@@ -21,22 +22,54 @@ describe('profile changes', () => {
     });
   });
 
-  it('reports every wrong operation by path and changes nothing', () => {
-    expect(applyOperations({ properties: { s: 'text' }, channels: {} }, { operations: [{ $add: { s: 1 } }, { $nope: {} }, 'x', { $set: { $email: [''] } }] })).toEqual({
+  it('refuses, by path, what the shape of an edit does not allow', () => {
+    expect(PROFILE_BODIES.operations.parse({ operations: [{ $add: { s: 'x' } }, { $nope: {} }, 'x', { $set: { $email: [''] } }, { $unset: ['a', 1] }, { $append: { $slack: [5] } }] })).toEqual({
       ok: false,
       errors: [
         { path: 'operations[0].$add.s', message: 'must be a number added to a numeric property' },
-        { path: 'operations[1].$nope', message: expect.stringContaining('must be one of') },
+        { path: 'operations[1].$nope', message: 'must be one of $set, $set_once, $unset, $append, $remove, $increment, $add' },
         { path: 'operations[2]', message: 'must be an object' },
         { path: 'operations[3].$set.$email[0]', message: 'must be a non-empty string' },
+        { path: 'operations[4].$unset', message: 'must be an array of property or channel names' },
+        { path: 'operations[5].$append.$slack[0]', message: 'must be a string or an object' },
+      ],
+    });
+    expect(PROFILE_BODIES.operations.parse({ operations: [] })).toEqual({ ok: false, errors: [{ path: 'operations', message: 'must be a non-empty array' }] });
+    expect(PROFILE_BODIES.operations.parse({})).toEqual({ ok: false, errors: [{ path: 'operations', message: 'must be a non-empty array' }] });
+    expect(PROFILE_BODIES.operations.parse(undefined)).toEqual({ ok: false, errors: [{ path: '', message: 'a JSON body is required' }] });
+    expect(PROFILE_BODIES.upsert.parse({ name: 'x', $sms: '', $webpush: [{ endpoint: 'e' }, []], $timezone: 5 })).toEqual({
+      ok: false,
+      errors: [
+        { path: '$sms', message: 'must be a non-empty string' },
+        { path: '$webpush[1]', message: 'must be a string or an object' },
+      ],
+    });
+    expect(PROFILE_BODIES.upsert.parse(['x'])).toEqual({ ok: false, errors: [{ path: '', message: 'must be a JSON object' }] });
+  });
+
+  it('refuses an increment of a property that will not hold a number, and changes nothing', () => {
+    const start = { properties: { s: 'text' }, channels: {} };
+    expect(applyOperations(start, { operations: [{ $add: { s: 1 } }, { $set: { n: 'x' }, $increment: { n: 1 } }, { $set: { m: 1 }, $add: { m: 2 } }] })).toEqual({
+      ok: false,
+      errors: [
+        { path: 'operations[0].$add.s', message: 'must be a number added to a numeric property' },
+        { path: 'operations[1].$increment.n', message: 'must be a number added to a numeric property' },
       ],
     });
   });
 
   it('skips an identity event operation that cannot apply, keeping the others', () => {
-    const { profile, errors } = applyUserOperations({ properties: { s: 'text' }, channels: {} }, [{ $set: { a: 1 } }, { $set: { b: 2 }, $add: { s: 1 } }, { $add: { a: 1 } }]);
+    const { profile, errors } = applyUserOperations({ properties: { s: 'text' }, channels: {} }, [
+      { $set: { a: 1 } },
+      { $set: { b: 2 }, $add: { s: 1 } },
+      { $add: { a: 1 } },
+      { $append: { $email: [''] }, $set: { c: 3 } },
+    ]);
     expect(profile.properties).toEqual({ s: 'text', a: 2 });
-    expect(errors).toEqual([{ path: 'operations[1].$add.s', message: expect.any(String) }]);
+    expect(errors).toEqual([
+      { path: 'operations[1].$add.s', message: expect.any(String) },
+      { path: 'operations[3].$append.$email[0]', message: 'must be a non-empty string' },
+    ]);
   });
 
   it(`accepts ${PROFILE_LIMITS.maxChangesPerRequest} changes in one request and refuses one more, before applying any`, () => {

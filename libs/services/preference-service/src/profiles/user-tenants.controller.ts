@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { requiredBody } from '../http/request';
 import { TenantStore } from '../tenants/tenant-store';
 import { applyOperations, applyUpsert } from './profile-document';
+import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
 import { ProfileStore } from './profile-store';
 import { userInTenantView } from './profile-views';
 
@@ -32,10 +32,9 @@ export class UserTenantsController {
   /** The upsert body of `POST /v1/user/{id}/`, for the tenant; makes the user when it does not exist, as that upsert does. */
   @Post('tenant/:tenant_id')
   @HttpCode(201)
-  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string, @Body() body: unknown): Promise<unknown> {
-    const input = requiredBody(body);
+  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string, @ValidBody(PROFILE_BODIES.upsert) body: ProfileUpsert): Promise<unknown> {
     await this.tenants.read(ws, tenantId);
-    const profile = await this.profiles.mutateInTenant(ws, distinctId, tenantId, (p) => applyUpsert(p, input), { createUser: true });
+    const profile = await this.profiles.mutateInTenant(ws, distinctId, tenantId, (p) => applyUpsert(p, body), { createUser: true });
     return userInTenantView(distinctId, tenantId, profile);
   }
 
@@ -47,10 +46,9 @@ export class UserTenantsController {
   /** The operations of `PATCH /v1/user/{id}/`, on the tenant's profile (made when missing); the user must exist, as for that edit. */
   @Patch('tenant/:tenant_id')
   @HttpCode(202)
-  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string, @Body() body: unknown): Promise<unknown> {
-    const input = requiredBody(body);
+  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Param('tenant_id') tenantId: string, @ValidBody(PROFILE_BODIES.operations) body: ProfileOperations): Promise<unknown> {
     await this.tenants.read(ws, tenantId);
-    const profile = await this.profiles.mutateInTenant(ws, distinctId, tenantId, (p) => applyOperations(p, input), { createUser: false });
+    const profile = await this.profiles.mutateInTenant(ws, distinctId, tenantId, (p) => applyOperations(p, body), { createUser: false });
     return userInTenantView(distinctId, tenantId, profile);
   }
 

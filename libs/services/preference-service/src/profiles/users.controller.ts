@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { requiredBody, tenantQuery } from '../http/request';
+import { tenantQuery } from '../http/request';
 import { applyOperations, applyUpsert } from './profile-document';
+import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
 import { ProfileStore } from './profile-store';
 import { userView } from './profile-views';
 
@@ -14,9 +15,8 @@ export class UsersController {
 
   @Post()
   @HttpCode(201)
-  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Body() body: unknown): Promise<unknown> {
-    const input = requiredBody(body);
-    const profile = await this.profiles.mutate(ws, { type: 'user', distinct_id: distinctId }, undefined, (p) => applyUpsert(p, input), { create: true });
+  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @ValidBody(PROFILE_BODIES.upsert) body: ProfileUpsert): Promise<unknown> {
+    const profile = await this.profiles.mutate(ws, { type: 'user', distinct_id: distinctId }, undefined, (p) => applyUpsert(p, body), { create: true });
     return userView(distinctId, profile);
   }
 
@@ -27,9 +27,8 @@ export class UsersController {
 
   @Patch()
   @HttpCode(202)
-  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Body() body: unknown): Promise<unknown> {
-    const input = requiredBody(body);
-    const profile = await this.profiles.mutate(ws, { type: 'user', distinct_id: distinctId }, undefined, (p) => applyOperations(p, input), { create: false });
+  async edit(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @ValidBody(PROFILE_BODIES.operations) body: ProfileOperations): Promise<unknown> {
+    const profile = await this.profiles.mutate(ws, { type: 'user', distinct_id: distinctId }, undefined, (p) => applyOperations(p, body), { create: false });
     return userView(distinctId, profile);
   }
 

@@ -1,15 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
-import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { AudienceSubject, HeraldError } from '@herald/contracts';
+import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { requiredBody } from '../http/request';
 import { ListStore } from '../lists/list-store';
 import { ProfileStore } from '../profiles/profile-store';
 import { userView } from '../profiles/profile-views';
+import { BulkObjectDelete, BulkUserDelete, SDK_COMPAT_BODIES, UserMergeBody } from './request-bodies';
 import { UserMerge } from './user-merge';
-
-/** At most this many ids per bulk delete. */
-export const MAX_BULK_DELETE_IDS = 1000;
 
 /** `POST /v1/user/{distinct_id}/merge/` (the SDKs' `users.merge`). */
 @Controller('v1/user/:distinct_id/merge')
@@ -19,8 +16,8 @@ export class UserMergeController {
 
   @Post()
   @HttpCode(201)
-  async merge(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Body() body: unknown): Promise<unknown> {
-    return userView(distinctId, await this.merging.merge(ws, distinctId, requiredBody(body)));
+  async merge(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @ValidBody(SDK_COMPAT_BODIES.merge) body: UserMergeBody): Promise<unknown> {
+    return userView(distinctId, await this.merging.merge(ws, distinctId, body));
   }
 }
 
@@ -48,15 +45,15 @@ export class BulkDeleteController {
 
   @Delete('user')
   @HttpCode(204)
-  async users(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Body() body: unknown): Promise<void> {
-    const ids = idList(requiredBody(body), 'distinct_ids');
+  async users(@CurrentWorkspace() ws: AuthenticatedWorkspace, @ValidBody(SDK_COMPAT_BODIES.bulkUserDelete) body: BulkUserDelete): Promise<void> {
+    const ids = [...new Set(body.distinct_ids)];
     await this.deleteAll(ws, ids.map((id): AudienceSubject => ({ type: 'user', distinct_id: id })));
   }
 
   @Delete('object/:object_type')
   @HttpCode(204)
-  async objects(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') objectType: string, @Body() body: unknown): Promise<void> {
-    const ids = idList(requiredBody(body), 'object_ids');
+  async objects(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') objectType: string, @ValidBody(SDK_COMPAT_BODIES.bulkObjectDelete) body: BulkObjectDelete): Promise<void> {
+    const ids = [...new Set(body.object_ids)];
     await this.deleteAll(ws, ids.map((id): AudienceSubject => ({ type: 'object', object_type: objectType, id })));
   }
 
@@ -67,14 +64,4 @@ export class BulkDeleteController {
       });
     }
   }
-}
-
-function idList(body: unknown, field: string): string[] {
-  const ids = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : undefined;
-  if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_BULK_DELETE_IDS) {
-    throw HeraldError.validation([{ path: field, message: `must be an array of 1 to ${MAX_BULK_DELETE_IDS} ids` }]);
-  }
-  const errors: FieldError[] = ids.flatMap((id, i) => (typeof id === 'string' && id.trim() !== '' ? [] : [{ path: `${field}[${i}]`, message: 'must be a non-empty string' }]));
-  if (errors.length > 0) throw HeraldError.validation(errors);
-  return [...new Set(ids as string[])];
 }

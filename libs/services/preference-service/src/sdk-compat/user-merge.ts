@@ -5,6 +5,7 @@ import { HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { JsonObject, ProfileDocument } from '../profiles/profile-document';
 import { ProfileStore, StoredProfile } from '../profiles/profile-store';
+import { UserMergeBody } from './request-bodies';
 
 /**
  * `POST /v1/user/{distinct_id}/merge/` (reference `merge-users`, the SDKs' `users.merge`):
@@ -19,8 +20,10 @@ export class UserMerge {
     private readonly profiles: ProfileStore,
   ) {}
 
-  async merge(ws: AuthenticatedWorkspace, distinctId: string, body: unknown): Promise<StoredProfile> {
-    const from = fromUserId(body, distinctId);
+  async merge(ws: AuthenticatedWorkspace, distinctId: string, body: UserMergeBody): Promise<StoredProfile> {
+    const from = body.from_user_id;
+    // The schema checked the id; merging a user into itself would delete it.
+    if (from === distinctId) throw HeraldError.validation([{ path: 'from_user_id', message: 'must differ from the user merged into' }]);
     const merged = await this.db.transaction(async (tx) => {
       let secondary: StoredProfile;
       try {
@@ -39,13 +42,6 @@ export class UserMerge {
     });
     return merged;
   }
-}
-
-function fromUserId(body: unknown, distinctId: string): string {
-  const value = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).from_user_id : undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw HeraldError.validation([{ path: 'from_user_id', message: 'must be the distinct_id of the user to merge into this one' }]);
-  if (value === distinctId) throw HeraldError.validation([{ path: 'from_user_id', message: 'must differ from the user merged into' }]);
-  return value;
 }
 
 /** The primary's properties win; each channel keeps the primary's values, then the secondary's it lacks. */

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
-import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { AuthenticatedWorkspace, CurrentWorkspace, RequestBodySchema, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { requiredBody } from '../http/request';
 import { SubscriptionStore } from './subscription-store';
-import { parseSubscribe, parseUnsubscribe } from './subscription-request';
+import { SUBSCRIPTION_BODIES, SubscriptionAddSchema, SubscriptionRemove } from './request-bodies';
+import { subscribeRequest, unsubscribeSubjects } from './subscription-request';
 
 /** Subscriptions to an object (reference `/v1/object/{object_type}/{id}/subscription/`) and what an object is subscribed to. */
 @Controller('v1/object/:object_type/:id')
@@ -12,11 +12,16 @@ import { parseSubscribe, parseUnsubscribe } from './subscription-request';
 export class ObjectSubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionStore) {}
 
-  /** The reference answers 200 with `{results: [...]}`, one entry per subscriber of the call. */
+  /**
+   * The reference answers 200 with `{results: [...]}`, one entry per subscriber of the
+   * call. The body is validated here, not by a pipe, so that a subscriber naming this
+   * object is refused in the same 400 as the schema's errors.
+   */
   @Post('subscription')
   @HttpCode(200)
+  @RequestBodySchema(SubscriptionAddSchema)
   async subscribe(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('object_type') type: string, @Param('id') id: string, @Body() body: unknown): Promise<unknown> {
-    const request = parseSubscribe(requiredBody(body), { object_type: type, id });
+    const request = subscribeRequest(body, { object_type: type, id });
     if (!request.ok) throw HeraldError.validation(request.errors);
     return { results: await this.subscriptions.subscribe(ws, { object_type: type, id }, request.value) };
   }
@@ -34,9 +39,9 @@ export class ObjectSubscriptionsController {
     @Param('object_type') type: string,
     @Param('id') id: string,
     @Query('recipients') recipients: unknown,
-    @Body() body: unknown,
+    @ValidBody(SUBSCRIPTION_BODIES.remove) body: SubscriptionRemove,
   ): Promise<void> {
-    const subjects = parseUnsubscribe(body, recipients);
+    const subjects = unsubscribeSubjects(body, recipients);
     if (!subjects.ok) throw HeraldError.validation(subjects.errors);
     await this.subscriptions.unsubscribe(ws, { object_type: type, id }, subjects.value);
   }

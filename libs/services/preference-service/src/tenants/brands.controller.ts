@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { HeraldError } from '@herald/contracts';
-import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseOffsetQuery } from '../http/offset-page';
-import { requiredBody } from '../http/request';
+import { BrandUpsert, TENANT_BODIES, TenantUpsert } from './request-bodies';
 import { TenantStore } from './tenant-store';
 
 /**
@@ -17,8 +16,8 @@ export class BrandsController {
 
   @Post()
   @HttpCode(201)
-  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('brand_id') brandId: string, @Body() body: unknown): Promise<unknown> {
-    return brandView(await this.tenants.upsert(ws, brandId, tenantBody(requiredBody(body))));
+  async upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('brand_id') brandId: string, @ValidBody(TENANT_BODIES.brandUpsert) body: BrandUpsert): Promise<unknown> {
+    return brandView(await this.tenants.upsert(ws, brandId, tenantBody(body)));
   }
 
   @Get()
@@ -46,10 +45,8 @@ export class BrandListController {
 }
 
 /** A brand body as a tenant body: `brand_name` is `tenant_name`; the id comes from the path, so a `brand_id` in the body is dropped. */
-function tenantBody(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const { brand_id: _fromPath, brand_name, tenant_name, ...rest } = body as Record<string, unknown>;
-  if (brand_name !== undefined && typeof brand_name !== 'string') throw HeraldError.validation([{ path: 'brand_name', message: 'must be a string' }]);
+function tenantBody(body: BrandUpsert): TenantUpsert {
+  const { brand_id: _fromPath, brand_name, tenant_name, ...rest } = body;
   const name = brand_name ?? tenant_name;
   return name === undefined ? rest : { ...rest, tenant_name: name };
 }

@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { DefaultPreference, LocatedCategory, PREFERENCE_CHANNELS, TenantCategoryDefault, TenantPreferences } from '@herald/audience';
-import { FieldError, HeraldError } from '@herald/contracts';
+import { DefaultPreference, LocatedCategory, TenantCategoryDefault, TenantPreferences } from '@herald/audience';
+import { HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CategoryReadModel } from '../categories/category-read-model';
 import { OffsetQuery } from '../http/offset-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
+import { TenantCategoryDefaultUpdate, TenantUpsert } from './request-bodies';
 
 interface TenantRow {
   tenant_id: string;
@@ -29,14 +30,9 @@ export class TenantStore {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async upsert(ws: AuthenticatedWorkspace, tenantId: string, body: unknown): Promise<Record<string, unknown>> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
-    const input = body as Record<string, unknown>;
-    const errors: FieldError[] = [];
-    if (input.tenant_name !== undefined && typeof input.tenant_name !== 'string') errors.push({ path: 'tenant_name', message: 'must be a string' });
-    const blocked = input.blocked_channels === undefined ? undefined : channelList(input.blocked_channels, 'blocked_channels', errors);
-    if (errors.length > 0) throw HeraldError.validation(errors);
-    const { blocked_channels: _omitted, ...document } = input;
+  /** `TenantUpsert`: `blocked_channels` absent or null keeps them; every other key is merged into the stored document. */
+  async upsert(ws: AuthenticatedWorkspace, tenantId: string, body: TenantUpsert): Promise<Record<string, unknown>> {
+    const { blocked_channels: blocked, ...document } = body;
     return this.db.transaction(async (tx) => {
       const [row] = (await tx.query(
         `INSERT INTO audience.tenants (workspace_id, tenant_id, document, blocked_channels) VALUES ($1, $2, $3::jsonb, coalesce($4::text[], '{}'))
@@ -77,7 +73,7 @@ export class TenantStore {
   }
 
   /** Reference `PATCH /v1/tenant/{tenant_id}/category/{category_slug}/`: the tenant's default for one category. */
-  async updateCategoryDefault(ws: AuthenticatedWorkspace, tenantId: string, slug: string, body: unknown): Promise<Record<string, unknown>> {
+  async updateCategoryDefault(ws: AuthenticatedWorkspace, tenantId: string, slug: string, body: TenantCategoryDefaultUpdate): Promise<Record<string, unknown>> {
     return this.db.transaction(async (tx) => {
       const row = await this.row(tx, ws, tenantId, true);
       const located = await this.categories.category(ws.id, slug, tx);
@@ -182,23 +178,8 @@ function tenantView(row: TenantRow): Record<string, unknown> {
   };
 }
 
-function channelList(value: unknown, path: string, errors: FieldError[]): string[] | null {
-  if (value === null) return null;
-  if (!Array.isArray(value)) {
-    errors.push({ path, message: 'must be an array of channels or null' });
-    return null;
-  }
-  value.forEach((c, i) => {
-    if (!(PREFERENCE_CHANNELS as readonly unknown[]).includes(c)) errors.push({ path: `${path}[${i}]`, message: `must be one of ${PREFERENCE_CHANNELS.join(', ')}` });
-  });
-  return value as string[];
-}
-
-/** Merges the body into the tenant's default for one category; absent fields keep their value. */
-function categoryDefault(current: TenantCategoryDefault | undefined, categoryDefaultPreference: DefaultPreference, body: unknown): TenantCategoryDefault {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw HeraldError.validation([{ path: '', message: 'must be a JSON object' }]);
-  const input = body as Record<string, unknown>;
-  const errors: FieldError[] = [];
+/** Merges an update (`TenantCategoryDefaultUpdate`, checked by its schema) into the tenant's default for one category; absent fields keep their value. */
+function categoryDefault(current: TenantCategoryDefault | undefined, categoryDefaultPreference: DefaultPreference, update: TenantCategoryDefaultUpdate): TenantCategoryDefault {
   const base: TenantCategoryDefault = current ?? {
     preference: categoryDefaultPreference,
     visible_to_subscriber: true,
@@ -206,18 +187,12 @@ function categoryDefault(current: TenantCategoryDefault | undefined, categoryDef
     opt_in_channels: null,
     digest_schedule: null,
   };
-  const preferences = ['opt_in', 'opt_out', 'cant_unsubscribe'];
-  if (input.preference !== undefined && !preferences.includes(input.preference as string)) errors.push({ path: 'preference', message: `must be one of ${preferences.join(', ')}` });
-  if (input.visible_to_subscriber !== undefined && typeof input.visible_to_subscriber !== 'boolean') errors.push({ path: 'visible_to_subscriber', message: 'must be a boolean' });
-  const mandatory = input.mandatory_channels === undefined ? base.mandatory_channels : channelList(input.mandatory_channels, 'mandatory_channels', errors);
-  const optIn = input.opt_in_channels === undefined ? base.opt_in_channels : channelList(input.opt_in_channels, 'opt_in_channels', errors);
-  if (errors.length > 0) throw HeraldError.validation(errors);
   return {
     ...base,
-    preference: (input.preference as DefaultPreference | undefined) ?? base.preference,
-    visible_to_subscriber: (input.visible_to_subscriber as boolean | undefined) ?? base.visible_to_subscriber,
-    mandatory_channels: mandatory,
-    opt_in_channels: optIn,
+    preference: update.preference ?? base.preference,
+    visible_to_subscriber: update.visible_to_subscriber ?? base.visible_to_subscriber,
+    mandatory_channels: update.mandatory_channels === undefined ? base.mandatory_channels : update.mandatory_channels,
+    opt_in_channels: update.opt_in_channels === undefined ? base.opt_in_channels : update.opt_in_channels,
   };
 }
 

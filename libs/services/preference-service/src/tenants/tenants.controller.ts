@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { parseOffsetQuery } from '../http/offset-page';
-import { requiredBody } from '../http/request';
+import { TENANT_BODIES, TenantCategoryDefaultUpdate, TenantUpsert } from './request-bodies';
 import { TenantStore } from './tenant-store';
 
 /** Tenants and their default preferences (reference `/v1/tenant/...`). */
@@ -13,8 +13,8 @@ export class TenantsController {
 
   @Post()
   @HttpCode(201)
-  upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Body() body: unknown): Promise<unknown> {
-    return this.tenants.upsert(ws, tenantId, requiredBody(body));
+  upsert(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @ValidBody(TENANT_BODIES.upsert) body: TenantUpsert): Promise<unknown> {
+    return this.tenants.upsert(ws, tenantId, body);
   }
 
   @Get()
@@ -30,8 +30,8 @@ export class TenantsController {
 
   @Patch('category/:category_slug')
   @HttpCode(202)
-  updateCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category_slug') slug: string, @Body() body: unknown): Promise<unknown> {
-    return this.tenants.updateCategoryDefault(ws, tenantId, slug, requiredBody(body));
+  updateCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category_slug') slug: string, @ValidBody(TENANT_BODIES.categoryDefault) body: TenantCategoryDefaultUpdate): Promise<unknown> {
+    return this.tenants.updateCategoryDefault(ws, tenantId, slug, body);
   }
 
   @Get('category')
@@ -57,8 +57,8 @@ export class TenantsController {
   /** The same write as `PATCH category/{slug}`, answered 200 as the reference's tenant-preference path is. */
   @Patch('preference/category/:category')
   @HttpCode(200)
-  updatePreferenceCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category') slug: string, @Body() body: unknown): Promise<unknown> {
-    return this.tenants.updateCategoryDefault(ws, tenantId, slug, requiredBody(body));
+  updatePreferenceCategory(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('tenant_id') tenantId: string, @Param('category') slug: string, @ValidBody(TENANT_BODIES.categoryDefault) body: TenantCategoryDefaultUpdate): Promise<unknown> {
+    return this.tenants.updateCategoryDefault(ws, tenantId, slug, body);
   }
 }
 

@@ -36,6 +36,8 @@ export interface Response {
 
 export interface AudienceTestApp {
   readonly app: TestHttpApp;
+  /** The key the service seals and reads links with (an email's List-Unsubscribe link). */
+  readonly secretsKey: Buffer;
   readonly bus: MessageBus;
   readonly workspace: TestWorkspace;
   /** A second workspace, to prove nothing crosses workspaces. */
@@ -134,6 +136,7 @@ export async function startAudienceTestApp(
   const versions = new Map<string, number>();
   return {
     app,
+    secretsKey,
     bus,
     workspace,
     other,

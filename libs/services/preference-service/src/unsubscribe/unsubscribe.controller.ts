@@ -2,8 +2,9 @@ import { Body, Controller, Get, HttpCode, Inject, Injectable, OnModuleInit, Para
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AudienceSubject, HeraldError } from '@herald/contracts';
-import { AuthenticatedWorkspace, CLOCK, Clock, EngagementLinks, HERALD_CONFIG, HTTP_BODY_LIMIT_BYTES, HeraldConfig, PreferenceLinkScope } from '@herald/runtime';
+import { AuthenticatedWorkspace, CLOCK, Clock, EngagementLinks, HERALD_CONFIG, HTTP_BODY_LIMIT_BYTES, HeraldConfig, PreferenceLinkScope, RequestBodySchema } from '@herald/runtime';
 import { PreferenceStore } from '../preferences/preference-store';
+import { FORM_BODIES, FormFields, OneClickUnsubscribeSchema, PreferencePageFormSchema, formFields } from './form-bodies';
 import { PREFERENCE_PAGE_CSP, PageSection, messagePage, preferencePage } from './preference-page';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -36,11 +37,12 @@ export class UnsubscribeController {
 
   @Post(':token')
   @HttpCode(200)
+  @RequestBodySchema(OneClickUnsubscribeSchema)
   async oneClick(@Param('token') token: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store');
     const opened = this.open(token);
     if (!opened.ok) return refuse(reply, opened.status, opened.status === 410 ? 'This unsubscribe link has expired.' : 'This unsubscribe link is not valid.');
-    if (!isOneClick(body)) return refuse(reply, 400, 'A one-click unsubscribe posts List-Unsubscribe=One-Click (RFC 8058).');
+    if (!FORM_BODIES.oneClick.parse(fieldsOf(body)).ok) return refuse(reply, 400, 'A one-click unsubscribe posts List-Unsubscribe=One-Click (RFC 8058).');
     try {
       await this.preferences.updateCategory(opened.ws, opened.user, opened.scope.tenantId, opened.scope.category, { preference: 'opt_out' });
     } catch (error) {
@@ -58,14 +60,19 @@ export class UnsubscribeController {
   /** The page's form: every editable category it showed is set to what its box says. */
   @Post(':token/preferences')
   @HttpCode(200)
+  @RequestBodySchema(PreferencePageFormSchema)
   async save(@Param('token') token: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const opened = this.open(token);
     if (!opened.ok) return this.pageAnswer(token, reply);
-    const form = typeof body === 'string' ? new URLSearchParams(body) : new URLSearchParams();
-    const subscribed = new Set(form.getAll('subscribed'));
-    const categories = [...new Set(form.getAll('shown'))].slice(0, 500).map((category) => ({ category, preference: subscribed.has(category) ? 'opt_in' : 'opt_out' }));
+    const form = FORM_BODIES.preferencePage.parse(fieldsOf(body));
+    // Form fields are strings, which the schema takes; a refusal would be a page, as a failed save is.
+    if (!form.ok) return this.pageAnswer(token, reply, `Not saved: ${form.errors.map((field) => field.message).join('; ')}`, 400);
+    const subscribed = new Set([form.value.subscribed ?? []].flat());
+    const categories = [...new Set([form.value.shown ?? []].flat())]
+      .slice(0, 500)
+      .map((category) => ({ category, choice: { preference: subscribed.has(category) ? ('opt_in' as const) : ('opt_out' as const) } }));
     try {
-      if (categories.length > 0) await this.preferences.updateFull(opened.ws, opened.user, opened.scope.tenantId, { categories });
+      if (categories.length > 0) await this.preferences.updateFull(opened.ws, opened.user, opened.scope.tenantId, { channels: null, categories });
     } catch (error) {
       if (error instanceof HeraldError) return this.pageAnswer(token, reply, `Not saved: ${reasonOf(error)}`, 400);
       throw error;
@@ -112,11 +119,9 @@ function refuse(reply: FastifyReply, status: number, text: string): string {
   return text;
 }
 
-/** RFC 8058's body, as a form (`List-Unsubscribe=One-Click`) or a multipart part named List-Unsubscribe. */
-export function isOneClick(body: unknown): boolean {
-  if (typeof body !== 'string') return false;
-  if (new URLSearchParams(body).get('List-Unsubscribe') === 'One-Click') return true;
-  return /name="?List-Unsubscribe"?[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n\s*One-Click\s*(\r?\n|$)/i.test(body);
+/** The fields of a posted form; a body of another type (JSON) has none. */
+function fieldsOf(body: unknown): FormFields {
+  return typeof body === 'string' ? formFields(body) : {};
 }
 
 /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DeliveryOutcome, FieldError, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CLOCK, Clock } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
-import { MessageLog, MessageStanding } from './message-log';
+import { MessageLogRepository, MessageStanding } from './message-log.repository';
 import { BulkMessageUpdate, MESSAGE_ACTIONS } from './request-bodies';
 
 type Action = (typeof MESSAGE_ACTIONS)[number];
@@ -26,7 +26,7 @@ export interface BulkMessageResult {
 @Injectable()
 export class MessageBulkUpdate {
   constructor(
-    private readonly messages: MessageLog,
+    private readonly messages: MessageLogRepository,
     private readonly runs: RunHost,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -34,7 +34,7 @@ export class MessageBulkUpdate {
   async apply(workspace: AuthenticatedWorkspace, body: BulkMessageUpdate): Promise<{ records: BulkMessageResult[] }> {
     const updates = requireDistinct(body.messages);
     const rows = await this.messages.standings(workspace.id, updates.map((update) => update.message_id));
-    const byId = new Map(rows.map((row) => [row.delivery_id, row]));
+    const byId = new Map(rows.map((row) => [row.deliveryId, row]));
     const records: BulkMessageResult[] = [];
     for (const update of updates) {
       const row = byId.get(update.message_id);
@@ -53,7 +53,7 @@ export class MessageBulkUpdate {
 }
 
 function outcomeOf(workspace: AuthenticatedWorkspace, row: MessageStanding, status: 'seen' | 'clicked', now: Date): DeliveryOutcome {
-  return { delivery_id: row.delivery_id, run_id: row.run_id, message_id: row.message_id, workspace_slug: workspace.slug, channel: row.channel, status, at: now.toISOString() };
+  return { delivery_id: row.deliveryId, run_id: row.runId, message_id: row.messageId, workspace_slug: workspace.slug, channel: row.channel, status, at: now.toISOString() };
 }
 
 /** Each message once (the schema checked every field). */

@@ -5,7 +5,10 @@ import { RunHost } from '../runs/run-host';
 import { MessageBulkUpdate } from './message-bulk-update';
 import { MessageLog } from './message-log';
 import { MessageStats, MessageStatsQueries, parseStatsQuery } from './message-stats-queries';
-import { RunQueries, requireBroadcastCancelFilter, requireCancelFilter } from './run-queries';
+import { MessageLogRepository } from './message-log.repository';
+import { RunIndexRepository } from './run-index.repository';
+import { parseRunFilter, requireBroadcastCancelFilter, requireCancelFilter } from './run-filters';
+import { IndexedRun, LoggedMessage } from '../persistence/entities';
 import { BroadcastCancelFilters, BulkMessageUpdate, CancelFilters, ENGINE_BODIES } from './request-bodies';
 
 /** `{base_url}` endpoints of the engine: cancelling runs, a run's log, the message log. */
@@ -14,7 +17,8 @@ import { BroadcastCancelFilters, BulkMessageUpdate, CancelFilters, ENGINE_BODIES
 export class RunsController {
   constructor(
     private readonly runs: RunHost,
-    private readonly queries: RunQueries,
+    private readonly index: RunIndexRepository,
+    private readonly messageRows: MessageLogRepository,
     private readonly messages: MessageLog,
     private readonly messageUpdates: MessageBulkUpdate,
     private readonly stats: MessageStatsQueries,
@@ -27,9 +31,9 @@ export class RunsController {
   async cancel(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @ValidBody(ENGINE_BODIES.cancelFilters) body: CancelFilters): Promise<{ execution_ids: string[] }> {
     const filters = requireCancelFilter(body);
     const cancelled: string[] = [];
-    for (const run of await this.queries.openRuns(workspace, filters)) {
-      const state = await this.runs.cancel(run.stream_id, 'cancelled through the API');
-      if (state.status === 'cancelled') cancelled.push(run.run_id);
+    for (const run of await this.index.openRuns(workspace.id, filters)) {
+      const state = await this.runs.cancel(run.streamId, 'cancelled through the API');
+      if (state.status === 'cancelled') cancelled.push(run.runId);
     }
     return { execution_ids: cancelled };
   }
@@ -44,9 +48,9 @@ export class RunsController {
   async cancelBroadcasts(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @ValidBody(ENGINE_BODIES.broadcastCancelFilters) body: BroadcastCancelFilters): Promise<{ execution_ids: string[] }> {
     const filters = requireBroadcastCancelFilter(body);
     const cancelled = new Set<string>();
-    for (const run of await this.queries.openBroadcastRuns(workspace, filters)) {
-      const state = await this.runs.cancel(run.stream_id, 'broadcast cancelled through the API');
-      if (state.status === 'cancelled') cancelled.add(run.message_id);
+    for (const run of await this.index.openBroadcastRuns(workspace.id, filters)) {
+      const state = await this.runs.cancel(run.streamId, 'broadcast cancelled through the API');
+      if (state.status === 'cancelled') cancelled.add(run.messageId);
     }
     return { execution_ids: [...cancelled] };
   }
@@ -58,23 +62,28 @@ export class RunsController {
    */
   @Get('v1/workflow_run')
   async runsOf(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
-    const { count, runs } = await this.queries.followRuns(workspace, query);
-    return { meta: { count, limit: runs.length }, results: runs.map((run) => ({ ...runSummary(run), messages: (run.messages as Array<Record<string, unknown>>).map(runMessage) })) };
+    const { filter, limit } = parseRunFilter(query);
+    const { count, runs } = await this.index.follow(workspace.id, filter, limit);
+    const messages = await this.messageRows.ofRuns(workspace.id, runs.map((run) => run.runId));
+    return {
+      meta: { count, limit: runs.length },
+      results: runs.map((run) => ({ ...runSummary(run), messages: messages.filter((message) => message.runId === run.runId).map(runMessage) })),
+    };
   }
 
   /** A run and its log: every input and decision, in order, as recorded. */
   @Get('v1/workflow_run/:execution_id')
   async run(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Param('execution_id') runId: string): Promise<Record<string, unknown>> {
-    const run = await this.queries.run(workspace, runId);
+    const run = await this.index.run(workspace.id, runId);
     if (!run) {
       // The id POST /trigger/ answers is the trigger's, not a run's: say where its runs are.
-      const runsOfTrigger = await this.queries.runsOfTrigger(workspace, runId);
+      const runsOfTrigger = await this.index.runsOfTrigger(workspace.id, runId);
       if (runsOfTrigger > 0) {
         throw HeraldError.notFound(`'${runId}' is a trigger's message_id, not a run's execution_id: GET /v1/workflow_run/?message_id=${runId} lists its ${runsOfTrigger} run(s)`);
       }
       throw HeraldError.notFound(`workflow run '${runId}' not found (a trigger's message_id: GET /v1/workflow_run/?message_id=${runId}; its runs appear once the engine has started them)`);
     }
-    const events = await this.queries.runLog(run.stream_id as string);
+    const events = await this.index.runLog(run.streamId);
     return {
       ...runSummary(run),
       steps: events.map((event) => ({ position: event.position, type: event.type, recorded_at: event.recordedAt.toISOString(), ...stepDetail(event.data) })),
@@ -103,39 +112,39 @@ export class RunsController {
   }
 }
 
-function runSummary(run: Record<string, unknown>): Record<string, unknown> {
+function runSummary(run: IndexedRun): Record<string, unknown> {
   return {
-    execution_id: run.run_id,
-    message_id: run.message_id,
+    execution_id: run.runId,
+    message_id: run.messageId,
     status: run.status,
-    reason: run.outcome_reason ?? null,
-    workflow: { slug: run.workflow_slug, version: run.workflow_version },
-    recipient: run.recipient_type === 'object' ? { $type: 'object', object_type: run.object_type, id: run.object_id } : { $type: 'user', distinct_id: run.distinct_id },
-    tenant_id: run.tenant_id,
-    idempotency_key: run.idempotency_key ?? null,
-    started_at: new Date(run.started_at as string).toISOString(),
-    updated_at: new Date(run.updated_at as string).toISOString(),
+    reason: run.outcomeReason ?? null,
+    workflow: { slug: run.workflowSlug, version: run.workflowVersion },
+    recipient: run.recipientType === 'object' ? { $type: 'object', object_type: run.objectType, id: run.objectId } : { $type: 'user', distinct_id: run.distinctId },
+    tenant_id: run.tenantId,
+    idempotency_key: run.idempotencyKey ?? null,
+    started_at: run.startedAt.toISOString(),
+    updated_at: run.updatedAt.toISOString(),
   };
 }
 
-const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 /** A run's message, in short: enough to tell sent, retrying, failed and not sent apart, and why. */
-function runMessage(row: Record<string, unknown>): Record<string, unknown> {
+function runMessage(row: LoggedMessage): Record<string, unknown> {
   return {
-    message_id: row.delivery_id,
-    node: row.node_name,
+    message_id: row.deliveryId,
+    node: row.nodeName,
     channel: row.channel,
-    template: row.template_slug,
+    template: row.templateSlug,
     status: row.status,
-    failure_reason: row.failure_reason ?? '',
+    failure_reason: row.failureReason ?? '',
     warnings: row.warnings ?? [],
     attempts: row.attempts ?? 0,
-    next_attempt_at: isoOrNull(row.next_attempt_at),
+    next_attempt_at: isoOrNull(row.nextAttemptAt),
     vendor: row.vendor ?? null,
-    created_at: isoOrNull(row.created_at),
-    triggered_at: isoOrNull(row.triggered_at),
-    delivered_at: isoOrNull(row.delivered_at),
+    created_at: row.createdAt.toISOString(),
+    triggered_at: isoOrNull(row.triggeredAt),
+    delivered_at: isoOrNull(row.deliveredAt),
   };
 }
 

@@ -1,7 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   JsonRecord,
   REPLAY_PROGRESSED_TYPE,
@@ -15,7 +13,7 @@ import {
   parseReplayRequested,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { EventStore } from '@herald/event-store';
+import { RunIndexRepository } from '../http/run-index.repository';
 import { CLOCK, Clock, ConsumerOf, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { PreferencePolicy, RunDecider, RunEvent, RunExpressions, ReplaySummary, RunReplayResult, WorkflowDefinition, createRunDecider, recordedRunOf, summarizeReplay, whatIf } from '@herald/workflow';
 import { RunContextLoader } from '../runs/run-context-loader';
@@ -39,11 +37,10 @@ const CHUNK_RUNS = 200;
  */
 @Controller()
 export class ReplayWorker {
-  private readonly store: EventStore;
   private readonly decider: RunDecider;
 
   constructor(
-    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly index: RunIndexRepository,
     private readonly contexts: RunContextLoader,
     @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
     @Inject(PREFERENCE_POLICY) preferences: PreferencePolicy,
@@ -51,7 +48,6 @@ export class ReplayWorker {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {
-    this.store = new EventStore(db, 'engine');
     this.decider = createRunDecider({ expressions, preferences });
   }
 
@@ -64,11 +60,11 @@ export class ReplayWorker {
       await this.report(job, 0, 0, [], undefined, 'the definition has no tree of nodes');
       return;
     }
-    const runs = await this.selectRuns(job);
+    const runs = await this.index.streamsToReplay(job.workspace_id, job.workflow_slug, job.selection);
     const all: RunReplayResult[] = [];
     if (runs.length === 0) await this.report(job, 0, 0, [], summarizeReplay([]));
     for (let chunk = 0; chunk * CHUNK_RUNS < runs.length; chunk += 1) {
-      const streamIds = runs.slice(chunk * CHUNK_RUNS, (chunk + 1) * CHUNK_RUNS).map((run) => run.stream_id);
+      const streamIds = runs.slice(chunk * CHUNK_RUNS, (chunk + 1) * CHUNK_RUNS);
       const results = await this.replayStreams(job, streamIds, definition);
       all.push(...results);
       const done = Math.min(runs.length, (chunk + 1) * CHUNK_RUNS);
@@ -77,26 +73,9 @@ export class ReplayWorker {
     this.logger.info('replay job done', { job_id: job.job_id, runs: runs.length, ms: Math.round(performance.now() - began) });
   }
 
-  private async selectRuns(job: ReplayRequested): Promise<Array<{ stream_id: string }>> {
-    const { selection } = job;
-    const where = ['workspace_id = $1', 'workflow_slug = $2'];
-    const params: unknown[] = [job.workspace_id, job.workflow_slug];
-    const add = (sql: string, value: unknown): void => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (selection.from !== undefined) add('started_at >= ?::timestamptz', selection.from);
-    if (selection.to !== undefined) add('started_at < ?::timestamptz', selection.to);
-    if (selection.recipients?.length) add('distinct_id = ANY(?::text[])', [...selection.recipients]);
-    params.push(selection.count);
-    return (await this.db.query(`SELECT stream_id FROM engine.runs WHERE ${where.join(' AND ')} ORDER BY started_at DESC, run_id LIMIT $${params.length}`, params)) as Array<{
-      stream_id: string;
-    }>;
-  }
-
   private async replayStreams(job: ReplayRequested, streamIds: readonly string[], definition: WorkflowDefinition): Promise<RunReplayResult[]> {
-    const streams = await this.store.readStreams(streamIds);
-    const logs = streamIds.map((id) => (streams.get(id)?.events ?? []).map((event) => ({ event: event.data as RunEvent, at: event.recordedAt })));
+    const streams = await this.index.runLogs(streamIds);
+    const logs = streamIds.map((id) => (streams.get(id) ?? []).map((event) => ({ event: event.data as RunEvent, at: event.recordedAt })));
     const startedOf = logs.map((log) => (log[0]?.event.type === 'run.started.v1' ? log[0].event : undefined));
     const requests = startedOf.flatMap((started) =>
       started === undefined

@@ -3,7 +3,7 @@ import { Ctx, Payload } from '@nestjs/microservices';
 import { DeliveryOutcome, Envelope, TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WebpushEngagement, parseWebpushEngagement } from '@herald/contracts';
 import { BusMessageContext, ConsumerOf } from '@herald/runtime';
 import { RunHost } from './run-host';
-import { MessageLog, MessageStanding } from '../http/message-log';
+import { MessageLogRepository, MessageStanding } from '../http/message-log.repository';
 
 /** A message's statuses only move forward: a late `delivered` after a click changes nothing. */
 const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked: 3 };
@@ -19,7 +19,7 @@ const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked:
 @Controller()
 export class WebpushEngagementConsumer {
   constructor(
-    private readonly messages: MessageLog,
+    private readonly messages: MessageLogRepository,
     private readonly runs: RunHost,
   ) {}
 
@@ -40,9 +40,9 @@ export class WebpushEngagementConsumer {
 export function engagementOutcome(message: MessageStanding, report: WebpushEngagement): DeliveryOutcome | null {
   if ((RANK[message.status] ?? 0) >= RANK[report.status]) return null;
   return {
-    delivery_id: message.delivery_id,
-    run_id: message.run_id,
-    message_id: message.message_id,
+    delivery_id: message.deliveryId,
+    run_id: message.runId,
+    message_id: message.messageId,
     workspace_slug: report.workspace_slug,
     channel: 'webpush',
     status: report.status,

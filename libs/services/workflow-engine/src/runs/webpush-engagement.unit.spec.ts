@@ -1,9 +1,9 @@
 import { WebpushEngagement } from '@herald/contracts';
 import { engagementOutcome } from './webpush-engagement.consumer';
-import { MessageStanding } from '../http/message-log';
+import { MessageStanding } from '../http/message-log.repository';
 
 describe('a service worker report as the outcome of its web push message', () => {
-  const message = (status: string): MessageStanding => ({ delivery_id: 'd-1', run_id: 'r-1', message_id: 'm-1', channel: 'webpush', status });
+  const message = (status: string): MessageStanding => ({ deliveryId: 'd-1', runId: 'r-1', messageId: 'm-1', channel: 'webpush', status });
   const report = (status: WebpushEngagement['status'], action?: string): WebpushEngagement => ({ workspace_slug: 'staging', delivery_id: 'd-1', status, at: '2026-01-01T00:00:00.000Z', ...(action ? { action } : {}) });
 
   it('records delivered after sent, and a click after either, with the button clicked', () => {
