@@ -8,6 +8,7 @@ export * from './nest/tokens';
 export * from './nest/platform-context';
 export * from './nest/platform.module';
 export * from './nest/consumer-registry';
+export * from './nest/bus-transport';
 export * from './nest/service-database.module';
 export * from './nest/schema-outbox-relay';
 export * from './nest/http-app';

@@ -28,17 +28,20 @@ import { FormBodyParser, VendorCallbacksController } from './http/vendor-callbac
 import { FeedStoreReader } from './inbox/feed-store';
 import { InboxStore } from './inbox/inbox-store';
 import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
+import { InboxUpdatesController } from './inbox/inbox-updates.controller';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
 import { DISPATCH_MIGRATIONS } from './persistence/migrations';
 import { ApiKeyRepository } from './read-models/api-key.repository';
 import { InboxApiKeys } from './read-models/inbox-api-keys';
 import { LiveTranslations } from './read-models/live-translations';
+import { ReadModelConsumers } from './read-models/read-model-consumers.controller';
 import { TranslationRepository } from './read-models/translation.repository';
 import { DISPATCH_SECRET_BOX } from './read-models/dispatch-secret-box';
 import { WorkspaceKeyRepository } from './read-models/workspace-key.repository';
 import { WorkspaceKeySecrets } from './read-models/workspace-key-secrets';
 import { VendorRepository } from './read-models/vendor.repository';
 import { WorkspaceVendors } from './read-models/workspace-vendors';
+import { SuppressionChangesController } from './suppressions/suppression-changes.controller';
 import { GuardedHttp } from './vendors/http/guarded-http';
 import { HTTP_PORT, HttpPort } from './vendors/http/http.port';
 import { AddressGuard } from './vendors/net/address-guard';
@@ -70,7 +73,7 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS, entities: DISPATCH_ENTITIES }),
         BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
       ],
-      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController],
+      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController, SuppressionChangesController, InboxUpdatesController, ReadModelConsumers],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
         // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.

@@ -2,7 +2,7 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AudienceVisibilityModule, BrowserAuthModule, OperatorCors, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { BROADCAST_FAN_OUT_OPTIONS, BroadcastFanOut, BroadcastFanOutOptions, DEFAULT_BROADCAST_FAN_OUT_OPTIONS } from './broadcasts/broadcast-fan-out';
-import { CategoryReadModel } from './categories/category-read-model';
+import { CategoryChangesConsumer, CategoryReadModel } from './categories/category-read-model';
 import { CONSOLE_ROUTES } from './http/console-routes';
 import { ListStore } from './lists/list-store';
 import { ListsController } from './lists/lists.controller';
@@ -69,6 +69,9 @@ export class PreferenceServiceModule implements NestModule {
         BrandListController,
         BrandsController,
         UnsubscribeController,
+        ProfileUpdatesConsumer,
+        CategoryChangesConsumer,
+        BroadcastFanOut,
       ],
       providers: [
         { provide: BROADCAST_FAN_OUT_OPTIONS, useValue: { ...DEFAULT_BROADCAST_FAN_OUT_OPTIONS, ...fanOut } },
@@ -82,10 +85,8 @@ export class PreferenceServiceModule implements NestModule {
         UnsubscribeBodyParser,
         UserPreferencesAuthGuard,
         SubscriptionStore,
-        ProfileUpdatesConsumer,
         AudienceOutboxRelay,
         { provide: APP_INTERCEPTOR, useClass: AudienceWriteVisibilityInterceptor },
-        BroadcastFanOut,
       ],
     };
   }

@@ -15,7 +15,7 @@ import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { ReplayWorker } from './replays/replay-worker';
 import { AudienceReadModel } from './read-models/audience-read-model';
-import { DefinitionsReadModel } from './read-models/definitions-read-model';
+import { DefinitionChangesConsumer, DefinitionsReadModel } from './read-models/definitions-read-model';
 import { HttpWorker } from './runs/http-worker';
 import { RunContextLoader } from './runs/run-context-loader';
 import { runExpressions } from './runs/run-expressions';
@@ -50,7 +50,7 @@ export class WorkflowEngineModule implements NestModule {
         ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS, entities: ENGINE_ENTITIES }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
-      controllers: [RunsController, LiveTemplatesController],
+      controllers: [RunsController, LiveTemplatesController, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer],
       providers: [
         DefinitionsReadModel,
         AudienceReadModel,
@@ -58,9 +58,6 @@ export class WorkflowEngineModule implements NestModule {
         RunContextLoader,
         RunHost,
         RunInputsConsumer,
-        WebpushEngagementConsumer,
-        HttpWorker,
-        ReplayWorker,
         RunIndexRepository,
         MessageLogRepository,
         MessageLog,

@@ -4,7 +4,7 @@ import { LogFormat, LogLevel } from '../config/herald-config';
 export type LogFields = Record<string, unknown>;
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const NEST_CHATTER = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+const NEST_CHATTER = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestMicroservice']);
 const SECRET_FIELD = /secret|password|passwd|token|authorization|api_?key|credential|cookie|signature/i;
 
 export interface LogSink {

@@ -99,21 +99,28 @@ export class ConsumerRegistry implements OnModuleDestroy {
   }
 
   /** Subscribes a typed consumer whose invalid messages go to the dead-letter topic. */
-  consume<T>(topics: readonly string[], consumer: EnvelopeConsumer<T>): Promise<BackgroundSubscription> {
+  consume<T>(topics: readonly string[], consumer: EnvelopeConsumer<T>, start: SubscriptionStart = {}): Promise<BackgroundSubscription> {
     return this.subscribe({
       groupId: consumer.groupId,
       topics,
       handler: deadLetteringHandler(this.deadLetters, consumer),
+      ...start,
     });
   }
 
   /** Subscribes a typed batch consumer (see `deadLetteringBatchHandler`). */
-  consumeBatches<T>(topics: readonly string[], consumer: EnvelopeBatchConsumer<T>, maxBatchMessages?: number): Promise<BackgroundSubscription> {
+  consumeBatches<T>(
+    topics: readonly string[],
+    consumer: EnvelopeBatchConsumer<T>,
+    maxBatchMessages?: number,
+    start: SubscriptionStart = {},
+  ): Promise<BackgroundSubscription> {
     return this.subscribe({
       groupId: consumer.groupId,
       topics,
       ...deadLetteringBatchHandler(this.deadLetters, consumer, maxBatchMessages),
       ...(maxBatchMessages === undefined ? {} : { maxBatchMessages }),
+      ...start,
     });
   }
 
@@ -131,6 +138,9 @@ export class ConsumerRegistry implements OnModuleDestroy {
     }
   }
 }
+
+/** Where a new group starts reading (`SubscribeOptions.startFrom`; earliest unless said). */
+export type SubscriptionStart = Pick<SubscribeOptions, 'startFrom'>;
 
 /** A subscription of the registry: `started` resolves once the group is joined (or the registry stopped first). */
 export interface BackgroundSubscription extends Subscription {

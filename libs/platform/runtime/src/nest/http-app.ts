@@ -1,5 +1,5 @@
 import { maxHeaderSize } from 'node:http';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FieldError, HeraldError, idLengthProblem, inputHygieneProblems, jsonTextNestingProblem } from '@herald/contracts';
@@ -9,6 +9,8 @@ import { mergeOpenApi } from '../http/openapi';
 import { createValidationPipe } from '../http/validation';
 import { ServiceDefinition } from '../launch/service-definition';
 import { createHttpMetrics } from '../metrics/metrics';
+import { HeraldBusTransport } from './bus-transport/herald-bus-transport';
+import { ConsumerRegistry } from './consumer-registry';
 import { PlatformContext } from './platform-context';
 import { PlatformModule } from './platform.module';
 
@@ -120,13 +122,27 @@ function serveOpenApi(app: NestFastifyApplication, api: 'public' | 'management' 
     });
 }
 
+/**
+ * Starts the bus transport once every module has bootstrapped (the root module's hooks
+ * run last), as consumers subscribing in their own `onApplicationBootstrap` do, so an
+ * application's `init()` and `listen()` start it alike.
+ */
+class BusConsumersStart implements OnApplicationBootstrap {
+  app?: NestFastifyApplication;
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.app?.startAllMicroservices();
+  }
+}
+
 export async function createHttpApp(
   api: 'public' | 'management' | 'internal',
   context: PlatformContext,
   services: readonly ServiceDefinition[],
 ): Promise<NestFastifyApplication> {
   const serviceModules = services.map((service) => service.module());
-  @Module({})
+  const consumersStart = new BusConsumersStart();
+  @Module({ providers: [{ provide: BusConsumersStart, useValue: consumersStart }] })
   class HttpAppRoot {}
 
   const root: DynamicModule = {
@@ -152,6 +168,10 @@ export async function createHttpApp(
     // Our own JSON parser below keeps the raw bytes (SDK signatures cover them).
     bodyParser: false,
   });
+  // Consumers declared with @ConsumerOf: a hybrid application whose event handlers subscribe through the bus port.
+  // The HTTP pipes and filters are not theirs (inheritAppConfig false).
+  app.connectMicroservice({ strategy: new HeraldBusTransport(app.get(ConsumerRegistry)) }, { inheritAppConfig: false });
+  consumersStart.app = app;
   const connections = new ConnectionGate(resolveConnectionCaps(limits, readOpenFileLimit()));
   limitConnections(app.getHttpServer(), limits, connections);
   context.health.register(`http_connections_${api}`, async () => {

@@ -1,11 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import {
   INBOX_BULK_UPDATED_TYPE,
   INBOX_UPDATED_TYPE,
   InboxBulkUpdated,
   InboxUpdated,
-  TOPICS,
   parseEnvelope,
   parseInboxBulkUpdated,
   parseInboxUpdated,
@@ -13,7 +11,7 @@ import {
   userKey,
 } from '@herald/contracts';
 import { IncomingMessage } from '@herald/bus';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DEFAULT_TENANT, InboxOwner } from './inbox-store';
 
 /** Where a stream's events go: the HTTP response of one open event stream, or one web SDK socket. */
@@ -52,11 +50,9 @@ interface OpenStream {
 }
 
 /**
- * The inbox event streams this replica holds, and the reader that feeds them. Every
- * replica reads all of notify.inbox.updated.v1 (a consumer group of its own, from the
- * latest offset), so a new inbox row reaches the stream on whichever replica holds it;
- * in the embedded mode the same reader runs on the in-process bus. A missed event is not
- * retried: a page that reconnects lists its inbox again.
+ * The inbox event streams this replica holds, fed by every update of
+ * notify.inbox.updated.v1 (InboxUpdatesController). A missed event is not retried: a
+ * page that reconnects lists its inbox again.
  */
 @Injectable()
 export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
@@ -66,22 +62,11 @@ export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly consumers: ConsumerRegistry,
     @Inject(INBOX_STREAM_LIMITS) private readonly limits: StreamLimits,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.subscribe({
-      groupId: `herald.dispatch.inbox-streams.${randomUUID()}`,
-      topics: [TOPICS.inboxUpdated.name],
-      startFrom: 'latest',
-      handler: async (message) => this.read(message),
-      // Every replica reads every update: a partition's batch at a time, one commit for it.
-      batchHandler: async (messages) => {
-        for (const message of messages) this.read(message);
-      },
-    });
+  onApplicationBootstrap(): void {
     this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -125,8 +110,8 @@ export class InboxStreams implements OnApplicationBootstrap, OnModuleDestroy {
     this.total = 0;
   }
 
-  /** Only news for open pages: a message that does not parse is skipped, never retried. */
-  private read(message: IncomingMessage): void {
+  /** An update read from the topic (InboxUpdatesController); only news for open pages: a message that does not parse is skipped, never retried. */
+  read(message: IncomingMessage): void {
     // Keyed by recipient as the streams are (`userKey`): most updates concern no page open
     // on this replica, and are passed over without being parsed.
     if (!this.bySubscriber.has(message.key)) return;

@@ -1,7 +1,7 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { DefinitionChanged } from '@herald/contracts';
 import { LocaleTranslations, localeTranslationsOf } from '@herald/rendering';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { TranslationRepository } from './translation.repository';
 
 interface AnnouncedTranslations {
@@ -20,24 +20,14 @@ const CACHE_CAPACITY = 10_000;
  * replicas within the TTL.
  */
 @Injectable()
-export class LiveTranslations implements OnApplicationBootstrap {
+export class LiveTranslations {
   /** The read itself is cached, so the attempts of a burst that miss together share one. */
   private readonly cache = new Map<string, { translations: Promise<LocaleTranslations>; expiresAt: number }>();
 
   constructor(
     private readonly stored: TranslationRepository,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.dispatch.translations',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'translation' ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /** The workspace's live translations; none before its first commit. */
   async translationsOf(workspaceId: string): Promise<LocaleTranslations> {
@@ -53,7 +43,8 @@ export class LiveTranslations implements OnApplicationBootstrap {
     return entry.translations;
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `translation` change of `notify.definition.changed.v1` (ReadModelConsumers). */
+  async apply(change: DefinitionChanged): Promise<void> {
     const files = change.change === 'deleted' ? [] : (change.document as AnnouncedTranslations).files;
     await this.stored.apply(change.workspace_id, change.version, localeTranslationsOf(files));
     this.cache.delete(change.workspace_id);

@@ -1,6 +1,6 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
-import { ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, WorkspaceKeySecret } from '@herald/runtime';
+import { Inject, Injectable } from '@nestjs/common';
+import { CredentialsChanged } from '@herald/contracts';
+import { ExpiringCache, HERALD_LOGGER, HeraldLogger, WorkspaceKeySecret } from '@herald/runtime';
 import { WorkspaceKeyRepository } from './workspace-key.repository';
 
 const CACHE_TTL_MS = 5_000;
@@ -15,27 +15,20 @@ const CACHE_CAPACITY = 10_000;
  * the replica that applies a change drops its cache at once, the others within the TTL.
  */
 @Injectable()
-export class WorkspaceKeySecrets implements OnApplicationBootstrap {
+export class WorkspaceKeySecrets {
   private readonly cache = new ExpiringCache<readonly WorkspaceKeySecret[]>(CACHE_TTL_MS, CACHE_CAPACITY);
 
   constructor(
     private readonly keys: WorkspaceKeyRepository,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.credentialsChanged.name], {
-      groupId: 'herald.dispatch.workspace-keys',
-      type: CREDENTIALS_CHANGED_TYPE,
-      parsePayload: parseCredentialsChanged,
-      handle: async (change) => {
-        if (change.kind !== 'workspace_key') return;
-        await this.keys.apply(change);
-        this.cache.clear();
-        this.logger.info('credentials read model updated', { kind: change.kind, change: change.change, workspace_id: change.workspace_id });
-      },
-    });
+  /** A change of `notify.credentials.changed.v1` (ReadModelConsumers): only workspace keys are this model's. */
+  async apply(change: CredentialsChanged): Promise<void> {
+    if (change.kind !== 'workspace_key') return;
+    await this.keys.apply(change);
+    this.cache.clear();
+    this.logger.info('credentials read model updated', { kind: change.kind, change: change.change, workspace_id: change.workspace_id });
   }
 
   /** The secrets of a workspace key, each with its workspace (none when the key is unknown). */

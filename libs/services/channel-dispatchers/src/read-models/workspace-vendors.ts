@@ -1,6 +1,6 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { Channel, DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { Inject, Injectable } from '@nestjs/common';
+import { Channel, DefinitionChanged } from '@herald/contracts';
+import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { VendorConfig } from '../vendors/vendor.port';
 import { VendorRepository, VendorSettings } from './vendor.repository';
 
@@ -26,24 +26,14 @@ const CACHE_TTL_MS = 5_000;
  * channel and TTL at most.
  */
 @Injectable()
-export class WorkspaceVendors implements OnApplicationBootstrap {
+export class WorkspaceVendors {
   /** By workspace and channel; the read itself is cached, so the attempts of a burst that miss together share one. */
   private readonly cache = new Map<string, { vendors: Promise<readonly VendorConfig[]>; expiresAt: number }>();
 
   constructor(
     private readonly stored: VendorRepository,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.dispatch.definitions',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'vendor' ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /** The enabled vendors of a workspace's channel, highest priority (lowest number) first. */
   async vendorsOf(workspaceId: string, channel: Channel): Promise<readonly VendorConfig[]> {
@@ -59,7 +49,8 @@ export class WorkspaceVendors implements OnApplicationBootstrap {
     return entry.vendors;
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `vendor` change of `notify.definition.changed.v1` (ReadModelConsumers). */
+  async apply(change: DefinitionChanged): Promise<void> {
     // The id is `<channel>/<vendor>`.
     const [channel, vendor] = change.id.split('/') as [Channel, string];
     if (change.change === 'deleted') {

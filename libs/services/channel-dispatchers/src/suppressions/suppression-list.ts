@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { Channel, SUPPRESSION_CHANGED_TYPE, SuppressionChanged, TOPICS, parseEnvelope, parseSuppressionChanged, readsSchemaVersion } from '@herald/contracts';
-import { ConsumerRegistry } from '@herald/runtime';
+import { Injectable } from '@nestjs/common';
+import { Channel, SuppressionChanged } from '@herald/contracts';
 import { SuppressedAddress, SuppressionRepository } from './suppression.repository';
 
 /** Why an address is on the list, as a skipped send reports it. */
@@ -27,38 +25,14 @@ const suppressionOf = (entry: SuppressedAddress): Suppression => ({ reason: entr
  * channel with addresses, so a channel's list is cached whole for 5 s, and an empty list
  * costs nothing. Every replica also reads every change itself (a group of its own, from
  * the latest offset) and drops its cached list at once, so an address an operator took
- * off the list is sent to on the next attempt, whichever replica makes it.
+ * off the list is sent to on the next attempt, whichever replica makes it (both
+ * consumers: SuppressionChangesController).
  */
 @Injectable()
-export class SuppressionList implements OnApplicationBootstrap {
+export class SuppressionList {
   private readonly cache = new Map<string, { list: Promise<ChannelList>; expiresAt: number }>();
 
-  constructor(
-    private readonly entries: SuppressionRepository,
-    private readonly consumers: ConsumerRegistry,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.suppressionChanged.name], {
-      groupId: 'herald.dispatch.suppressions',
-      type: SUPPRESSION_CHANGED_TYPE,
-      parsePayload: parseSuppressionChanged,
-      handle: (change) => this.apply(change),
-    });
-    await this.consumers.subscribe({
-      groupId: `herald.dispatch.suppressions.${randomUUID()}`,
-      topics: [TOPICS.suppressionChanged.name],
-      startFrom: 'latest',
-      handler: async (message) => {
-        // Only to make the change seen here at once: what does not parse is the shared group's to dead-letter.
-        const envelope = parseEnvelope(message.value);
-        if (!envelope.ok || envelope.value.type !== SUPPRESSION_CHANGED_TYPE || !readsSchemaVersion(envelope.value)) return;
-        const change = parseSuppressionChanged(envelope.value.payload);
-        // Applied (idempotent, as the shared group applies it) before the cache is dropped, so the next read cannot cache the list as it was.
-        if (change.ok) await this.apply(change.value);
-      },
-    });
-  }
+  constructor(private readonly entries: SuppressionRepository) {}
 
   /** The addresses among `addresses` on the workspace's list for the channel, with why. */
   async suppressedAmong(workspaceId: string, channel: Channel, addresses: readonly string[]): Promise<Map<string, Suppression>> {
@@ -81,7 +55,8 @@ export class SuppressionList implements OnApplicationBootstrap {
     this.cache.delete(`${change.workspace_id}/${change.channel}`);
   }
 
-  private async apply(change: SuppressionChanged): Promise<void> {
+  /** A change read from the topic (SuppressionChangesController): stored, then the cached list dropped. */
+  async apply(change: SuppressionChanged): Promise<void> {
     await this.entries.apply(change);
     this.forget(change);
   }

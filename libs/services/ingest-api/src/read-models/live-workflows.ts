@@ -1,7 +1,7 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { DefinitionChanged, TOPICS, definitionAppliedMessage } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { CLOCK, Clock, ExpiringCache, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { PayloadSchemaLink } from './payload-schema.repository';
 import { LiveWorkflow, WorkflowRepository } from './workflow.repository';
 
@@ -22,25 +22,15 @@ const CACHE_CAPACITY = 50_000;
  * applies a change drops its cache at once.
  */
 @Injectable()
-export class LiveWorkflows implements OnApplicationBootstrap {
+export class LiveWorkflows {
   private readonly cache = new ExpiringCache<LiveWorkflow | null>(CACHE_TTL_MS, CACHE_CAPACITY);
 
   constructor(
     private readonly stored: WorkflowRepository,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.ingest.definitions',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'workflow' ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /** The live workflow, or null when the workspace has none with this slug. */
   async find(workspaceId: string, slug: string): Promise<LiveWorkflow | null> {
@@ -49,7 +39,8 @@ export class LiveWorkflows implements OnApplicationBootstrap {
     return this.cache.load(`${workspaceId}\u0000${slug}`, () => this.stored.liveOf(workspaceId, slug), (workflow) => workflow !== null);
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `workflow` change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  async apply(change: DefinitionChanged): Promise<void> {
     if (change.change === 'deleted') {
       await this.stored.remove(change.workspace_id, change.id, change.version);
     } else {

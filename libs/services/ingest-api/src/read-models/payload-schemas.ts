@@ -1,16 +1,14 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
-  DEFINITION_CHANGED_TYPE,
   DefinitionChanged,
   FieldError,
   PayloadValidator,
   TOPICS,
   compilePayloadSchema,
   definitionAppliedMessage,
-  parseDefinitionChanged,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { PayloadSchemaLink, PayloadSchemaRepository } from './payload-schema.repository';
 
 interface AnnouncedEventLink {
@@ -31,25 +29,15 @@ const COMPILED_CAPACITY = 5_000;
  * changes, so a compiled one is kept (up to a bound) by workspace, slug and version.
  */
 @Injectable()
-export class PayloadSchemas implements OnApplicationBootstrap {
+export class PayloadSchemas {
   private readonly compiled = new Map<string, PayloadValidator | null>();
 
   constructor(
     private readonly stored: PayloadSchemaRepository,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.ingest.payload-schemas',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (change.kind === 'schema' ? this.apply(change) : change.kind === 'event_schema' ? this.applyEventLink(change) : Promise.resolve()),
-    });
-  }
 
   /**
    * What is wrong with `data` by the linked schema, each by its path under `root`. A
@@ -86,14 +74,16 @@ export class PayloadSchemas implements OnApplicationBootstrap {
     return validate;
   }
 
-  private async applyEventLink(change: DefinitionChanged): Promise<void> {
+  /** An `event_schema` change: a schema linked to an event name (DefinitionChangesConsumer). */
+  async applyEventLink(change: DefinitionChanged): Promise<void> {
     const link = (change.document as AnnouncedEventLink | undefined)?.payload_schema ?? null;
     await this.stored.saveEventLink({ workspaceId: change.workspace_id, event: change.id, payloadSchema: link, version: change.version });
     this.logger.info('event schema link read model updated', { workspace_id: change.workspace_id, event: change.id, version: change.version });
     await this.announceApplied(change);
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A `schema` change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  async apply(change: DefinitionChanged): Promise<void> {
     if (change.change === 'deleted') {
       await this.stored.removeLive(change.workspace_id, change.id, change.version);
     } else {

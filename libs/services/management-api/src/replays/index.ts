@@ -6,7 +6,7 @@ import { ReplayChunkEntity, ReplayJobEntity, ReplayJobRepository } from './repla
 import { ReplaysController } from './replays.controller';
 
 /** What-if replays (`/v1/{workspace}/workflow/{slug}/replay/...`): jobs the engine computes. */
-export const REPLAY_CONTROLLERS: Type[] = [ReplaysController];
-export const REPLAY_PROVIDERS: Provider[] = [ReplayJobRepository, ReplayProgressConsumer];
+export const REPLAY_CONTROLLERS: Type[] = [ReplaysController, ReplayProgressConsumer];
+export const REPLAY_PROVIDERS: Provider[] = [ReplayJobRepository];
 export const REPLAY_ENTITIES = [ReplayJobEntity, ReplayChunkEntity];
 export const REPLAY_MIGRATIONS: MigrationClass[] = [CreateReplayJobs1763701300000];

@@ -1,22 +1,16 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { REPLAY_PROGRESSED_TYPE, TOPICS, parseReplayProgressed } from '@herald/contracts';
-import { ConsumerRegistry } from '@herald/runtime';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { REPLAY_PROGRESSED_TYPE, ReplayProgressed, TOPICS, parseReplayProgressed } from '@herald/contracts';
+import { ConsumerOf } from '@herald/runtime';
 import { ReplayJobRepository } from './replay-job.repository';
 
 /** Applies the engine's replay progress reports to their jobs (one consumer group shared by the replicas). */
-@Injectable()
-export class ReplayProgressConsumer implements OnApplicationBootstrap {
-  constructor(
-    private readonly consumers: ConsumerRegistry,
-    private readonly jobs: ReplayJobRepository,
-  ) {}
+@Controller()
+export class ReplayProgressConsumer {
+  constructor(private readonly jobs: ReplayJobRepository) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.replayProgressed.name], {
-      groupId: 'herald.management.replays',
-      type: REPLAY_PROGRESSED_TYPE,
-      parsePayload: parseReplayProgressed,
-      handle: (progress) => this.jobs.applyProgress(progress),
-    });
+  @ConsumerOf({ groupId: 'herald.management.replays', topics: [TOPICS.replayProgressed.name], messages: { type: REPLAY_PROGRESSED_TYPE, parsePayload: parseReplayProgressed } })
+  async apply(@Payload() progress: ReplayProgressed): Promise<void> {
+    await this.jobs.applyProgress(progress);
   }
 }

@@ -6,7 +6,7 @@ import { SuppressionEntity, SuppressionRepository } from './suppression.reposito
 import { SuppressionsController } from './suppressions.controller';
 
 /** The suppression list's API, and management's copy of it kept from `notify.suppression.changed.v1`. */
-export const SUPPRESSION_CONTROLLERS: Type[] = [SuppressionsController];
-export const SUPPRESSION_PROVIDERS: Provider[] = [SuppressionRepository, SuppressionChangesConsumer];
+export const SUPPRESSION_CONTROLLERS: Type[] = [SuppressionsController, SuppressionChangesConsumer];
+export const SUPPRESSION_PROVIDERS: Provider[] = [SuppressionRepository];
 export const SUPPRESSION_ENTITIES = [SuppressionEntity];
 export const SUPPRESSION_MIGRATIONS: MigrationClass[] = [CreateSuppressions1763701650000];

@@ -1,6 +1,7 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { SUPPRESSION_CHANGED_TYPE, TOPICS, parseSuppressionChanged } from '@herald/contracts';
-import { ConsumerRegistry } from '@herald/runtime';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { SUPPRESSION_CHANGED_TYPE, SuppressionChanged, TOPICS, parseSuppressionChanged } from '@herald/contracts';
+import { ConsumerOf } from '@herald/runtime';
 import { SuppressionRepository } from './suppression.repository';
 
 /**
@@ -8,19 +9,12 @@ import { SuppressionRepository } from './suppression.repository';
  * the hard bounces and complaints the dispatchers record (so the API lists them), and the
  * API's own changes coming back, applied again in topic order.
  */
-@Injectable()
-export class SuppressionChangesConsumer implements OnApplicationBootstrap {
-  constructor(
-    private readonly consumers: ConsumerRegistry,
-    private readonly suppressions: SuppressionRepository,
-  ) {}
+@Controller()
+export class SuppressionChangesConsumer {
+  constructor(private readonly suppressions: SuppressionRepository) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.suppressionChanged.name], {
-      groupId: 'herald.management.suppressions',
-      type: SUPPRESSION_CHANGED_TYPE,
-      parsePayload: parseSuppressionChanged,
-      handle: (change) => this.suppressions.apply(change),
-    });
+  @ConsumerOf({ groupId: 'herald.management.suppressions', topics: [TOPICS.suppressionChanged.name], messages: { type: SUPPRESSION_CHANGED_TYPE, parsePayload: parseSuppressionChanged } })
+  async apply(@Payload() change: SuppressionChanged): Promise<void> {
+    await this.suppressions.apply(change);
   }
 }

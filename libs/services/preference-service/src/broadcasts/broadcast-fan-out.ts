@@ -1,4 +1,5 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -18,7 +19,7 @@ import {
   profileLocaleAndTimezone,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { BusMessageContext, CLOCK, Clock, ConsumerOf, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { broadcastWorkflow } from '@herald/workflow';
 import { JsonObject, mergeProfiles } from '../profiles/profile-document';
 
@@ -38,24 +39,19 @@ export const BROADCAST_FAN_OUT_OPTIONS = Symbol('BROADCAST_FAN_OUT_OPTIONS');
  * carrying the broadcast's inline workflow. Ids derive from the broadcast and the
  * member, so a redelivered broadcast (a crash mid-list) starts nobody twice.
  */
-@Injectable()
-export class BroadcastFanOut implements OnApplicationBootstrap {
+@Controller()
+export class BroadcastFanOut {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(BROADCAST_FAN_OUT_OPTIONS) private readonly options: BroadcastFanOutOptions,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.broadcastAccepted.name], {
-      groupId: 'herald.audience.broadcasts',
-      type: BROADCAST_ACCEPTED_TYPE,
-      parsePayload: parseBroadcastAccepted,
-      handle: (_broadcast, envelope) => this.fanOut(envelope),
-    });
+  @ConsumerOf({ groupId: 'herald.audience.broadcasts', topics: [TOPICS.broadcastAccepted.name], messages: { type: BROADCAST_ACCEPTED_TYPE, parsePayload: parseBroadcastAccepted } })
+  async read(@Payload() _broadcast: BroadcastAccepted, @Ctx() context: BusMessageContext<Envelope<BroadcastAccepted>>): Promise<void> {
+    await this.fanOut(context.envelope);
   }
 
   private async fanOut(envelope: Envelope<BroadcastAccepted>): Promise<void> {

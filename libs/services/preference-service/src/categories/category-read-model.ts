@@ -1,9 +1,10 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject, Injectable } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CategoryDocument, LocatedCategory, indexCategories } from '@herald/audience';
 import { CategoryTranslationDocument, DEFINITION_CHANGED_TYPE, DefinitionChanged, HeraldError, TOPICS, parseDefinitionChanged } from '@herald/contracts';
-import { ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { ConsumerOf, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { CategoryTexts, translationLocales } from './category-texts';
 
 /**
@@ -12,21 +13,11 @@ import { CategoryTexts, translationLocales } from './category-texts';
  * their translations (kind `category_translation`, one locale each time).
  */
 @Injectable()
-export class CategoryReadModel implements OnApplicationBootstrap {
+export class CategoryReadModel {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.audience.categories',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => this.apply(change),
-    });
-  }
 
   /** Every live category of the workspace, by slug (none before the first commit). */
   async categories(workspaceId: string, manager: EntityManager = this.db.manager): Promise<Map<string, LocatedCategory>> {
@@ -55,7 +46,8 @@ export class CategoryReadModel implements OnApplicationBootstrap {
     return new CategoryTexts(chain.flatMap((each) => byLocale.get(each) ?? []));
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A change of `notify.definition.changed.v1` (CategoryChangesConsumer): categories and their translations, the rest skipped. */
+  async apply(change: DefinitionChanged): Promise<void> {
     if (change.kind === 'category_translation') return this.applyTranslation(change);
     if (change.kind !== 'category') return;
     if (change.change === 'deleted') {
@@ -88,5 +80,16 @@ export class CategoryReadModel implements OnApplicationBootstrap {
       );
     }
     this.logger.info('preference category translation updated', { workspace_id: change.workspace_id, locale: change.id, version: change.version });
+  }
+}
+
+/** Keeps CategoryReadModel from management-api's announcements (one consumer group shared by the replicas). */
+@Controller()
+export class CategoryChangesConsumer {
+  constructor(private readonly categories: CategoryReadModel) {}
+
+  @ConsumerOf({ groupId: 'herald.audience.categories', topics: [TOPICS.definitionChanged.name], messages: { type: DEFINITION_CHANGED_TYPE, parsePayload: parseDefinitionChanged } })
+  async apply(@Payload() change: DefinitionChanged): Promise<void> {
+    await this.categories.apply(change);
   }
 }

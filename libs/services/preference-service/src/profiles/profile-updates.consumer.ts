@@ -1,6 +1,18 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { AUDIENCE_CHANGED_TYPE, AudienceChanged, AudienceSubject, FieldError, HeraldError, InlineProfileUpdate, TOPICS, UserOperationsUpdate, parseAudienceChanged } from '@herald/contracts';
-import { AuthenticatedWorkspace, ConsumerRegistry, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import {
+  AUDIENCE_CHANGED_TYPE,
+  AudienceChanged,
+  AudienceSubject,
+  Envelope,
+  FieldError,
+  HeraldError,
+  InlineProfileUpdate,
+  TOPICS,
+  UserOperationsUpdate,
+  parseAudienceChanged,
+} from '@herald/contracts';
+import { AuthenticatedWorkspace, BusMessageContext, ConsumerOf, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { applyInline, applyUserOperations } from './profile-document';
 import { ProfileStore } from './profile-store';
 
@@ -10,22 +22,17 @@ import { ProfileStore } from './profile-store';
  * profile or the per-tenant one. The other kinds on the topic are this service's own
  * announcements and are skipped.
  */
-@Injectable()
-export class ProfileUpdatesConsumer implements OnApplicationBootstrap {
+@Controller()
+export class ProfileUpdatesConsumer {
   constructor(
-    private readonly consumers: ConsumerRegistry,
     private readonly profiles: ProfileStore,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.audienceChanged.name], {
-      // The group keeps its first name: renaming it would start a new group at the topic's end.
-      groupId: 'herald.audience.inline-profiles',
-      type: AUDIENCE_CHANGED_TYPE,
-      parsePayload: parseAudienceChanged,
-      handle: (change, envelope) => this.apply({ id: envelope.workspace_id, slug: change.workspace_slug }, change),
-    });
+  // The group keeps its first name: renaming it would start a new group at the topic's end.
+  @ConsumerOf({ groupId: 'herald.audience.inline-profiles', topics: [TOPICS.audienceChanged.name], messages: { type: AUDIENCE_CHANGED_TYPE, parsePayload: parseAudienceChanged } })
+  async read(@Payload() change: AudienceChanged, @Ctx() context: BusMessageContext<Envelope<AudienceChanged>>): Promise<void> {
+    await this.apply({ id: context.envelope.workspace_id, slug: change.workspace_slug }, change);
   }
 
   private async apply(workspace: AuthenticatedWorkspace, change: AudienceChanged): Promise<void> {

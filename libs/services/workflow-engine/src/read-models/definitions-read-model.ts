@@ -1,9 +1,10 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject, Injectable } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, definitionAppliedMessage, parseDefinitionChanged } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { CLOCK, Clock, ConsumerOf, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 
 /** A workflow as management announces it: the live version and its definition. */
 export interface AnnouncedWorkflow {
@@ -34,26 +35,16 @@ const ENGINE_KINDS: readonly string[] = ['workflow', 'template', 'category'];
  * the table's versions (`currentDocuments`).
  */
 @Injectable()
-export class DefinitionsReadModel implements OnApplicationBootstrap {
+export class DefinitionsReadModel {
   /** Live documents by `cacheKey`, with the version they were announced with (see `currentDocuments`). */
   private readonly cache = new Map<string, { version: number; document: unknown }>();
 
   constructor(
     @InjectDataSource('engine') private readonly db: DataSource,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.definitionChanged.name], {
-      groupId: 'herald.engine.definitions',
-      type: DEFINITION_CHANGED_TYPE,
-      parsePayload: parseDefinitionChanged,
-      handle: (change) => (ENGINE_KINDS.includes(change.kind) ? this.apply(change) : Promise.resolve()),
-    });
-  }
 
   /**
    * The live documents of the definitions a batch of runs reads, in the order asked
@@ -131,7 +122,8 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
     return row?.document;
   }
 
-  private async apply(change: DefinitionChanged): Promise<void> {
+  /** A workflow, template or category change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  async apply(change: DefinitionChanged): Promise<void> {
     await this.db.transaction(async (tx) => {
       if (change.change === 'deleted') {
         await tx.query(`DELETE FROM engine.definitions WHERE workspace_id = $1 AND kind = $2 AND id = $3 AND version < $4`, [
@@ -169,4 +161,15 @@ export class DefinitionsReadModel implements OnApplicationBootstrap {
 
 function cacheKey({ workspaceId, kind, id }: DefinitionKey): string {
   return `${workspaceId}\u0000${kind}\u0000${id}`;
+}
+
+/** Keeps DefinitionsReadModel from management-api's announcements (one consumer group shared by the replicas). */
+@Controller()
+export class DefinitionChangesConsumer {
+  constructor(private readonly definitions: DefinitionsReadModel) {}
+
+  @ConsumerOf({ groupId: 'herald.engine.definitions', topics: [TOPICS.definitionChanged.name], messages: { type: DEFINITION_CHANGED_TYPE, parsePayload: parseDefinitionChanged } })
+  async apply(@Payload() change: DefinitionChanged): Promise<void> {
+    if (ENGINE_KINDS.includes(change.kind)) await this.definitions.apply(change);
+  }
 }

@@ -1,4 +1,5 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
 import {
   JsonRecord,
   REPLAY_PROGRESSED_TYPE,
@@ -13,7 +14,7 @@ import {
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { RunIndexRepository } from '../http/run-index.repository';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
+import { CLOCK, Clock, ConsumerOf, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { PreferencePolicy, RunDecider, RunEvent, RunExpressions, ReplaySummary, RunReplayResult, WorkflowDefinition, createRunDecider, recordedRunOf, summarizeReplay, whatIf } from '@herald/workflow';
 import { RunContextLoader } from '../runs/run-context-loader';
 import { PREFERENCE_POLICY, RUN_EXPRESSIONS } from '../runs/run-host';
@@ -34,14 +35,13 @@ const CHUNK_RUNS = 200;
  * replay gets the context the engine holds now (profile, preferences, live templates of
  * both definitions). A redelivered job is replayed again; management applies each chunk once.
  */
-@Injectable()
-export class ReplayWorker implements OnApplicationBootstrap {
+@Controller()
+export class ReplayWorker {
   private readonly decider: RunDecider;
 
   constructor(
     private readonly index: RunIndexRepository,
     private readonly contexts: RunContextLoader,
-    private readonly consumers: ConsumerRegistry,
     @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
     @Inject(PREFERENCE_POLICY) preferences: PreferencePolicy,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -51,16 +51,8 @@ export class ReplayWorker implements OnApplicationBootstrap {
     this.decider = createRunDecider({ expressions, preferences });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.replayRequested.name], {
-      groupId: 'herald.engine.replays',
-      type: REPLAY_REQUESTED_TYPE,
-      parsePayload: parseReplayRequested,
-      handle: (job) => this.replay(job),
-    });
-  }
-
-  async replay(job: ReplayRequested): Promise<void> {
+  @ConsumerOf({ groupId: 'herald.engine.replays', topics: [TOPICS.replayRequested.name], messages: { type: REPLAY_REQUESTED_TYPE, parsePayload: parseReplayRequested } })
+  async replay(@Payload() job: ReplayRequested): Promise<void> {
     const began = performance.now();
     const definition = job.definition as unknown as WorkflowDefinition;
     // management validates the definition before announcing the job; anything else ends the job, not the consumer.

@@ -1,7 +1,8 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { RUN_HTTP_REQUESTED_TYPE, RunHttpRequest, TOPICS, parseRunHttpRequested } from '@herald/contracts';
+import { Controller, Inject, OnModuleDestroy } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { RUN_HTTP_REQUESTED_TYPE, RunHttpRequest, RunHttpRequestedMessage, TOPICS, parseRunHttpRequested } from '@herald/contracts';
 import { HttpMethod, OutboundBody, OutboundHttp, OutboundRequest, Send, createOutboundHttp, withRetries } from '@herald/outbound-http';
-import { ConsumerRegistry, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger } from '@herald/runtime';
+import { ConsumerOf, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger } from '@herald/runtime';
 import { HttpResponse } from '@herald/workflow';
 import { RunHost } from './run-host';
 
@@ -16,13 +17,12 @@ const MAX_ATTEMPTS = 3;
  * `http_responded` input. The request id travels as `Idempotency-Key`, so a receiver
  * can drop the repeat that a crash between the call and the record would cause.
  */
-@Injectable()
-export class HttpWorker implements OnApplicationBootstrap, OnModuleDestroy {
+@Controller()
+export class HttpWorker implements OnModuleDestroy {
   private readonly http: OutboundHttp;
   private readonly send: Send;
 
   constructor(
-    private readonly consumers: ConsumerRegistry,
     private readonly runs: RunHost,
     @Inject(HERALD_CONFIG) config: HeraldConfig,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
@@ -34,21 +34,15 @@ export class HttpWorker implements OnApplicationBootstrap, OnModuleDestroy {
     })(this.http.send);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.runHttpRequested.name], {
-      groupId: 'herald.engine.http',
-      type: RUN_HTTP_REQUESTED_TYPE,
-      parsePayload: parseRunHttpRequested,
-      handle: async (message) => {
-        const response = await this.call(message.request);
-        this.logger.info('webhook call finished', {
-          run_id: message.run_id,
-          request_id: message.request.request_id,
-          ...(response.kind === 'response' ? { status: response.status } : { error: response.error }),
-        });
-        await this.runs.httpResponded(message.stream_id, message.request.request_id, response);
-      },
+  @ConsumerOf({ groupId: 'herald.engine.http', topics: [TOPICS.runHttpRequested.name], messages: { type: RUN_HTTP_REQUESTED_TYPE, parsePayload: parseRunHttpRequested } })
+  async handle(@Payload() message: RunHttpRequestedMessage): Promise<void> {
+    const response = await this.call(message.request);
+    this.logger.info('webhook call finished', {
+      run_id: message.run_id,
+      request_id: message.request.request_id,
+      ...(response.kind === 'response' ? { status: response.status } : { error: response.error }),
     });
+    await this.runs.httpResponded(message.stream_id, message.request.request_id, response);
   }
 
   onModuleDestroy(): void {

@@ -1,6 +1,7 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { DeliveryOutcome, TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WebpushEngagement, parseWebpushEngagement } from '@herald/contracts';
-import { ConsumerRegistry } from '@herald/runtime';
+import { Controller } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { DeliveryOutcome, Envelope, TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WebpushEngagement, parseWebpushEngagement } from '@herald/contracts';
+import { BusMessageContext, ConsumerOf } from '@herald/runtime';
 import { RunHost } from './run-host';
 import { MessageLogRepository, MessageStanding } from '../http/message-log.repository';
 
@@ -15,21 +16,16 @@ const RANK: Readonly<Record<string, number>> = { delivered: 1, seen: 2, clicked:
  * service worker authenticates with the public key alone, so the id must be one Herald
  * sent (a message id is a random UUID, known to the browser it was pushed to).
  */
-@Injectable()
-export class WebpushEngagementConsumer implements OnApplicationBootstrap {
+@Controller()
+export class WebpushEngagementConsumer {
   constructor(
-    private readonly consumers: ConsumerRegistry,
     private readonly messages: MessageLogRepository,
     private readonly runs: RunHost,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.webpushEngagement.name], {
-      groupId: 'herald.engine.webpush_engagements',
-      type: WEBPUSH_ENGAGEMENT_TYPE,
-      parsePayload: parseWebpushEngagement,
-      handle: (report, envelope) => this.record(envelope.workspace_id, report),
-    });
+  @ConsumerOf({ groupId: 'herald.engine.webpush_engagements', topics: [TOPICS.webpushEngagement.name], messages: { type: WEBPUSH_ENGAGEMENT_TYPE, parsePayload: parseWebpushEngagement } })
+  async read(@Payload() report: WebpushEngagement, @Ctx() context: BusMessageContext<Envelope<WebpushEngagement>>): Promise<void> {
+    await this.record(context.envelope.workspace_id, report);
   }
 
   async record(workspaceId: string, report: WebpushEngagement): Promise<void> {

@@ -1,0 +1,2 @@
+export * from './consumer-of';
+export * from './herald-bus-transport';
