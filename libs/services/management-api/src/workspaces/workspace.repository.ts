@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
+import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
@@ -78,7 +79,7 @@ export class WorkspaceRepository {
         .returning(['createdAt', 'dataCenter'])
         .updateEntity(false)
         .execute();
-      const stored = inserted.raw as Array<{ created_at: Date; data_center: Record<string, unknown> }>;
+      const stored = returningRows<{ created_at: Date; data_center: Record<string, unknown> }>(inserted.raw);
       if (stored.length === 0) return null;
       // A new workspace can name a category in its first workflow at once.
       await seedDefaultCategories(tx, [id], this.clock.now());
