@@ -10,6 +10,7 @@ import { audienceOpenApi } from './openapi/audience-openapi';
 import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
 import { AudienceWriteVisibilityInterceptor } from './outbox/audience-write-visibility';
 import { AUDIENCE_MIGRATIONS } from './persistence/migrations';
+import { AUDIENCE_ENTITIES } from './persistence/entities';
 import { PreferenceStore } from './preferences/preference-store';
 import { UserPreferencesAuthGuard, UserPreferencesPreflightController } from './preferences/user-preferences-auth.guard';
 import { BulkUserPreferencesController, ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
@@ -41,7 +42,7 @@ export class PreferenceServiceModule implements NestModule {
     return {
       module: PreferenceServiceModule,
       imports: [
-        ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS }),
+        ServiceDatabaseModule.forService({ service: 'preference-service', schema: 'audience', migrations: AUDIENCE_MIGRATIONS, entities: AUDIENCE_ENTITIES }),
         WorkspaceAuthModule.forService({ service: 'preference-service', schema: 'audience', groupId: 'herald.audience.credentials' }),
         BrowserAuthModule.forService({ schema: 'audience', groupId: 'herald.audience.browser-keys' }),
         AudienceVisibilityModule,

@@ -1,0 +1,8 @@
+import { EntitySchema } from 'typeorm';
+
+/**
+ * The `audience` tables TypeORM maps for preference-service's repositories (the mapping only:
+ * the migrations make the tables). Each repository's entity schemas are added here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- EntitySchema's parameter differs per table
+export const AUDIENCE_ENTITIES: EntitySchema<any>[] = [];
