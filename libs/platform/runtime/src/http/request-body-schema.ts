@@ -31,7 +31,7 @@ class SchemaValidationPipe<T extends TSchema> implements PipeTransform<unknown, 
  *
  * ```ts
  * @Post('cancel')
- * cancel(@ValidBody(CANCEL_FILTERS) filters: CancelFilters) { ... }
+ * cancel(@ValidBody(ENGINE_BODIES.cancelFilters) filters: CancelFilters) { ... } // workflow-engine's runs.controller.ts
  * ```
  */
 export function ValidBody<T extends TSchema>(parser: SchemaParser<T>): ParameterDecorator {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DEFINITION_CHANGED_TYPE, DefinitionChanged, TOPICS, envelopeOf } from '@herald/contracts';
 import { InProcessBus } from '@herald/bus';
-import { EmbeddedPostgres } from '@herald/database';
-import { TestHttpApp, startTestHttpApp } from '@herald/runtime';
-import { createTemporaryDatabase, databaseTargets, expectEventually } from '@herald/testing';
+import { TestHttpApp, openTargetDatabase, startTestHttpApp } from '@herald/runtime';
+import { databaseTargets, expectEventually } from '@herald/testing';
 import { Client } from 'pg';
 import { workflowEngine } from '../workflow-engine.module';
 import { DefinitionsReadModel } from './definitions-read-model';
@@ -17,16 +16,8 @@ describe.each(databaseTargets())('the engine definitions read model ($kind)', (t
   const other = randomUUID();
 
   beforeAll(async () => {
-    let url: string;
-    if (target.kind === 'embedded') {
-      const embedded = await EmbeddedPostgres.start();
-      url = embedded.url;
-      dispose = () => embedded.stop();
-    } else {
-      const database = await createTemporaryDatabase(target.url);
-      url = database.url;
-      dispose = () => database.drop();
-    }
+    const { url, dispose: drop } = await openTargetDatabase(target);
+    dispose = drop;
     databaseUrl = url;
     app = await startTestHttpApp(workflowEngine, url, { bus: new InProcessBus() });
     model = app.get(DefinitionsReadModel);
