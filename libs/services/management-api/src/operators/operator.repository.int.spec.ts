@@ -1,23 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { databaseTargets } from '@herald/testing';
-import { AuditLogRepository } from '../audit/audit-log.repository';
 import { openManagementDatabase } from '../testing/repository-database';
 import { OperatorRepository } from './operator.repository';
 
-describe.each(databaseTargets())('the operator and audit log repositories ($kind)', (target) => {
+describe.each(databaseTargets())('the operator repository ($kind)', (target) => {
   let db: DataSource;
   let dispose: () => Promise<void>;
   let now = new Date('2026-03-01T10:00:00Z');
   let operators: OperatorRepository;
-  let audit: AuditLogRepository;
 
   beforeAll(async () => {
     const opened = await openManagementDatabase(target);
     db = opened.db;
     dispose = opened.close;
     operators = new OperatorRepository(db, { now: () => now });
-    audit = new AuditLogRepository(db);
   });
   afterAll(async () => {
     await dispose?.();
@@ -100,20 +97,5 @@ describe.each(databaseTargets())('the operator and audit log repositories ($kind
     await operators.issuePasswordReset(account, operator.id, late, new Date(now.getTime() + 1_000));
     now = new Date(now.getTime() + 2_000);
     expect(await operators.resetPassword(late, 'scrypt$late')).toBeNull();
-  });
-
-  it('appends audit entries and reads them newest first, filtered and paged', async () => {
-    const account = await newAccount();
-    const actor = { kind: 'operator' as const, id: randomUUID(), name: 'a@example.com' };
-    for (const [index, type] of ['workflow', 'vendor', 'workflow'].entries()) {
-      await audit.append({ accountId: account, workspaceSlug: 'staging', actor, method: 'POST', route: `/v1/:workspace/${type}/:id`, path: `/v1/staging/${type}/${index}/`, resourceType: type, resourceIds: { id: String(index) }, statusCode: 200, before: null, after: { index } });
-    }
-    const all = await audit.list(account, {}, 10);
-    expect(all.map((entry) => entry.resourceIds.id)).toEqual(['2', '1', '0']);
-    expect(all[0]).toMatchObject({ actorKind: 'operator', actorName: 'a@example.com', after: { index: 2 }, occurredAt: expect.any(Date) });
-    const workflows = await audit.list(account, { resourceType: 'workflow' }, 1);
-    expect(workflows.map((entry) => entry.resourceIds.id)).toEqual(['2']);
-    expect((await audit.list(account, { resourceType: 'workflow', before: workflows[0].seq }, 1)).map((entry) => entry.resourceIds.id)).toEqual(['0']);
-    expect(await audit.list(await newAccount(), {}, 10)).toEqual([]);
   });
 });

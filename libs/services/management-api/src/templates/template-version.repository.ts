@@ -50,6 +50,7 @@ export class TemplateVersionRepository {
    * The snapshot is taken by the database from the live rows, so it is exactly what went live.
    */
   async recordLive(tx: EntityManager, templateId: string): Promise<void> {
+    // Hand-written: one INSERT ... SELECT snapshots the live row and its live variants (jsonb_agg), and skips a version already recorded.
     await tx.query(
       `INSERT INTO management.template_versions (template_id, version_no, commit_message, committed_at, meta, variants, hash)
        SELECT t.id, t.version_no, t.commit_message, t.active_at, t.live,

@@ -1,22 +1,19 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { databaseTargets } from '@herald/testing';
-import { ServiceTokenRepository } from '../auth/service-token.repository';
 import { openManagementDatabase } from '../testing/repository-database';
 import { WorkspaceRepository, lockWorkspaceForWrites } from './workspace.repository';
 
-describe.each(databaseTargets())('the workspace and service token repositories ($kind)', (target) => {
+describe.each(databaseTargets())('the workspace repository ($kind)', (target) => {
   let db: DataSource;
   let dispose: () => Promise<void>;
   let workspaces: WorkspaceRepository;
-  let tokens: ServiceTokenRepository;
 
   beforeAll(async () => {
     const opened = await openManagementDatabase(target);
     db = opened.db;
     dispose = opened.close;
     workspaces = new WorkspaceRepository(db, { now: () => new Date('2026-03-01T10:00:00Z') });
-    tokens = new ServiceTokenRepository(db);
   });
   afterAll(async () => {
     await dispose?.();
@@ -87,22 +84,5 @@ describe.each(databaseTargets())('the workspace and service token repositories (
     releaseFirst();
     await Promise.all([first, second]);
     expect(order).toEqual(['first done', 'second locked']);
-  });
-
-  it('answers the account of a live service token, and nothing for a revoked or unknown one', async () => {
-    const account = await newAccount();
-    const [live, revoked] = [randomBytes(32), randomBytes(32)];
-    await db.query(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'live', $3, 'h'), ($4, $2, 'old', $5, 'h')`, [
-      randomUUID(),
-      account,
-      live,
-      randomUUID(),
-      revoked,
-    ]);
-    await db.query(`UPDATE management.service_tokens SET revoked_at = now() WHERE token_hash = $1`, [revoked]);
-
-    expect(await tokens.accountOfLiveToken(live)).toBe(account);
-    expect(await tokens.accountOfLiveToken(revoked)).toBeNull();
-    expect(await tokens.accountOfLiveToken(randomBytes(32))).toBeNull();
   });
 });
