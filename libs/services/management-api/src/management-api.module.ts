@@ -15,7 +15,7 @@ import { ManagementOutboxRelay } from './outbox/management-outbox-relay';
 import { CONSOLE_CONTROLLERS, CONSOLE_PROVIDERS } from './console';
 import { CommitVisibility, CommitVisibilityInterceptor } from './management-events/commit-visibility';
 import { CredentialsVisibility, CredentialsVisibilityInterceptor } from './management-events/credentials-visibility';
-import { CategoryTranslationRepository, CategoryTranslationsController, PreferenceCategoriesController, PreferenceCategoryStore } from './preference-categories';
+import { CategoryTranslationRepository, CategoryTranslationsController, PreferenceCategoriesController, PreferenceCategoryRepository } from './preference-categories';
 import { EVENT_CONTROLLERS, EVENT_PROVIDERS } from './events';
 import { REPLAY_CONTROLLERS, REPLAY_PROVIDERS } from './replays';
 import { SCHEMA_CONTROLLERS, SCHEMA_PROVIDERS } from './schemas';
@@ -78,7 +78,7 @@ export class ManagementApiModule {
         ...OPERATOR_PROVIDERS,
         CredentialsVisibility,
         { provide: APP_INTERCEPTOR, useClass: CredentialsVisibilityInterceptor },
-        PreferenceCategoryStore,
+        PreferenceCategoryRepository,
         CategoryTranslationRepository,
         ...TEMPLATE_PROVIDERS,
         ...VENDOR_PROVIDERS,

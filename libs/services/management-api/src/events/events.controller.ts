@@ -3,7 +3,7 @@ import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { EventChange, EventRow, EventStore, LinkedWorkflow } from './event-store';
+import { EventChange, EventRow, EventDefinitionRepository, LinkedWorkflow } from './event-definition.repository';
 import { RequiredRole } from '../auth/roles';
 import { EVENT_BODIES, EventBody, EventChange as EventChangeBody } from './request-bodies';
 
@@ -26,7 +26,7 @@ export interface EventView {
 export class EventsController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: EventStore,
+    private readonly events: EventDefinitionRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -38,7 +38,7 @@ export class EventsController {
     @Query('offset') offset?: string,
   ): Promise<OffsetList<EventView>> {
     const page = offsetPage(limit, offset);
-    const { count, rows } = await this.store.list(await this.workspace(request, workspaceSlug), page);
+    const { count, rows } = await this.events.list(await this.workspace(request, workspaceSlug), page);
     return { meta: { count, ...page }, results: rows.map(eventView) };
   }
 
@@ -47,13 +47,13 @@ export class EventsController {
   @Post()
   @HttpCode(200)
   async register(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @ValidBody(EVENT_BODIES.register) body: EventBody): Promise<EventView> {
-    return eventView(await this.store.save(await this.workspace(request, workspaceSlug), body.name, changeOf(body), false));
+    return eventView(await this.events.save(await this.workspace(request, workspaceSlug), body.name, changeOf(body), false));
   }
 
   @RequiredRole('viewer')
   @Get(':name')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('name') name: string): Promise<EventView> {
-    return eventView(await this.store.get(await this.workspace(request, workspaceSlug), name));
+    return eventView(await this.events.get(await this.workspace(request, workspaceSlug), name));
   }
 
   /** Changes the description or links a schema; the event must have been seen (404 otherwise). */
@@ -65,7 +65,7 @@ export class EventsController {
     @Param('name') name: string,
     @ValidBody(EVENT_BODIES.change) body: EventChangeBody,
   ): Promise<EventView> {
-    return eventView(await this.store.save(await this.workspace(request, workspaceSlug), name, changeOf(body), true));
+    return eventView(await this.events.save(await this.workspace(request, workspaceSlug), name, changeOf(body), true));
   }
 
   @RequiredRole('viewer')
@@ -75,13 +75,13 @@ export class EventsController {
     @Param('workspace') workspaceSlug: string,
     @Param('name') name: string,
   ): Promise<{ results: LinkedWorkflow[] }> {
-    return { results: await this.store.linkedWorkflows(await this.workspace(request, workspaceSlug), name) };
+    return { results: await this.events.linkedWorkflows(await this.workspace(request, workspaceSlug), name) };
   }
 
   @RequiredRole('editor')
   @Patch(':name/delink_schema')
   async delinkSchema(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('name') name: string): Promise<EventView> {
-    return eventView(await this.store.delinkSchema(await this.workspace(request, workspaceSlug), name));
+    return eventView(await this.events.delinkSchema(await this.workspace(request, workspaceSlug), name));
   }
 
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {

@@ -5,7 +5,7 @@ import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service
 import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf } from '../http/query-params';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
-import { CategoryVersionView, PreferenceCategoryStore } from './preference-category-store';
+import { CategoryVersionView, PreferenceCategoryRepository } from './preference-category.repository';
 import { RequiredRole } from '../auth/roles';
 import { CATEGORY_BODIES, PreferenceCategoriesBody } from './request-bodies';
 
@@ -18,7 +18,7 @@ import { CATEGORY_BODIES, PreferenceCategoriesBody } from './request-bodies';
 export class PreferenceCategoriesController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: PreferenceCategoryStore,
+    private readonly categories: PreferenceCategoryRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -26,7 +26,7 @@ export class PreferenceCategoriesController {
   async get(@Req() request: ManagementRequest, @Param('workspace') slug: string, @Query('mode') mode?: string): Promise<CategoryVersionView> {
     const selected = modeOf(mode);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return selected === 'live' ? this.store.live(workspace) : this.store.draftOrLive(workspace);
+    return selected === 'live' ? this.categories.live(workspace) : this.categories.draftOrLive(workspace);
   }
 
   /** Saves the draft; with `commit=true` (and a commit message) also makes a valid draft live. */
@@ -45,9 +45,9 @@ export class PreferenceCategoriesController {
       throw HeraldError.validation([{ path: 'commit_message', message: 'is required when commit=true' }]);
     }
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const draft = await this.store.saveDraft(workspace, body);
+    const draft = await this.categories.saveDraft(workspace, body);
     if (!shouldCommit || !draft.validation_result.is_valid) return draft;
-    return this.store.commit(workspace, (commitMessage as string).trim());
+    return this.categories.commit(workspace, (commitMessage as string).trim());
   }
 
   /** The message comes from the query or the body (`{"commit_message": "..."}`), as for templates and workflows. */
@@ -62,6 +62,6 @@ export class PreferenceCategoriesController {
     const message = commitMessageOf(commitMessage, body);
     if (message === undefined) throw HeraldError.validation([{ path: 'commit_message', message: 'is required (in the query or the body)' }]);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return this.store.commit(workspace, message);
+    return this.categories.commit(workspace, message);
   }
 }

@@ -6,7 +6,7 @@ import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message
 import { OffsetList, offsetPage } from '../http/offset-page';
 import { booleanOf, modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { SchemaRow, SchemaStore } from './schema-store';
+import { SchemaRow, SchemaRepository } from './schema.repository';
 import { SCHEMA_BODIES, SchemaBody } from './request-bodies';
 import { RequiredRole } from '../auth/roles';
 
@@ -36,7 +36,7 @@ export interface SchemaView {
 export class SchemasController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: SchemaStore,
+    private readonly schemas: SchemaRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -50,7 +50,7 @@ export class SchemasController {
   ): Promise<OffsetList<SchemaView>> {
     const page = offsetPage(limit, offset);
     const selected = modeOf(mode);
-    const { count, rows } = await this.store.list(await this.workspace(request, workspaceSlug), selected, page);
+    const { count, rows } = await this.schemas.list(await this.workspace(request, workspaceSlug), selected, page);
     return { meta: { count, ...page }, results: rows.map(schemaView) };
   }
 
@@ -58,7 +58,7 @@ export class SchemasController {
   @Get(':slug')
   async get(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string, @Query('mode') mode?: string): Promise<SchemaView> {
     const selected = modeOf(mode);
-    return schemaView(await this.store.get(await this.workspace(request, workspaceSlug), slugOf(slug), selected));
+    return schemaView(await this.schemas.get(await this.workspace(request, workspaceSlug), slugOf(slug), selected));
   }
 
   /** Creates the schema or replaces its draft; `commit=true` also makes it live. */
@@ -75,9 +75,9 @@ export class SchemasController {
   ): Promise<SchemaView> {
     const shouldCommit = booleanOf('commit', commit);
     const workspace = await this.workspace(request, workspaceSlug);
-    const saved = await this.store.saveDraft(workspace, slugOf(slug), { name: body.name, description: body.description ?? null, json_schema: body.json_schema });
+    const saved = await this.schemas.saveDraft(workspace, slugOf(slug), { name: body.name, description: body.description ?? null, json_schema: body.json_schema });
     if (!shouldCommit) return schemaView(saved);
-    return schemaView(await this.store.commit(workspace, saved.slug, commitMessage?.trim() || null));
+    return schemaView(await this.schemas.commit(workspace, saved.slug, commitMessage?.trim() || null));
   }
 
   @RequiredRole('editor')
@@ -90,7 +90,7 @@ export class SchemasController {
     @Query('commit_message') commitMessage?: string,
   ): Promise<SchemaView> {
     const message = commitMessageOf(commitMessage, body) ?? null;
-    return schemaView(await this.store.commit(await this.workspace(request, workspaceSlug), slugOf(slug), message));
+    return schemaView(await this.schemas.commit(await this.workspace(request, workspaceSlug), slugOf(slug), message));
   }
 
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {

@@ -4,7 +4,7 @@ import { ValidBody } from '@herald/runtime';
 import { RenderedContent, TemplateEngine, localeTranslationsOf, renderVariant, translationScope } from '@herald/rendering';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
 import { committedFiles } from '../translations/translation-files';
-import { TranslationStore } from '../translations/translation-store';
+import { TranslationRepository } from '../translations/translation.repository';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { MockData, transformedData, updateMockData } from './mock-data';
 import { channelOf, modeOf } from './template-params';
@@ -55,7 +55,7 @@ export class TemplateMockDataController {
   constructor(
     private readonly scope: WorkspaceScope,
     private readonly store: TemplateStore,
-    private readonly translations: TranslationStore,
+    private readonly translations: TranslationRepository,
   ) {}
 
   @RequiredRole('viewer')

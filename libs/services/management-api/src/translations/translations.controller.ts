@@ -8,7 +8,7 @@ import { modeOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { TranslationFileView, TranslationFileWithContent, actionOf, draftViews, fileView, parseLocaleFile, requireLocaleOfFile } from './translation-files';
 import { TRANSLATION_BODIES, TranslationBody } from './request-bodies';
-import { TranslationStore, TranslationVersion } from './translation-store';
+import { TranslationRepository, TranslationVersion } from './translation.repository';
 import { RequiredRole } from '../auth/roles';
 
 /**
@@ -21,7 +21,7 @@ import { RequiredRole } from '../auth/roles';
 export class TranslationsController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: TranslationStore,
+    private readonly translations: TranslationRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -61,8 +61,8 @@ export class TranslationsController {
     const { locale, namespace } = parseLocaleFile(localeFile);
     const content = requireLocaleOfFile(localeFile, body);
     const workspace = await this.workspace(request, workspaceSlug);
-    const draft = await this.store.saveDraft(workspace, { filename: localeFile, locale, namespace, content });
-    const live = await this.store.live(workspace.id);
+    const draft = await this.translations.saveDraft(workspace, { filename: localeFile, locale, namespace, content });
+    const live = await this.translations.live(workspace.id);
     return { ...fileView(draft, actionOf(draft, live.files)), content: draft.content };
   }
 
@@ -72,7 +72,7 @@ export class TranslationsController {
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('localeFile') localeFile: string): Promise<void> {
     parseLocaleFile(localeFile);
-    await this.store.deleteDraft(await this.workspace(request, workspaceSlug), localeFile);
+    await this.translations.deleteDraft(await this.workspace(request, workspaceSlug), localeFile);
   }
 
   @RequiredRole('viewer')
@@ -80,9 +80,9 @@ export class TranslationsController {
   async version(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('version') version: string): Promise<OffsetList<TranslationFileView>> {
     const versionNo = versionNoOf(version);
     const workspace = await this.workspace(request, workspaceSlug);
-    const found = await this.store.version(workspace.id, versionNo);
+    const found = await this.translations.version(workspace.id, versionNo);
     if (!found) throw HeraldError.notFound(`translation version ${versionNo} not found`);
-    const previous = versionNo > 1 ? await this.store.version(workspace.id, versionNo - 1) : undefined;
+    const previous = versionNo > 1 ? await this.translations.version(workspace.id, versionNo - 1) : undefined;
     return versionList(previous, found);
   }
 
@@ -91,7 +91,7 @@ export class TranslationsController {
   @HttpCode(200)
   async rollback(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('version') version: string): Promise<OffsetList<TranslationFileView>> {
     const versionNo = versionNoOf(version);
-    const { before, after } = await this.store.rollback(await this.workspace(request, workspaceSlug), versionNo);
+    const { before, after } = await this.translations.rollback(await this.workspace(request, workspaceSlug), versionNo);
     return versionList(before, after);
   }
 
@@ -105,13 +105,13 @@ export class TranslationsController {
     @Query('commit_message') commitMessage?: string,
   ): Promise<OffsetList<TranslationFileView>> {
     const message = commitMessageOf(commitMessage, body) ?? null;
-    const { before, after } = await this.store.commit(await this.workspace(request, workspaceSlug), message);
+    const { before, after } = await this.translations.commit(await this.workspace(request, workspaceSlug), message);
     return versionList(before, after);
   }
 
   private async files(workspace: ScopedWorkspace, mode: 'draft' | 'live'): Promise<TranslationFileWithContent[]> {
-    const live = await this.store.live(workspace.id);
-    return draftViews(live.files, mode === 'draft' ? await this.store.drafts(workspace.id) : []);
+    const live = await this.translations.live(workspace.id);
+    return draftViews(live.files, mode === 'draft' ? await this.translations.drafts(workspace.id) : []);
   }
 
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {

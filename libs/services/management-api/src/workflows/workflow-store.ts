@@ -7,8 +7,8 @@ import { CLOCK, Clock } from '@herald/runtime';
 import { DefinitionValidationContext, ValidationResult, WorkflowValidation, validateWorkflow } from '@herald/workflow';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
 import { returningRows } from '@herald/database';
-import { PreferenceCategoryStore } from '../preference-categories/preference-category-store';
-import { SchemaStore } from '../schemas/schema-store';
+import { PreferenceCategoryRepository } from '../preference-categories/preference-category.repository';
+import { SchemaRepository } from '../schemas/schema.repository';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { sha256Of } from '../hashing/canonical-hash';
 import { EXPRESSION_SYNTAX, ExpressionSyntax, TEMPLATE_CATALOGUE, TemplateCatalogue } from './workflow-validation-ports';
@@ -32,8 +32,8 @@ export class WorkflowStore {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(EXPRESSION_SYNTAX) private readonly syntax: ExpressionSyntax,
     @Inject(TEMPLATE_CATALOGUE) private readonly templates: TemplateCatalogue,
-    private readonly categories: PreferenceCategoryStore,
-    private readonly schemas: SchemaStore,
+    private readonly categories: PreferenceCategoryRepository,
+    private readonly schemas: SchemaRepository,
   ) {}
 
   async list(

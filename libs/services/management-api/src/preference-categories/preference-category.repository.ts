@@ -1,25 +1,53 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntitySchema, In, Repository } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
+import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '@herald/database';
 import { ScopedWorkspace, lockWorkspaceForWrites } from '../workspaces/workspace-scope';
 import { CategoryDocument, ROOT_CATEGORIES, categorySlugs } from './category-document';
 import { validateCategoryDocument } from './validate-category-document';
 
 export const CATEGORY_SCHEMA_URL = 'https://schema.suprsend.com/preference_category/v1/schema.json';
 
-interface VersionRow {
-  version_no: number;
-  status: 'draft' | 'active' | 'archived';
+type VersionStatus = 'draft' | 'active' | 'archived';
+
+/** One version of a workspace's category document, as stored. */
+export interface StoredCategoryVersion {
+  workspaceId: string;
+  versionNo: number;
+  status: VersionStatus;
   document: CategoryDocument;
-  validation_errors: string[];
-  commit_message: string | null;
-  committed_at: Date | null;
+  validationErrors: string[];
+  commitMessage: string | null;
+  committedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
+
+/** `management.preference_category_versions` (created by the migrations, never by TypeORM). */
+export const PreferenceCategoryVersionEntity = new EntitySchema<StoredCategoryVersion>({
+  name: 'PreferenceCategoryVersion',
+  schema: 'management',
+  tableName: 'preference_category_versions',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    versionNo: { name: 'version_no', type: 'integer', primary: true },
+    status: { type: 'text' },
+    document: { type: 'jsonb' },
+    validationErrors: { name: 'validation_errors', type: 'jsonb' },
+    commitMessage: { name: 'commit_message', type: 'text', nullable: true },
+    committedAt: { name: 'committed_at', type: 'timestamptz', nullable: true },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+  },
+});
+
+/** What a view is made of. */
+type VersionRow = Pick<StoredCategoryVersion, 'versionNo' | 'status' | 'document' | 'validationErrors' | 'commitMessage' | 'committedAt'>;
+const VIEW_COLUMNS = { versionNo: true, status: true, document: true, validationErrors: true, commitMessage: true, committedAt: true } as const;
 
 export interface CategoryVersionView {
   readonly $schema: string;
@@ -33,7 +61,7 @@ export interface CategoryVersionView {
 
 /** Draft and live versions of a workspace's preference categories. */
 @Injectable()
-export class PreferenceCategoryStore {
+export class PreferenceCategoryRepository {
   constructor(
     @InjectDataSource('management') private readonly db: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -63,15 +91,18 @@ export class PreferenceCategoryStore {
     const { document, errors } = validateCategoryDocument(body);
     return this.db.transaction(async (tx) => {
       await lockWorkspaceForWrites(tx, workspace.id);
-      const [row] = (await tx.query(
-        `INSERT INTO management.preference_category_versions (workspace_id, version_no, status, document, validation_errors)
-         VALUES ($1, (SELECT coalesce(max(version_no), 0) + 1 FROM management.preference_category_versions WHERE workspace_id = $1),
-                 'draft', $2::jsonb, $3::jsonb)
-         ON CONFLICT (workspace_id) WHERE status = 'draft'
-         DO UPDATE SET document = EXCLUDED.document, validation_errors = EXCLUDED.validation_errors, updated_at = now()
-         RETURNING version_no, status, document, validation_errors, commit_message, committed_at`,
-        [workspace.id, JSON.stringify(document), JSON.stringify(errors)],
-      )) as VersionRow[];
+      // Hand-written: one upsert that numbers a new draft after the workspace's last version, or replaces the draft.
+      const [row] = returningRows<VersionRow>(
+        await tx.query(
+          `INSERT INTO management.preference_category_versions (workspace_id, version_no, status, document, validation_errors)
+           VALUES ($1, (SELECT coalesce(max(version_no), 0) + 1 FROM management.preference_category_versions WHERE workspace_id = $1),
+                   'draft', $2::jsonb, $3::jsonb)
+           ON CONFLICT (workspace_id) WHERE status = 'draft'
+           DO UPDATE SET document = EXCLUDED.document, validation_errors = EXCLUDED.validation_errors, updated_at = now()
+           RETURNING version_no AS "versionNo", status, document, validation_errors AS "validationErrors", commit_message AS "commitMessage", committed_at AS "committedAt"`,
+          [workspace.id, JSON.stringify(document), JSON.stringify(errors)],
+        ),
+      );
       return view(row);
     });
   }
@@ -82,23 +113,15 @@ export class PreferenceCategoryStore {
       await lockWorkspaceForWrites(tx, workspace.id);
       const [draft] = await this.versions(tx, workspace.id, ['draft']);
       if (!draft) throw new HeraldError('conflict', 'there is no draft to commit');
-      if (draft.validation_errors.length > 0) {
-        throw HeraldError.fromValidationMessages(draft.validation_errors);
+      if (draft.validationErrors.length > 0) {
+        throw HeraldError.fromValidationMessages(draft.validationErrors);
       }
-      await tx.query(
-        `UPDATE management.preference_category_versions SET status = 'archived', updated_at = now()
-          WHERE workspace_id = $1 AND status = 'active'`,
-        [workspace.id],
+      await this.versionsTable(tx).update({ workspaceId: workspace.id, status: 'active' }, { status: 'archived', updatedAt: () => 'now()' });
+      await this.versionsTable(tx).update(
+        { workspaceId: workspace.id, versionNo: draft.versionNo },
+        { status: 'active', commitMessage, committedAt: () => 'now()', updatedAt: () => 'now()' },
       );
-      const [row] = returningRows<VersionRow>(
-        await tx.query(
-          `UPDATE management.preference_category_versions
-              SET status = 'active', commit_message = $3, committed_at = now(), updated_at = now()
-            WHERE workspace_id = $1 AND version_no = $2
-            RETURNING version_no, status, document, validation_errors, commit_message, committed_at`,
-          [workspace.id, draft.version_no, commitMessage],
-        ),
-      );
+      const row = await this.versionsTable(tx).findOneOrFail({ select: VIEW_COLUMNS, where: { workspaceId: workspace.id, versionNo: draft.versionNo } });
       await writeOutbox(tx, MANAGEMENT_OUTBOX, [
         definitionChangedMessage(
           {
@@ -107,7 +130,7 @@ export class PreferenceCategoryStore {
             workspace_id: workspace.id,
             workspace_slug: workspace.slug,
             id: 'categories',
-            version: row.version_no,
+            version: row.versionNo,
             document: row.document,
           },
           this.clock.now(),
@@ -117,12 +140,15 @@ export class PreferenceCategoryStore {
     });
   }
 
-  private async versions(manager: EntityManager, workspaceId: string, statuses: string[]): Promise<VersionRow[]> {
-    return (await manager.query(
-      `SELECT version_no, status, document, validation_errors, commit_message, committed_at
-         FROM management.preference_category_versions WHERE workspace_id = $1 AND status = ANY($2::text[])`,
-      [workspaceId, statuses],
-    )) as VersionRow[];
+  private async versions(manager: EntityManager, workspaceId: string, statuses: VersionStatus[]): Promise<VersionRow[]> {
+    return this.versionsTable(manager).find({
+      select: VIEW_COLUMNS,
+      where: { workspaceId, status: In(statuses) },
+    });
+  }
+
+  private versionsTable(manager: EntityManager = this.db.manager): Repository<StoredCategoryVersion> {
+    return manager.getRepository(PreferenceCategoryVersionEntity);
   }
 }
 
@@ -130,11 +156,11 @@ function view(row: VersionRow): CategoryVersionView {
   return {
     $schema: CATEGORY_SCHEMA_URL,
     root_categories: row.document.root_categories,
-    version_no: row.version_no,
+    version_no: row.versionNo,
     status: row.status === 'draft' ? 'draft' : 'active',
-    validation_result: { is_valid: row.validation_errors.length === 0, errors: row.validation_errors },
-    commit_message: row.commit_message,
-    committed_at: row.committed_at,
+    validation_result: { is_valid: row.validationErrors.length === 0, errors: row.validationErrors },
+    commit_message: row.commitMessage,
+    committed_at: row.committedAt,
   };
 }
 
