@@ -20,14 +20,14 @@ import { ObjectsController } from './profiles/objects.controller';
 import { ProfileStore } from './profiles/profile-store';
 import { UsersController } from './profiles/users.controller';
 import { UserTenantsController } from './profiles/user-tenants.controller';
-import { TenantStore } from './tenants/tenant-store';
+import { TenantRepository } from './tenants/tenant.repository';
 import { TenantListController, TenantsController } from './tenants/tenants.controller';
 import { BrandListController, BrandsController } from './tenants/brands.controller';
 import { ListVersionStore } from './lists/list-version-store';
 import { BulkDeleteController, UserListsController, UserMergeController } from './sdk-compat/sdk-compat.controllers';
 import { UserMerge } from './sdk-compat/user-merge';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
-import { SubscriptionStore } from './subscriptions/subscription-store';
+import { SubscriptionRepository } from './subscriptions/subscription.repository';
 import { ProfileListsController } from './profiles/profile-lists.controller';
 import { UnsubscribeBodyParser, UnsubscribeController } from './unsubscribe/unsubscribe.controller';
 
@@ -81,11 +81,11 @@ export class PreferenceServiceModule implements NestModule {
         ListStore,
         ListVersionStore,
         UserMerge,
-        TenantStore,
+        TenantRepository,
         PreferenceStore,
         UnsubscribeBodyParser,
         UserPreferencesAuthGuard,
-        SubscriptionStore,
+        SubscriptionRepository,
         AudienceOutboxRelay,
         { provide: APP_INTERCEPTOR, useClass: AudienceWriteVisibilityInterceptor },
       ],

@@ -20,7 +20,7 @@ import { CategoryTexts } from '../categories/category-texts';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { ProfileStore } from '../profiles/profile-store';
 import { scopeOf, subjectColumns, subjectNotFound } from '../profiles/subject';
-import { TenantStore } from '../tenants/tenant-store';
+import { TenantRepository } from '../tenants/tenant.repository';
 import { OffsetQuery } from '../http/offset-page';
 
 export interface ChannelPreferenceItem {
@@ -35,7 +35,7 @@ export class PreferenceStore {
     @InjectDataSource('audience') private readonly db: DataSource,
     private readonly categories: CategoryReadModel,
     private readonly profiles: ProfileStore,
-    private readonly tenants: TenantStore,
+    private readonly tenants: TenantRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 

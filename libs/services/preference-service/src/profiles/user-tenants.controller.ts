@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { TenantStore } from '../tenants/tenant-store';
+import { TenantRepository } from '../tenants/tenant.repository';
 import { applyOperations, applyUpsert } from './profile-document';
 import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
 import { ProfileStore } from './profile-store';
@@ -20,7 +20,7 @@ import { userInTenantView } from './profile-views';
 export class UserTenantsController {
   constructor(
     private readonly profiles: ProfileStore,
-    private readonly tenants: TenantStore,
+    private readonly tenants: TenantRepository,
   ) {}
 
   @Get('associated_tenant')

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards 
 import { HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CurrentWorkspace, RequestBodySchema, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { SubscriptionStore } from './subscription-store';
+import { SubscriptionRepository } from './subscription.repository';
 import { SUBSCRIPTION_BODIES, SubscriptionAddSchema, SubscriptionRemove } from './request-bodies';
 import { subscribeRequest, unsubscribeSubjects } from './subscription-request';
 
@@ -10,7 +10,7 @@ import { subscribeRequest, unsubscribeSubjects } from './subscription-request';
 @Controller('v1/object/:object_type/:id')
 @UseGuards(WorkspaceAuthGuard)
 export class ObjectSubscriptionsController {
-  constructor(private readonly subscriptions: SubscriptionStore) {}
+  constructor(private readonly subscriptions: SubscriptionRepository) {}
 
   /**
    * The reference answers 200 with `{results: [...]}`, one entry per subscriber of the
@@ -56,7 +56,7 @@ export class ObjectSubscriptionsController {
 @Controller('v1/user/:distinct_id/subscribed_to/object')
 @UseGuards(WorkspaceAuthGuard)
 export class UserSubscriptionsController {
-  constructor(private readonly subscriptions: SubscriptionStore) {}
+  constructor(private readonly subscriptions: SubscriptionRepository) {}
 
   @Get()
   subscribedTo(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query() query: Record<string, unknown>): Promise<unknown> {

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from
 import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseOffsetQuery } from '../http/offset-page';
 import { BrandUpsert, TENANT_BODIES, TenantUpsert } from './request-bodies';
-import { TenantStore } from './tenant-store';
+import { TenantRepository } from './tenant.repository';
 
 /**
  * `/v1/brand/...`: SuprSend's older name of tenants, still the only tenant API of the
@@ -12,7 +12,7 @@ import { TenantStore } from './tenant-store';
 @Controller('v1/brand/:brand_id')
 @UseGuards(WorkspaceAuthGuard)
 export class BrandsController {
-  constructor(private readonly tenants: TenantStore) {}
+  constructor(private readonly tenants: TenantRepository) {}
 
   @Post()
   @HttpCode(201)
@@ -35,7 +35,7 @@ export class BrandsController {
 @Controller('v1/brand')
 @UseGuards(WorkspaceAuthGuard)
 export class BrandListController {
-  constructor(private readonly tenants: TenantStore) {}
+  constructor(private readonly tenants: TenantRepository) {}
 
   @Get()
   async all(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {

@@ -5,7 +5,7 @@ import { audienceSchemas, requiredBodyParser } from '../http/audience-schemas';
 /**
  * The bodies of the tenant and brand routes (reference `/v1/tenant/{tenant_id}/`, its
  * category defaults, and `/v1/brand/{brand_id}/`), each one schema (docs/architecture.md,
- * "Contracts"). Merging an update into what is stored stays code in the tenant store.
+ * "Contracts"). Merging an update into what is stored stays code in the tenant repository.
  */
 
 /** A channel name; anything else, a string or not, is `must be one of email, sms, ...`. */

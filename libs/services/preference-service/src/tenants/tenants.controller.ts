@@ -3,13 +3,13 @@ import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { parseOffsetQuery } from '../http/offset-page';
 import { TENANT_BODIES, TenantCategoryDefaultUpdate, TenantUpsert } from './request-bodies';
-import { TenantStore } from './tenant-store';
+import { TenantRepository } from './tenant.repository';
 
 /** Tenants and their default preferences (reference `/v1/tenant/...`). */
 @Controller('v1/tenant/:tenant_id')
 @UseGuards(WorkspaceAuthGuard)
 export class TenantsController {
-  constructor(private readonly tenants: TenantStore) {}
+  constructor(private readonly tenants: TenantRepository) {}
 
   @Post()
   @HttpCode(201)
@@ -66,7 +66,7 @@ export class TenantsController {
 @Controller('v1/tenant')
 @UseGuards(WorkspaceAuthGuard)
 export class TenantListController {
-  constructor(private readonly tenants: TenantStore) {}
+  constructor(private readonly tenants: TenantRepository) {}
 
   @Get()
   all(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
 import { DefaultPreference, LocatedCategory, TenantCategoryDefault, TenantPreferences } from '@herald/audience';
 import { HeraldError } from '@herald/contracts';
+import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
@@ -11,19 +12,66 @@ import { OffsetQuery } from '../http/offset-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { TenantCategoryDefaultUpdate, TenantUpsert } from './request-bodies';
 
-interface TenantRow {
-  tenant_id: string;
+/** A tenant as stored. */
+export interface StoredTenant {
+  workspaceId: string;
+  tenantId: string;
+  /** The tenant record as the client sent it (name, logo, colours, properties, ...), merged over its upserts. */
   document: Record<string, unknown>;
-  blocked_channels: string[];
-  created_at: Date;
-  updated_at: Date;
+  blockedChannels: string[];
+  createdAt: Date;
+  updatedAt: Date;
 }
+
+/** A tenant's default preferences for one category, as stored. */
+export interface StoredTenantCategoryDefault {
+  workspaceId: string;
+  tenantId: string;
+  category: string;
+  defaults: TenantCategoryDefault;
+  updatedAt: Date;
+}
+
+/** `audience.tenants` (created by the migrations, never by TypeORM). */
+export const TenantEntity = new EntitySchema<StoredTenant>({
+  name: 'Tenant',
+  schema: 'audience',
+  tableName: 'tenants',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    tenantId: { name: 'tenant_id', type: 'text', primary: true },
+    document: { type: 'jsonb' },
+    blockedChannels: { name: 'blocked_channels', type: 'text', array: true },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+  },
+});
+
+/** `audience.tenant_category_defaults` (created by the migrations; deleted with their tenant by its foreign key). */
+export const TenantCategoryDefaultEntity = new EntitySchema<StoredTenantCategoryDefault>({
+  name: 'TenantCategoryDefault',
+  schema: 'audience',
+  tableName: 'tenant_category_defaults',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    tenantId: { name: 'tenant_id', type: 'text', primary: true },
+    category: { type: 'text', primary: true },
+    defaults: { type: 'jsonb' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+  },
+});
+
+export const TENANT_ENTITIES = [TenantEntity, TenantCategoryDefaultEntity];
+
+/** The columns of a tenant that its answers and announcements show. */
+const TENANT_COLUMNS = { tenantId: true, document: true, blockedChannels: true, createdAt: true, updatedAt: true } as const;
+type TenantRow = Pick<StoredTenant, keyof typeof TENANT_COLUMNS>;
 
 const tenantNotFound = (tenantId: string): HeraldError => HeraldError.notFound(`tenant '${tenantId}' not found`, 'short');
 
 /** Tenants (reference `/v1/tenant/{tenant_id}/`) and their default preferences per category. */
 @Injectable()
-export class TenantStore {
+export class TenantRepository {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
     private readonly categories: CategoryReadModel,
@@ -34,14 +82,17 @@ export class TenantStore {
   async upsert(ws: AuthenticatedWorkspace, tenantId: string, body: TenantUpsert): Promise<Record<string, unknown>> {
     const { blocked_channels: blocked, ...document } = body;
     return this.db.transaction(async (tx) => {
-      const [row] = (await tx.query(
-        `INSERT INTO audience.tenants (workspace_id, tenant_id, document, blocked_channels) VALUES ($1, $2, $3::jsonb, coalesce($4::text[], '{}'))
-         ON CONFLICT (workspace_id, tenant_id) DO UPDATE
-           SET document = audience.tenants.document || EXCLUDED.document,
-               blocked_channels = coalesce($4::text[], audience.tenants.blocked_channels), updated_at = now()
-         RETURNING tenant_id, document, blocked_channels, created_at, updated_at`,
-        [ws.id, tenantId, JSON.stringify(document), blocked ?? null],
-      )) as TenantRow[];
+      // Hand-written: one upsert that merges the document (jsonb ||) and keeps the blocked channels when none are given.
+      const [row] = returningRows<TenantRow>(
+        await tx.query(
+          `INSERT INTO audience.tenants (workspace_id, tenant_id, document, blocked_channels) VALUES ($1, $2, $3::jsonb, coalesce($4::text[], '{}'))
+           ON CONFLICT (workspace_id, tenant_id) DO UPDATE
+             SET document = audience.tenants.document || EXCLUDED.document,
+                 blocked_channels = coalesce($4::text[], audience.tenants.blocked_channels), updated_at = now()
+           RETURNING tenant_id AS "tenantId", document, blocked_channels AS "blockedChannels", created_at AS "createdAt", updated_at AS "updatedAt"`,
+          [ws.id, tenantId, JSON.stringify(document), blocked ?? null],
+        ),
+      );
       await this.announce(tx, ws, tenantId, row);
       return tenantView(row);
     });
@@ -53,19 +104,20 @@ export class TenantStore {
 
   /** The workspace's tenants, newest first, with the offset paging of the reference's `GET /v1/tenant/`. */
   async all(ws: AuthenticatedWorkspace, query: OffsetQuery): Promise<{ meta: { count: number; limit: number; offset: number }; results: Array<Record<string, unknown>> }> {
-    const rows = (await this.db.query(
-      `SELECT tenant_id, document, blocked_channels, created_at, updated_at FROM audience.tenants WHERE workspace_id = $1
-        ORDER BY created_at DESC, tenant_id LIMIT $2 OFFSET $3`,
-      [ws.id, query.limit, query.offset],
-    )) as TenantRow[];
-    const [{ n }] = (await this.db.query(`SELECT count(*)::int AS n FROM audience.tenants WHERE workspace_id = $1`, [ws.id])) as Array<{ n: number }>;
+    const [rows, n] = await this.tenants().findAndCount({
+      select: TENANT_COLUMNS,
+      where: { workspaceId: ws.id },
+      order: { createdAt: 'DESC', tenantId: 'ASC' },
+      take: query.limit,
+      skip: query.offset,
+    });
     return { meta: { count: n, limit: query.limit, offset: query.offset }, results: rows.map(tenantView) };
   }
 
   async delete(ws: AuthenticatedWorkspace, tenantId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await this.row(tx, ws, tenantId, true);
-      await tx.query(`DELETE FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2`, [ws.id, tenantId]);
+      await this.tenants(tx).delete({ workspaceId: ws.id, tenantId });
       await writeOutbox(tx, AUDIENCE_OUTBOX, [
         audienceChangedMessage(ws.id, { kind: 'tenant', change: 'deleted', workspace_slug: ws.slug, tenant_id: tenantId }, this.clock.now()),
       ]);
@@ -79,13 +131,16 @@ export class TenantStore {
       const located = await this.categories.category(ws.id, slug, tx);
       const current = (await this.preferences(ws, tenantId, tx))?.categories[slug];
       const next = categoryDefault(current, located.definition.default_preference, body);
-      await tx.query(
-        `INSERT INTO audience.tenant_category_defaults (workspace_id, tenant_id, category, defaults) VALUES ($1, $2, $3, $4::jsonb)
-         ON CONFLICT (workspace_id, tenant_id, category) DO UPDATE SET defaults = EXCLUDED.defaults, updated_at = now()`,
-        [ws.id, tenantId, slug, JSON.stringify(next)],
-      );
+      // The insert's updated_at is the column's default (now()), so a replaced default takes it too.
+      await this.categoryDefaultRows(tx)
+        .createQueryBuilder()
+        .insert()
+        .values({ workspaceId: ws.id, tenantId, category: slug, defaults: next })
+        .orUpdate(['defaults', 'updated_at'], ['workspace_id', 'tenant_id', 'category'])
+        .updateEntity(false)
+        .execute();
       await this.announce(tx, ws, tenantId, row);
-      return tenantCategoryRecord(located, next, row.blocked_channels);
+      return tenantCategoryRecord(located, next, row.blockedChannels);
     });
   }
 
@@ -94,7 +149,7 @@ export class TenantStore {
     const row = await this.row(this.db.manager, ws, tenantId, false);
     const located = await this.categories.category(ws.id, slug);
     const current = (await this.preferences(ws, tenantId))?.categories[slug];
-    return tenantCategoryRecord(located, current ?? categoryDefault(undefined, located.definition.default_preference, {}), row.blocked_channels);
+    return tenantCategoryRecord(located, current ?? categoryDefault(undefined, located.definition.default_preference, {}), row.blockedChannels);
   }
 
   /** Reference `GET /v1/tenant/{tenant_id}/category/` (and `.../preference/category/`): every category's tenant default, offset-paged. */
@@ -122,28 +177,24 @@ export class TenantStore {
     const defaults = (await this.preferences(ws, tenantId))?.categories ?? {};
     return [...(await this.categories.categories(ws.id)).values()].map((located) => ({
       located,
-      record: tenantCategoryRecord(located, defaults[located.definition.category] ?? categoryDefault(undefined, located.definition.default_preference, {}), row.blocked_channels),
+      record: tenantCategoryRecord(located, defaults[located.definition.category] ?? categoryDefault(undefined, located.definition.default_preference, {}), row.blockedChannels),
     }));
   }
 
   /** The tenant's preferences as evaluation takes them; null when there is no such tenant. */
   async preferences(ws: AuthenticatedWorkspace, tenantId: string, manager: EntityManager = this.db.manager): Promise<TenantPreferences | null> {
-    const [tenant] = (await manager.query(`SELECT blocked_channels FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2`, [ws.id, tenantId])) as Array<{
-      blocked_channels: string[];
-    }>;
+    const tenant = await this.tenants(manager).findOne({ select: { blockedChannels: true }, where: { workspaceId: ws.id, tenantId } });
     if (!tenant) return null;
-    const defaults = (await manager.query(`SELECT category, defaults FROM audience.tenant_category_defaults WHERE workspace_id = $1 AND tenant_id = $2`, [
-      ws.id,
-      tenantId,
-    ])) as Array<{ category: string; defaults: TenantCategoryDefault }>;
-    return { tenant_id: tenantId, blocked_channels: tenant.blocked_channels, categories: Object.fromEntries(defaults.map((d) => [d.category, d.defaults])) };
+    const defaults = await this.categoryDefaultRows(manager).find({ select: { category: true, defaults: true }, where: { workspaceId: ws.id, tenantId } });
+    return { tenant_id: tenantId, blocked_channels: tenant.blockedChannels, categories: Object.fromEntries(defaults.map((d) => [d.category, d.defaults])) };
   }
 
   private async row(manager: EntityManager, ws: AuthenticatedWorkspace, tenantId: string, lock: boolean): Promise<TenantRow> {
-    const [row] = (await manager.query(
-      `SELECT tenant_id, document, blocked_channels, created_at, updated_at FROM audience.tenants WHERE workspace_id = $1 AND tenant_id = $2 ${lock ? 'FOR UPDATE' : ''}`,
-      [ws.id, tenantId],
-    )) as TenantRow[];
+    const row = await this.tenants(manager).findOne({
+      select: TENANT_COLUMNS,
+      where: { workspaceId: ws.id, tenantId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' } } : {}),
+    });
     if (!row) throw tenantNotFound(tenantId);
     return row;
   }
@@ -165,16 +216,24 @@ export class TenantStore {
       ),
     ]);
   }
+
+  private tenants(manager: EntityManager = this.db.manager): Repository<StoredTenant> {
+    return manager.getRepository(TenantEntity);
+  }
+
+  private categoryDefaultRows(manager: EntityManager = this.db.manager): Repository<StoredTenantCategoryDefault> {
+    return manager.getRepository(TenantCategoryDefaultEntity);
+  }
 }
 
 function tenantView(row: TenantRow): Record<string, unknown> {
   return {
-    tenant_id: row.tenant_id,
-    tenant_name: row.document.tenant_name ?? row.tenant_id,
+    tenant_id: row.tenantId,
+    tenant_name: row.document.tenant_name ?? row.tenantId,
     ...row.document,
-    blocked_channels: row.blocked_channels,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    blocked_channels: row.blockedChannels,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
   };
 }
 

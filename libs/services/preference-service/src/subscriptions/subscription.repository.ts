@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
 import { AudienceSubject } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
@@ -13,6 +13,43 @@ import { subjectColumns, subjectFromColumns, subjectNotFound } from '../profiles
 import { SubscribeRequest } from './subscription-request';
 
 type ObjectRef = { readonly object_type: string; readonly id: string };
+
+/** A subscription of a user or object (the subscriber) to an object, as stored. */
+export interface StoredSubscription {
+  workspaceId: string;
+  objectType: string;
+  objectId: string;
+  subscriberType: 'user' | 'object';
+  /** '' for users. */
+  subscriberObjectType: string;
+  subscriberId: string;
+  /** The page cursor: an identity that only grows. */
+  id: string;
+  /** The relation's JSON object (`object`, which TypeORM's insert types take, rather than JsonObject). */
+  properties: object;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `audience.object_subscriptions` (created by the migrations, never by TypeORM). */
+export const SubscriptionEntity = new EntitySchema<StoredSubscription>({
+  name: 'Subscription',
+  schema: 'audience',
+  tableName: 'object_subscriptions',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    objectType: { name: 'object_type', type: 'text', primary: true },
+    objectId: { name: 'object_id', type: 'text', primary: true },
+    subscriberType: { name: 'subscriber_type', type: 'text', primary: true },
+    subscriberObjectType: { name: 'subscriber_object_type', type: 'text', primary: true },
+    subscriberId: { name: 'subscriber_id', type: 'text', primary: true },
+    // GENERATED ALWAYS AS IDENTITY: the database gives it, never TypeORM.
+    id: { type: 'bigint', insert: false, update: false },
+    properties: { type: 'jsonb' },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+  },
+});
 
 interface SubscriberRow {
   properties: JsonObject;
@@ -56,7 +93,10 @@ export interface SubscribedToEntry {
 const subscriptionsCountOf = (objectType: string, objectId: string): string =>
   `(SELECT count(*)::int FROM audience.object_subscriptions c WHERE c.workspace_id = s.workspace_id AND c.object_type = ${objectType} AND c.object_id = ${objectId})`;
 
-/** The subscriptions of an object: each subscriber joined to its global profile. */
+/**
+ * The subscriptions of an object: each subscriber joined to its global profile (and, for
+ * objects, counted). Hand-written SQL, as the cursor pager takes it.
+ */
 const SUBSCRIBERS_FROM = `audience.object_subscriptions s
   JOIN audience.profiles p ON p.workspace_id = s.workspace_id AND p.subject_type = s.subscriber_type AND p.object_type = s.subscriber_object_type
    AND p.subject_id = s.subscriber_id AND p.tenant_id = ''
@@ -71,7 +111,7 @@ const SUBSCRIBER_COLUMNS = `s.properties, s.created_at, s.updated_at, s.subscrib
  * in its transaction, keyed by the object subscribed to.
  */
 @Injectable()
-export class SubscriptionStore {
+export class SubscriptionRepository {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
     private readonly profiles: ProfileStore,
@@ -91,21 +131,27 @@ export class SubscriptionStore {
         await this.profiles.mutateIn(tx, ws, subscriber.subject, undefined, (p) => applyUpsert(p, subscriber.profile), { create: true });
       }
       const subjects = request.subscribers.map((s) => s.subject);
-      const [types, objectTypes, ids] = subjectArrays(subjects);
-      await tx.query(
-        `INSERT INTO audience.object_subscriptions (workspace_id, object_type, object_id, subscriber_type, subscriber_object_type, subscriber_id, properties)
-         SELECT $1, $2, $3, t, o, i, $7::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS u(t, o, i)
-         ON CONFLICT (workspace_id, object_type, object_id, subscriber_type, subscriber_object_type, subscriber_id)
-         DO UPDATE SET properties = EXCLUDED.properties, updated_at = now()`,
-        [ws.id, object.object_type, object.id, types, objectTypes, ids, JSON.stringify(request.properties)],
-      );
+      if (subjects.length > 0) {
+        // A subscriber already subscribed keeps its subscription (and its page id); the insert's updated_at is the default, now().
+        await this.subscriptions(tx)
+          .createQueryBuilder()
+          .insert()
+          .values(subjects.map((subject) => ({ ...subscriptionKey(ws, object, subject), properties: request.properties })))
+          .orUpdate(['properties', 'updated_at'], ['workspace_id', 'object_type', 'object_id', 'subscriber_type', 'subscriber_object_type', 'subscriber_id'])
+          .updateEntity(false)
+          .execute();
+      }
       await writeOutbox(tx, AUDIENCE_OUTBOX, subscriptionMessages(ws, object, { added: subjects, properties: request.properties }, this.clock.now()));
-      const rows = (await tx.query(
-        `SELECT ${SUBSCRIBER_COLUMNS} FROM ${SUBSCRIBERS_FROM}
-           AND (s.subscriber_type, s.subscriber_object_type, s.subscriber_id) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))
-         ORDER BY s.id`,
-        [ws.id, object.object_type, object.id, types, objectTypes, ids],
-      )) as SubscriberRow[];
+      const [types, objectTypes, ids] = subjectArrays(subjects);
+      // Hand-written: the subscriptions just written, in the shape (profile join, subscription count) the subscriber pages read.
+      const rows = returningRows<SubscriberRow>(
+        await tx.query(
+          `SELECT ${SUBSCRIBER_COLUMNS} FROM ${SUBSCRIBERS_FROM}
+             AND (s.subscriber_type, s.subscriber_object_type, s.subscriber_id) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))
+           ORDER BY s.id`,
+          [ws.id, object.object_type, object.id, types, objectTypes, ids],
+        ),
+      );
       return rows.map(subscriptionEntry);
     });
   }
@@ -114,15 +160,8 @@ export class SubscriptionStore {
   async unsubscribe(ws: AuthenticatedWorkspace, object: ObjectRef, subjects: readonly AudienceSubject[]): Promise<void> {
     await this.db.transaction(async (tx) => {
       await this.lockObject(tx, ws, object);
-      const [types, objectTypes, ids] = subjectArrays(subjects);
-      const removed = returningRows<{ subject_type: string; object_type: string; subject_id: string }>(await tx.query(
-        `DELETE FROM audience.object_subscriptions
-          WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3
-            AND (subscriber_type, subscriber_object_type, subscriber_id) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))
-          RETURNING subscriber_type AS subject_type, subscriber_object_type AS object_type, subscriber_id AS subject_id`,
-        [ws.id, object.object_type, object.id, types, objectTypes, ids],
-      ));
-      await writeOutbox(tx, AUDIENCE_OUTBOX, subscriptionMessages(ws, object, { removed: removed.map(subjectFromColumns) }, this.clock.now()));
+      const removed = subjects.length === 0 ? [] : await this.deleteSubscriptions(tx, ws, object, subjects);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, subscriptionMessages(ws, object, { removed }, this.clock.now()));
     });
   }
 
@@ -152,6 +191,19 @@ export class SubscriptionStore {
     return { meta: page.meta, results: page.rows.map(subscribedToEntry) };
   }
 
+  /** Deletes the subjects' subscriptions to `object`; answers the subjects that were subscribed. */
+  private async deleteSubscriptions(tx: EntityManager, ws: AuthenticatedWorkspace, object: ObjectRef, subjects: readonly AudienceSubject[]): Promise<AudienceSubject[]> {
+    const deleted = await this.subscriptions(tx)
+      .createQueryBuilder()
+      .delete()
+      .where(subjects.map((subject) => subscriptionKey(ws, object, subject)))
+      .returning(['subscriberType', 'subscriberObjectType', 'subscriberId'])
+      .execute();
+    return returningRows<{ subscriber_type: string; subscriber_object_type: string; subscriber_id: string }>(deleted.raw).map((row) =>
+      subjectFromColumns({ subject_type: row.subscriber_type, object_type: row.subscriber_object_type, subject_id: row.subscriber_id }),
+    );
+  }
+
   /** Holds the object's row, ordering the writers of its subscriptions; 404 (short shape) when it does not exist. */
   private async lockObject(tx: EntityManager, ws: AuthenticatedWorkspace, object: ObjectRef): Promise<void> {
     const subject: AudienceSubject = { type: 'object', ...object };
@@ -161,11 +213,21 @@ export class SubscriptionStore {
   private async requireSubject(ws: AuthenticatedWorkspace, subject: AudienceSubject): Promise<void> {
     if (!(await this.profiles.exists(ws, subject))) throw subjectNotFound(subject);
   }
+
+  private subscriptions(manager: EntityManager = this.db.manager): Repository<StoredSubscription> {
+    return manager.getRepository(SubscriptionEntity);
+  }
 }
 
 function bySubject(a: { subject: AudienceSubject }, b: { subject: AudienceSubject }): number {
   const [x, y] = [JSON.stringify(subjectColumns(a.subject)), JSON.stringify(subjectColumns(b.subject))];
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The key of the subject's subscription to `object`. */
+function subscriptionKey(ws: AuthenticatedWorkspace, object: ObjectRef, subject: AudienceSubject): Pick<StoredSubscription, 'workspaceId' | 'objectType' | 'objectId' | 'subscriberType' | 'subscriberObjectType' | 'subscriberId'> {
+  const { subjectType, objectType, subjectId } = subjectColumns(subject);
+  return { workspaceId: ws.id, objectType: object.object_type, objectId: object.id, subscriberType: subjectType, subscriberObjectType: objectType, subscriberId: subjectId };
 }
 
 /** Subjects as three parallel arrays of the subscriber columns, for `unnest`. */
