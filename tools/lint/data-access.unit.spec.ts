@@ -74,8 +74,6 @@ const NOT_YET_REPOSITORIES: Record<string, string> = {
   'libs/services/preference-service/src/profiles/profile-store.ts': 'hot path: every identify and trigger recipient; convert with the ingest bench before and after',
   'libs/services/preference-service/src/subscriptions/subscription-store.ts': 'not converted yet',
   'libs/services/preference-service/src/tenants/tenant-store.ts': 'not converted yet',
-  'libs/services/workflow-engine/src/http/message-log.ts': 'not converted yet',
-  'libs/services/workflow-engine/src/http/message-stats-queries.ts': 'not converted yet',
   'libs/services/workflow-engine/src/read-models/audience-read-model.ts': 'hot path: audience reads of every run; convert with the flow bench before and after',
   'libs/services/workflow-engine/src/read-models/definitions-read-model.ts': 'hot path: the definitions every run starts from; convert with the flow bench before and after',
 };
