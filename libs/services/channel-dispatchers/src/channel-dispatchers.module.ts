@@ -25,7 +25,7 @@ import { JsInboxAuthenticator, JsInboxUserGuard, JsInboxWorkspaceGuard } from '.
 import { JsInboxController, JsInboxPreflightController } from './http/js-inbox.controller';
 import { JsInboxSockets } from './http/js-inbox-sockets';
 import { FormBodyParser, VendorCallbacksController } from './http/vendor-callbacks.controller';
-import { FeedStoreReader } from './inbox/feed-store';
+import { FeedRepository } from './inbox/feed.repository';
 import { InboxStore } from './inbox/inbox-store';
 import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
 import { InboxUpdatesController } from './inbox/inbox-updates.controller';
@@ -53,7 +53,7 @@ import { SuppressionList } from './suppressions/suppression-list';
 import { SuppressionRepository } from './suppressions/suppression.repository';
 import { DISPATCH_ENTITIES } from './persistence/entities';
 import { HttpsSnsClient, SNS_CLIENT, SnsClient } from './vendor-callbacks/sns-client';
-import { VendorCallbackStore } from './vendor-callbacks/vendor-callback-store';
+import { VendorCallbackRepository } from './vendor-callbacks/vendor-callback.repository';
 import { VendorCallbacks } from './vendor-callbacks/vendor-callbacks';
 
 /** What a test may put in place of the network for vendor callbacks. */
@@ -97,13 +97,13 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         FormBodyParser,
         SuppressionRepository,
         SuppressionList,
-        VendorCallbackStore,
+        VendorCallbackRepository,
         VendorCallbacks,
         EngagementTracking,
         EngagementRoutes,
         VendorTester,
         InboxStore,
-        FeedStoreReader,
+        FeedRepository,
         FeedAuthGuard,
         VendorRepository,
         WorkspaceVendors,

@@ -2,9 +2,8 @@ import { LiveTemplatesController } from './templates/live-templates.controller';
 import { DynamicModule, Inject, Injectable, MiddlewareConsumer, Module, NestModule, OnApplicationShutdown } from '@nestjs/common';
 import { ExpressionEngines, HERALD_JQ_VARIABLES, createExpressionEngines } from '@herald/expressions';
 import { ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
-import { MessageLog } from './http/message-log';
 import { ENGINE_ENTITIES } from './persistence/entities';
-import { MessageStatsQueries } from './http/message-stats-queries';
+import { MessageStatsRepository } from './http/message-stats.repository';
 import { MessageBulkUpdate } from './http/message-bulk-update';
 import { OPERATOR_READ_ROUTES, OperatorReadsCors } from './http/operator-reads-cors';
 import { RunIndexRepository } from './http/run-index.repository';
@@ -60,8 +59,7 @@ export class WorkflowEngineModule implements NestModule {
         RunInputsConsumer,
         RunIndexRepository,
         MessageLogRepository,
-        MessageLog,
-        MessageStatsQueries,
+        MessageStatsRepository,
         MessageBulkUpdate,
         { provide: EXPRESSION_ENGINES, useFactory: (): ExpressionEngines => createExpressionEngines({ jq: { variables: HERALD_JQ_VARIABLES } }) },
         { provide: RUN_EXPRESSIONS, inject: [EXPRESSION_ENGINES], useFactory: runExpressions },

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { Dispatcher } from '../dispatch/dispatcher';
 import { outcomeMessage } from '../dispatch/outcome-message';
-import { CallbackRecord, TrackedDelivery, VendorCallbackStore } from '../vendor-callbacks/vendor-callback-store';
+import { CallbackRecord, TrackedDelivery, VendorCallbackRepository } from '../vendor-callbacks/vendor-callback.repository';
 import { EngagementTracking } from './engagement-tracking';
 import { trackableLinks } from './tracked-links';
 
@@ -30,7 +30,7 @@ const refused = (message: string): EngagementAnswer => ({ kind: 'refused', statu
 export class EngagementRoutes {
   constructor(
     private readonly tracking: EngagementTracking,
-    private readonly records: VendorCallbackStore,
+    private readonly records: VendorCallbackRepository,
     private readonly dispatcher: Dispatcher,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,

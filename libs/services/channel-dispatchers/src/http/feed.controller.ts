@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { BrowserAuthenticator, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
 import { FeedItem, isNotificationId, readFeedCountQuery, readFeedPageQuery } from '../inbox/feed-query';
-import { FeedStoreReader } from '../inbox/feed-store';
+import { FeedRepository } from '../inbox/feed.repository';
 import { InboxOwner, InboxStore, InboxUpdate } from '../inbox/inbox-store';
 import { DISPATCH_BODIES, FeedNotificationsSeen } from './dispatch-schemas';
 import { FeedAuthGuard, FeedOwner } from './feed-auth.guard';
@@ -33,7 +33,7 @@ const FEED_CORS_METHODS = 'GET, POST, PATCH, OPTIONS';
 @UseFilters(SuprSendClientErrorFilter)
 export class FeedController {
   constructor(
-    private readonly feed: FeedStoreReader,
+    private readonly feed: FeedRepository,
     private readonly inbox: InboxStore,
   ) {}
 
@@ -98,7 +98,7 @@ export class FeedController {
  * published as part of a bulk change), then announces the change whole once. Answers how
  * many it marked. Shared by the feed and `@suprsend/js-inbox`'s `mark-all-read`.
  */
-export async function markAllRead(feed: FeedStoreReader, inbox: InboxStore, owner: InboxOwner): Promise<number> {
+export async function markAllRead(feed: FeedRepository, inbox: InboxStore, owner: InboxOwner): Promise<number> {
   let updated = 0;
   for (let round = 0; round < MARK_ALL_MAX_ROUNDS; round += 1) {
     const ids = await feed.unreadIds(owner, MARK_ALL_CHUNK);

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { BrowserAuthenticator, RequestBodySchema, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
 import { isNotificationId } from '../inbox/feed-query';
-import { FeedStoreReader } from '../inbox/feed-store';
+import { FeedRepository } from '../inbox/feed.repository';
 import { InboxOwner, InboxStore } from '../inbox/inbox-store';
 import { JsInboxItem, jsInboxItemOf, jsInboxPageOf, jsInboxUpdateOf, readJsInboxCountQuery, readJsInboxPageQuery } from '../inbox/js-inbox-protocol';
 import { DISPATCH_BODIES, JsInboxActionBody, JsInboxClick, JsInboxUserSchema } from './dispatch-schemas';
@@ -26,7 +26,7 @@ const JS_INBOX_CORS_METHODS = 'GET, POST, OPTIONS';
 @UseFilters(SuprSendClientErrorFilter)
 export class JsInboxController {
   constructor(
-    private readonly feed: FeedStoreReader,
+    private readonly feed: FeedRepository,
     private readonly inbox: InboxStore,
   ) {}
 

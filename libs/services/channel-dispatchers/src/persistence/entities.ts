@@ -1,3 +1,5 @@
+import { LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
+import { InboxBadgeResetEntity, InboxMessageEntity } from '../inbox/inbox.entities';
 import { AnnouncedApiKeyEntity } from '../read-models/api-key.repository';
 import { WorkspaceTranslationsEntity } from '../read-models/translation.repository';
 import { AnnouncedVendorEntity } from '../read-models/vendor.repository';
@@ -8,4 +10,13 @@ import { SuppressedAddressEntity } from '../suppressions/suppression.repository'
  * The tables channel-dispatchers reads and writes through TypeORM's repositories.
  * Registered with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const DISPATCH_ENTITIES = [SuppressedAddressEntity, AnnouncedWorkspaceKeyEntity, AnnouncedApiKeyEntity, WorkspaceTranslationsEntity, AnnouncedVendorEntity];
+export const DISPATCH_ENTITIES = [
+  SuppressedAddressEntity,
+  AnnouncedWorkspaceKeyEntity,
+  AnnouncedApiKeyEntity,
+  WorkspaceTranslationsEntity,
+  AnnouncedVendorEntity,
+  LedgeredDeliveryEntity,
+  InboxMessageEntity,
+  InboxBadgeResetEntity,
+];

@@ -20,7 +20,7 @@ const suppressionOf = (entry: SuppressedAddress): Suppression => ({ reason: entr
  * The addresses each workspace's sends skip, kept in `dispatch.suppressions` (the
  * repository) from `notify.suppression.changed.v1` (the API's changes through
  * management-api, and this service's own bounces and complaints, which it also writes
- * at once: see VendorCallbackStore). Applied in topic order, as management-api applies
+ * at once: see VendorCallbackRepository). Applied in topic order, as management-api applies
  * it, so both end at the topic's last word on an address. Read on every attempt of a
  * channel with addresses, so a channel's list is cached whole for 5 s, and an empty list
  * costs nothing. Every replica also reads every change itself (a group of its own, from

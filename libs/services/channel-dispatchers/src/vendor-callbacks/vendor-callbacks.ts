@@ -23,7 +23,7 @@ import {
   snsCertificateUrlProblem,
 } from './callback-signatures';
 import { SNS_CLIENT, SnsClient } from './sns-client';
-import { CallbackRecord, SentDelivery, VendorCallbackStore } from './vendor-callback-store';
+import { CallbackRecord, SentDelivery, VendorCallbackRepository } from './vendor-callback.repository';
 
 /** A vendor's request as the route received it. */
 export interface CallbackRequest {
@@ -61,7 +61,7 @@ const badBody = (path: string, message: string): CallbackAnswer =>
 export class VendorCallbacks {
   constructor(
     private readonly vendors: VendorRepository,
-    private readonly store: VendorCallbackStore,
+    private readonly store: VendorCallbackRepository,
     @Inject(SNS_CLIENT) private readonly sns: SnsClient,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,

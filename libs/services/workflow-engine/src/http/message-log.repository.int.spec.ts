@@ -96,6 +96,32 @@ describe.each(databaseTargets())('the message log repository ($kind)', (target) 
     expect(newer.map((m) => m.deliveryId)).toEqual([rows[1].deliveryId, rows[2].deliveryId]);
   });
 
+  it('lists a page newest first, saying whether there are messages past it on either side', async () => {
+    const workspace = randomUUID();
+    const rows = await logged(message(workspace), message(workspace), message(workspace), message(workspace, { channel: 'sms' }), message(randomUUID()));
+    const ids = (page: { messages: readonly LoggedMessage[] }) => page.messages.map((m) => m.deliveryId);
+    const cursorOf = (row: LoggedMessage) => ({ createdAt: row.createdAt.toISOString(), deliveryId: row.deliveryId });
+    const email = { channel: 'email' };
+
+    const newest = await log.list(workspace, email, undefined, true, 2);
+    expect(newest).toMatchObject({ count: 3, hasPrev: false, hasNext: true });
+    expect(ids(newest)).toEqual([rows[2].deliveryId, rows[1].deliveryId]);
+    expect(newest.messages[0]).toEqual(rows[2]);
+    const older = await log.list(workspace, email, cursorOf(rows[1]), true, 2);
+    expect(older).toMatchObject({ count: 3, hasPrev: true, hasNext: false });
+    expect(ids(older)).toEqual([rows[0].deliveryId]);
+    // Before the oldest: the newer ones, still newest first, the page nearest the cursor.
+    const newer = await log.list(workspace, email, cursorOf(rows[0]), false, 1);
+    expect(newer).toMatchObject({ hasPrev: true, hasNext: true });
+    expect(ids(newer)).toEqual([rows[1].deliveryId]);
+    const newest2 = await log.list(workspace, email, cursorOf(rows[0]), false, 5);
+    expect(newest2).toMatchObject({ hasPrev: false, hasNext: true });
+    expect(ids(newest2)).toEqual([rows[2].deliveryId, rows[1].deliveryId]);
+    // Past the end, a page is empty and points nowhere.
+    expect(await log.list(workspace, email, cursorOf(rows[0]), true, 2)).toEqual({ count: 3, messages: [], hasPrev: false, hasNext: false });
+    expect(await log.list(randomUUID(), {}, undefined, true, 2)).toEqual({ count: 0, messages: [], hasPrev: false, hasNext: false });
+  });
+
   it('reads every message of some runs, oldest first, within the workspace', async () => {
     const workspace = randomUUID();
     const rows = await logged(message(workspace, { runId: 'run-a' }), message(workspace, { runId: 'run-b' }), message(workspace, { runId: 'run-c' }), message(randomUUID(), { runId: 'run-a' }));

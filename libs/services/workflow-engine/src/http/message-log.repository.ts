@@ -28,6 +28,16 @@ export interface MessageCursor {
   readonly deliveryId: string;
 }
 
+/** A page of the message log, newest first, with how many messages match in all. */
+export interface MessagePage {
+  readonly count: number;
+  readonly messages: readonly LoggedMessage[];
+  /** Newer messages than the page's first: a `before` cursor reads them (false on an empty page). */
+  readonly hasPrev: boolean;
+  /** Older messages than the page's last: an `after` cursor reads them (false on an empty page). */
+  readonly hasNext: boolean;
+}
+
 /** Where a message stands, for a change that depends on it (the bulk update's seen and clicked, a web push engagement report). */
 export interface MessageStanding {
   readonly deliveryId: string;
@@ -53,6 +63,26 @@ export class MessageLogRepository {
       where: { workspaceId, deliveryId: In([...deliveryIds]) },
     });
     return rows.map((row) => ({ deliveryId: row.deliveryId, runId: row.runId, messageId: row.messageId, channel: row.channel as Channel, status: row.status }));
+  }
+
+  /**
+   * `GET /v1/message/`'s page: up to `limit` matching messages from `cursor` on (older ones,
+   * or with `newerFirst` false the newer ones before it), answered newest first, and whether
+   * there are more on either side.
+   */
+  async list(workspaceId: string, filter: MessageFilter, cursor: MessageCursor | undefined, newerFirst: boolean, limit: number): Promise<MessagePage> {
+    const count = await this.count(workspaceId, filter);
+    // One more than the page holds tells whether there are more past it.
+    const rows = await this.page(workspaceId, filter, cursor, newerFirst, limit + 1);
+    const more = rows.length > limit;
+    const messages = newerFirst ? rows.slice(0, limit) : rows.slice(0, limit).reverse();
+    const found = messages.length > 0;
+    return {
+      count,
+      messages,
+      hasPrev: found && (newerFirst ? cursor !== undefined : more),
+      hasNext: found && (newerFirst ? more : cursor !== undefined),
+    };
   }
 
   /** How many of the workspace's messages match. */

@@ -3,9 +3,10 @@ import { HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CLOCK, Clock, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { RunHost } from '../runs/run-host';
 import { MessageBulkUpdate } from './message-bulk-update';
-import { MessageLog } from './message-log';
-import { MessageStats, MessageStatsQueries, parseStatsQuery } from './message-stats-queries';
+import { messageListAnswer, parseMessageListQuery } from './message-list';
 import { MessageLogRepository } from './message-log.repository';
+import { MessageStats, parseStatsQuery } from './message-stats';
+import { MessageStatsRepository } from './message-stats.repository';
 import { RunIndexRepository } from './run-index.repository';
 import { parseRunFilter, requireBroadcastCancelFilter, requireCancelFilter } from './run-filters';
 import { IndexedRun, LoggedMessage } from '../persistence/entities';
@@ -18,10 +19,9 @@ export class RunsController {
   constructor(
     private readonly runs: RunHost,
     private readonly index: RunIndexRepository,
-    private readonly messageRows: MessageLogRepository,
-    private readonly messages: MessageLog,
+    private readonly messages: MessageLogRepository,
     private readonly messageUpdates: MessageBulkUpdate,
-    private readonly stats: MessageStatsQueries,
+    private readonly stats: MessageStatsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -64,7 +64,7 @@ export class RunsController {
   async runsOf(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
     const { filter, limit } = parseRunFilter(query);
     const { count, runs } = await this.index.follow(workspace.id, filter, limit);
-    const messages = await this.messageRows.ofRuns(workspace.id, runs.map((run) => run.runId));
+    const messages = await this.messages.ofRuns(workspace.id, runs.map((run) => run.runId));
     return {
       meta: { count, limit: runs.length },
       results: runs.map((run) => ({ ...runSummary(run), messages: messages.filter((message) => message.runId === run.runId).map(runMessage) })),
@@ -90,9 +90,11 @@ export class RunsController {
     };
   }
 
+  /** Reference `list-messages`: the message log newest first, filtered, with opaque cursors (`after`: older, `before`: newer). */
   @Get('v1/message')
-  list(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
-    return this.messages.list(workspace, query);
+  async list(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {
+    const { filter, cursor, newerFirst, limit } = parseMessageListQuery(query);
+    return messageListAnswer(await this.messages.list(workspace.id, filter, cursor, newerFirst, limit), limit);
   }
 
   /**
@@ -101,7 +103,7 @@ export class RunsController {
    */
   @Get('v1/message/stats')
   messageStats(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<MessageStats> {
-    return this.stats.stats(workspace, parseStatsQuery(query, this.clock.now()));
+    return this.stats.stats(workspace.id, parseStatsQuery(query, this.clock.now()));
   }
 
   /** Reference `bulk-update-messages` (the Node SDK's `messages.bulk_update`): a result per message, in order. */

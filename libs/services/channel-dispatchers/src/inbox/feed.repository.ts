@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { FeedCursor, FeedFilter, FeedItem, FeedPageQuery, FeedRow, FeedStore, feedItemOf } from './feed-query';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { FeedCursor, FeedFilter, FeedItem, FeedPageQuery, FeedRow, FeedStore, feedItemOf } from './feed-query';
+import { InboxBadgeReset, InboxBadgeResetEntity, InboxMessage, InboxMessageEntity } from './inbox.entities';
 import { DEFAULT_TENANT, InboxOwner, bulkUpdateOf, inboxBulkUpdatedMessage } from './inbox-store';
 
 /** The item's time as the SDK's `created_on` (ms), which is also its page cursor. */
@@ -16,7 +18,12 @@ const FEED_COLUMNS = `m.seq, m.id, m.created_at, m.title, m.body, m.avatar, m.ac
   d.command->>'category' AS category, ${CREATED_MS} AS created_ms, ${IS_PINNED} AS is_pinned, m.expires_at, m.tags, m.extras`;
 /** The SDK's order: pinned first, then newest first; `seq` orders messages stored in the same millisecond. */
 const FEED_ORDER = 'ORDER BY is_pinned DESC, created_ms DESC, m.seq DESC';
-/** The category is the workflow's, on the delivery that stored the message. */
+/**
+ * The category is the workflow's, on the delivery that stored the message. The feed's reads
+ * (page, numberedPage, counts, item) are hand-written over this join: the category is a
+ * jsonb field of the delivery's command, and the order keys are computed (pinned until
+ * read, `created_on` in ms), which the query builder would only carry as raw strings.
+ */
 const FEED_FROM = 'dispatch.inbox_messages m LEFT JOIN dispatch.deliveries d ON d.delivery_id = m.delivery_id';
 /** Messages stored in one batch share a `created_on`; a page ends after all of them, up to this many. */
 const MAX_SAME_MILLISECOND = 1000;
@@ -59,11 +66,11 @@ function filterSql(filter: FeedFilter, params: unknown[]): string {
 /**
  * The reads of SuprSend's feed API over the inbox (`dispatch.inbox_messages`): pages in
  * the SDK's order (newest first, by `created_on`), counts per store and the badge, and
- * the badge reset. Every change of a message goes through InboxStore.update, so it is
- * published and reported as the inbox's own changes are.
+ * the badge reset (`dispatch.inbox_badge_resets`). Every change of a message goes through
+ * InboxStore.update, so it is published and reported as the inbox's own changes are.
  */
 @Injectable()
-export class FeedStoreReader {
+export class FeedRepository {
   constructor(@InjectDataSource('dispatch') private readonly db: DataSource) {}
 
   /**
@@ -75,15 +82,15 @@ export class FeedStoreReader {
   async page(owner: InboxOwner, query: FeedPageQuery): Promise<FeedPage> {
     const base: unknown[] = [];
     const where = `${ownerSql(owner, base)} AND ${filterSql(query.filter, base)}`;
-    const select = (condition: string, tail: string, params: unknown[]): Promise<FeedRowWithCursor[]> =>
-      this.db.query(`SELECT ${FEED_COLUMNS} FROM ${FEED_FROM} WHERE ${where}${condition} ${tail}`, [...base, ...params]) as Promise<FeedRowWithCursor[]>;
+    const select = async (condition: string, tail: string, params: unknown[]): Promise<FeedRowWithCursor[]> =>
+      returningRows<FeedRowWithCursor>(await this.db.query(`SELECT ${FEED_COLUMNS} FROM ${FEED_FROM} WHERE ${where}${condition} ${tail}`, [...base, ...params]));
     const after = query.after === undefined ? { sql: '', params: [] } : afterSql(query.after, base.length + 1);
     const [rows, total] = await Promise.all([
       select(after.sql, `${FEED_ORDER} LIMIT $${base.length + after.params.length + 1}`, [...after.params, query.pageSize]),
-      this.db.query(`SELECT count(*)::int AS n FROM ${FEED_FROM} WHERE ${where}`, base) as Promise<Array<{ n: number }>>,
+      this.count(where, base),
     ]);
     const last = rows[rows.length - 1];
-    if (last === undefined) return { results: [], totalCount: total[0].n, hasMore: false };
+    if (last === undefined) return { results: [], totalCount: total, hasMore: false };
     const next = base.length + 1;
     const sameMillisecond =
       rows.length < query.pageSize
@@ -94,8 +101,8 @@ export class FeedStoreReader {
             last.seq,
           ]);
     const rest = afterSql({ pinned: last.is_pinned, createdMs: Number(last.created_ms) }, next);
-    const [older] = (await this.db.query(`SELECT EXISTS (SELECT 1 FROM ${FEED_FROM} WHERE ${where}${rest.sql}) AS more`, [...base, ...rest.params])) as Array<{ more: boolean }>;
-    return { results: [...rows, ...sameMillisecond].map(feedItemOf), totalCount: total[0].n, hasMore: older.more };
+    const [older] = returningRows<{ more: boolean }>(await this.db.query(`SELECT EXISTS (SELECT 1 FROM ${FEED_FROM} WHERE ${where}${rest.sql}) AS more`, [...base, ...rest.params]));
+    return { results: [...rows, ...sameMillisecond].map(feedItemOf), totalCount: total, hasMore: older.more };
   }
 
   /**
@@ -113,20 +120,18 @@ export class FeedStoreReader {
       where += ` AND ${CREATED_MS} < $${params.length}`;
     }
     const [rows, total] = await Promise.all([
-      this.db.query(`SELECT ${FEED_COLUMNS} FROM ${FEED_FROM} WHERE ${where} ${FEED_ORDER} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-        ...params,
-        query.limit,
-        query.offset,
-      ]) as Promise<FeedRowWithCursor[]>,
-      this.db.query(`SELECT count(*)::int AS n FROM ${FEED_FROM} WHERE ${where}`, params) as Promise<Array<{ n: number }>>,
+      this.db
+        .query(`SELECT ${FEED_COLUMNS} FROM ${FEED_FROM} WHERE ${where} ${FEED_ORDER} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, query.limit, query.offset])
+        .then((result) => returningRows<FeedRowWithCursor>(result)),
+      this.count(where, params),
     ]);
-    return { results: rows.map(feedItemOf), totalCount: total[0].n };
+    return { results: rows.map(feedItemOf), totalCount: total };
   }
 
   /** Whose message `id` of the workspace is (the click of `@suprsend/js-inbox` names the message alone), or null. */
   async recipientOf(workspaceId: string, id: string): Promise<string | null> {
-    const rows = (await this.db.query(`SELECT distinct_id FROM dispatch.inbox_messages WHERE id = $1 AND workspace_id = $2`, [id, workspaceId])) as Array<{ distinct_id: string }>;
-    return rows[0]?.distinct_id ?? null;
+    const row = await this.messages().findOne({ select: { distinctId: true }, where: { id, workspaceId } });
+    return row?.distinctId ?? null;
   }
 
   /** The badge (unseen messages stored since the last reset, archived ones aside) and each store's unread messages. */
@@ -136,42 +141,59 @@ export class FeedStoreReader {
     params.push(tenantScopeOf(owner));
     const resetAt = `COALESCE((SELECT reset_at FROM dispatch.inbox_badge_resets r WHERE r.workspace_id = m.workspace_id AND r.distinct_id = m.distinct_id AND r.tenant_scope = $${params.length}), '-infinity')`;
     const storeCounts = stores.map((store, index) => `count(*) FILTER (WHERE m.read_at IS NULL AND ${filterSql(store.filter, params)})::int AS s${index}`);
-    const [row] = (await this.db.query(
-      `SELECT count(*) FILTER (WHERE m.seen_at IS NULL AND m.archived_at IS NULL AND ${NOT_EXPIRED} AND m.created_at > ${resetAt})::int AS badge${storeCounts.map((sql) => `, ${sql}`).join('')}
+    const [row] = returningRows<Record<string, number>>(
+      await this.db.query(
+        `SELECT count(*) FILTER (WHERE m.seen_at IS NULL AND m.archived_at IS NULL AND ${NOT_EXPIRED} AND m.created_at > ${resetAt})::int AS badge${storeCounts.map((sql) => `, ${sql}`).join('')}
          FROM ${FEED_FROM} WHERE ${where}`,
-      params,
-    )) as Array<Record<string, number>>;
+        params,
+      ),
+    );
     return { badge: row.badge, ...Object.fromEntries(stores.map((store, index) => [store.storeId, row[`s${index}`]])) };
   }
 
   async item(owner: InboxOwner, id: string): Promise<FeedItem | null> {
     const params: unknown[] = [];
     const where = ownerSql(owner, params);
-    const rows = (await this.db.query(`SELECT ${FEED_COLUMNS} FROM ${FEED_FROM} WHERE ${where} AND m.id = $${params.length + 1}`, [...params, id])) as FeedRowWithCursor[];
+    const rows = returningRows<FeedRowWithCursor>(await this.db.query(`SELECT ${FEED_COLUMNS} FROM ${FEED_FROM} WHERE ${where} AND m.id = $${params.length + 1}`, [...params, id]));
     return rows[0] === undefined ? null : feedItemOf(rows[0]);
   }
 
   /** Up to `limit` of the owner's unread messages (for mark-all-read, which marks them one by one). */
   async unreadIds(owner: InboxOwner, limit: number): Promise<string[]> {
-    const params: unknown[] = [];
-    const where = ownerSql(owner, params);
-    const rows = (await this.db.query(`SELECT m.id FROM dispatch.inbox_messages m WHERE ${where} AND m.read_at IS NULL ORDER BY m.seq LIMIT $${params.length + 1}`, [
-      ...params,
-      limit,
-    ])) as Array<{ id: string }>;
+    const query = this.messages()
+      .createQueryBuilder('m')
+      .select('m.id')
+      .where('m.workspaceId = :workspaceId AND m.distinctId = :distinctId', { workspaceId: owner.workspaceId, distinctId: owner.distinctId });
+    if (owner.tenantId !== undefined) query.andWhere('COALESCE(m.tenantId, :defaultTenant) = :tenantId', { defaultTenant: DEFAULT_TENANT, tenantId: owner.tenantId });
+    const rows = await query.andWhere('m.readAt IS NULL').orderBy('m.seq', 'ASC').limit(limit).getMany();
     return rows.map((row) => row.id);
   }
 
   /** The bell was opened: the badge counts from now. The user's other pages hear of it (`badge_reset`), in the same transaction. */
   async resetBadge(owner: InboxOwner): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO dispatch.inbox_badge_resets (workspace_id, distinct_id, tenant_scope, reset_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (workspace_id, distinct_id, tenant_scope) DO UPDATE SET reset_at = now()`,
-        [owner.workspaceId, owner.distinctId, tenantScopeOf(owner)],
-      );
+      await this.badgeResets(tx)
+        .createQueryBuilder()
+        .insert()
+        .values({ workspaceId: owner.workspaceId, distinctId: owner.distinctId, tenantScope: tenantScopeOf(owner), resetAt: () => 'now()' })
+        .orUpdate(['reset_at'], ['workspace_id', 'distinct_id', 'tenant_scope'])
+        .execute();
       await writeOutbox(tx, DISPATCH_OUTBOX, [inboxBulkUpdatedMessage(bulkUpdateOf(owner, 'badge_reset'))]);
     });
+  }
+
+  /** How many of the feed's rows match `where` (over FEED_FROM). */
+  private async count(where: string, params: readonly unknown[]): Promise<number> {
+    const [row] = returningRows<{ n: number }>(await this.db.query(`SELECT count(*)::int AS n FROM ${FEED_FROM} WHERE ${where}`, [...params]));
+    return row.n;
+  }
+
+  private messages(): Repository<InboxMessage> {
+    return this.db.getRepository(InboxMessageEntity);
+  }
+
+  private badgeResets(manager: EntityManager = this.db.manager): Repository<InboxBadgeReset> {
+    return manager.getRepository(InboxBadgeResetEntity);
   }
 }
 

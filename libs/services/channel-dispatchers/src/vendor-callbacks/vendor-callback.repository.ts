@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { Channel, DeliveryRequested, SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, SuppressionChanged, TOPICS, envelopeOf } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { LedgeredDelivery, LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
 import { SuppressionList } from '../suppressions/suppression-list';
 import { SuppressionRepository } from '../suppressions/suppression.repository';
 
@@ -45,7 +46,7 @@ export interface CallbackRecord {
  * took off the list since.
  */
 @Injectable()
-export class VendorCallbackStore {
+export class VendorCallbackRepository {
   constructor(
     @InjectDataSource('dispatch') private readonly db: DataSource,
     private readonly suppressedAddresses: SuppressionRepository,
@@ -55,36 +56,36 @@ export class VendorCallbackStore {
   /** The sent deliveries of the workspace's channel whose vendor message id is one of `ids`. */
   async sentDeliveries(workspaceId: string, channel: Channel, ids: readonly string[]): Promise<SentDelivery[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.db.query(
-      `SELECT delivery_id, workspace_id, message_key, command, vendor, vendor_message_id FROM dispatch.deliveries
-        WHERE vendor_message_id = ANY($1::text[]) AND workspace_id = $2 AND channel = $3 AND status = 'sent'`,
-      [[...new Set(ids)], workspaceId, channel],
-    )) as Array<{ delivery_id: string; workspace_id: string; message_key: string; command: DeliveryRequested; vendor: string | null; vendor_message_id: string }>;
+    const rows = await this.deliveries().find({
+      select: { deliveryId: true, workspaceId: true, messageKey: true, command: true, vendor: true, vendorMessageId: true },
+      where: { vendorMessageId: In([...new Set(ids)]), workspaceId, channel, status: 'sent' },
+    });
     return rows.map((row) => ({
-      deliveryId: row.delivery_id,
-      workspaceId: row.workspace_id,
-      messageKey: row.message_key,
+      deliveryId: row.deliveryId,
+      workspaceId: row.workspaceId,
+      messageKey: row.messageKey,
       command: row.command,
       vendor: row.vendor,
-      vendorMessageId: row.vendor_message_id,
+      // Found by it, so never null.
+      vendorMessageId: row.vendorMessageId ?? '',
     }));
   }
 
   /** The delivery a tracking token names (by its id), or undefined when the ledger has none. */
   async trackedDelivery(deliveryId: string): Promise<TrackedDelivery | undefined> {
-    const [row] = (await this.db.query(
-      `SELECT delivery_id, workspace_id, message_key, command, status, vendor, vendor_message_id FROM dispatch.deliveries WHERE delivery_id = $1`,
-      [deliveryId],
-    )) as Array<{ delivery_id: string; workspace_id: string; message_key: string; command: DeliveryRequested; status: string; vendor: string | null; vendor_message_id: string | null }>;
+    const row = await this.deliveries().findOne({
+      select: { deliveryId: true, workspaceId: true, messageKey: true, command: true, status: true, vendor: true, vendorMessageId: true },
+      where: { deliveryId },
+    });
     if (!row) return undefined;
     return {
-      deliveryId: row.delivery_id,
-      workspaceId: row.workspace_id,
-      messageKey: row.message_key,
+      deliveryId: row.deliveryId,
+      workspaceId: row.workspaceId,
+      messageKey: row.messageKey,
       command: row.command,
       status: row.status,
       vendor: row.vendor,
-      vendorMessageId: row.vendor_message_id,
+      vendorMessageId: row.vendorMessageId,
     };
   }
 
@@ -93,10 +94,14 @@ export class VendorCallbackStore {
     if (records.length === 0) return 0;
     const written = await this.db.transaction(async (tx) => {
       const deliveryIds = [...new Set(records.map((record) => record.deliveryId))];
-      const rows = (await tx.query(`SELECT delivery_id, callback_statuses FROM dispatch.deliveries WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id FOR UPDATE`, [
-        deliveryIds,
-      ])) as Array<{ delivery_id: string; callback_statuses: string[] }>;
-      const recorded = new Map(rows.map((row) => [row.delivery_id, new Set(row.callback_statuses)]));
+      // Locked in id order, so two callbacks naming the same deliveries never deadlock.
+      const rows = await this.deliveries(tx).find({
+        select: { deliveryId: true, callbackStatuses: true },
+        where: { deliveryId: In(deliveryIds) },
+        order: { deliveryId: 'ASC' },
+        lock: { mode: 'pessimistic_write' },
+      });
+      const recorded = new Map(rows.map((row) => [row.deliveryId, new Set(row.callbackStatuses)]));
       const fresh = records.filter((record) => {
         const statuses = recorded.get(record.deliveryId);
         if (!statuses || statuses.has(record.status)) return false;
@@ -105,6 +110,7 @@ export class VendorCallbackStore {
       });
       if (fresh.length === 0) return { fresh: 0, suppressions: [] };
       const changed = [...new Set(fresh.map((record) => record.deliveryId))];
+      // Hand-written: one UPDATE gives each delivery its own statuses (the query builder would take one statement per row).
       await tx.query(
         `UPDATE dispatch.deliveries d SET callback_statuses = u.statuses FROM jsonb_to_recordset($1::jsonb) AS u(delivery_id text, statuses text[]) WHERE d.delivery_id = u.delivery_id`,
         [JSON.stringify(changed.map((id) => ({ delivery_id: id, statuses: [...(recorded.get(id) ?? [])] })))],
@@ -117,6 +123,10 @@ export class VendorCallbackStore {
     // Committed: this replica's next attempt reads the list anew (the others hear the announcement).
     for (const suppression of written.suppressions) this.suppressionList.forget(suppression);
     return written.fresh;
+  }
+
+  private deliveries(manager: EntityManager = this.db.manager): Repository<LedgeredDelivery> {
+    return manager.getRepository(LedgeredDeliveryEntity);
   }
 }
 

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { CHANNELS, FieldError, HeraldError, readQueryDate } from '@herald/contracts';
-import { AuthenticatedWorkspace } from '@herald/runtime';
+
+/**
+ * `GET /v1/message/stats/` (the console's Overview): its query read and checked, and the
+ * shape of its answer. Pure; MessageStatsRepository counts the message log.
+ */
 
 export type StatsBucket = 'hour' | 'day';
 
@@ -11,8 +12,6 @@ const BUCKET_MS: Record<StatsBucket, number> = { hour: 3_600_000, day: 86_400_00
 const DEFAULT_BUCKETS: Record<StatsBucket, number> = { hour: 24, day: 30 };
 /** Most buckets one answer holds (31 days by the hour, a year by the day): checked before any SQL. */
 export const MAX_STATS_BUCKETS = 744;
-/** The reasons listed per group (skipped, failed): the most frequent ones. */
-const TOP_REASONS = 20;
 
 export interface StatsQuery {
   readonly bucket: StatsBucket;
@@ -83,79 +82,11 @@ export function parseStatsQuery(query: Record<string, unknown>, now: Date): Stat
   };
 }
 
-/** The counters as SQL aggregates over engine.messages rows (see MessageCounts). */
-const COUNTS_SQL = `count(*)::int AS total,
-  count(*) FILTER (WHERE status IN ('sent_by_vendor', 'delivered', 'seen', 'clicked', 'bounced', 'complained'))::int AS sent,
-  count(*) FILTER (WHERE status IN ('delivered', 'seen', 'clicked', 'complained'))::int AS delivered,
-  count(*) FILTER (WHERE status IN ('seen', 'clicked') OR seen_at IS NOT NULL)::int AS seen,
-  count(*) FILTER (WHERE status = 'clicked' OR clicked_at IS NOT NULL)::int AS clicked,
-  count(*) FILTER (WHERE status IN ('delivery_failure', 'bounced'))::int AS failed,
-  count(*) FILTER (WHERE status = 'not_sent')::int AS skipped,
-  count(*) FILTER (WHERE status = 'triggered')::int AS in_flight,
-  count(*) FILTER (WHERE status = 'triggered' AND next_attempt_at IS NOT NULL)::int AS retrying`;
-
 const COUNT_FIELDS = ['total', 'sent', 'delivered', 'seen', 'clicked', 'failed', 'skipped', 'in_flight', 'retrying'] as const;
 
-function countsOf(row: Record<string, unknown> | undefined): MessageCounts {
+/** A row of the counters (each a number, or absent: 0) as MessageCounts. */
+export function countsOf(row: Record<string, unknown> | undefined): MessageCounts {
   return Object.fromEntries(COUNT_FIELDS.map((field) => [field, Number(row?.[field] ?? 0)])) as unknown as MessageCounts;
-}
-
-/**
- * The overview of what a workspace sent (the console's Overview page), aggregated from the
- * message log: the same rows `GET /v1/message/` lists, so the two always agree. Read from
- * the `messages_newest_first` index's range of the window; the window is bounded
- * (MAX_STATS_BUCKETS), so one answer scans at most a month of a workspace's messages.
- */
-@Injectable()
-export class MessageStatsQueries {
-  constructor(@InjectDataSource('engine') private readonly db: DataSource) {}
-
-  async stats(workspace: AuthenticatedWorkspace, query: StatsQuery): Promise<MessageStats> {
-    const where = ['workspace_id = $1', 'created_at >= $2', 'created_at <= $3'];
-    const params: unknown[] = [workspace.id, query.from.toISOString(), query.to.toISOString()];
-    if (query.channel !== undefined) {
-      params.push(query.channel);
-      where.push(`channel = $${params.length}`);
-    }
-    if (query.workflowSlug !== undefined) {
-      params.push(query.workflowSlug);
-      where.push(`workflow_slug = $${params.length}`);
-    }
-    const filter = where.join(' AND ');
-    const bucketParam = params.length + 1;
-    const [totals, channels, vendors, workflows, series, skipped, failed] = (await Promise.all([
-      this.db.query(`SELECT ${COUNTS_SQL} FROM engine.messages WHERE ${filter}`, params),
-      this.db.query(`SELECT channel, ${COUNTS_SQL} FROM engine.messages WHERE ${filter} GROUP BY channel ORDER BY total DESC, channel`, params),
-      // The vendor that sent it, or that was tried last when it failed; none for a message skipped or not attempted yet.
-      this.db.query(`SELECT vendor, ${COUNTS_SQL} FROM engine.messages WHERE ${filter} GROUP BY vendor ORDER BY total DESC, vendor NULLS LAST`, params),
-      this.db.query(`SELECT workflow_slug, ${COUNTS_SQL} FROM engine.messages WHERE ${filter} GROUP BY workflow_slug ORDER BY total DESC, workflow_slug LIMIT 50`, params),
-      this.db.query(
-        `SELECT to_char(date_trunc($${bucketParam}, created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS start, ${COUNTS_SQL} FROM engine.messages WHERE ${filter} GROUP BY 1 ORDER BY 1`,
-        [...params, query.bucket],
-      ),
-      // A skip's failure_reason is `<reason>: <detail>`: grouped by the reason (preference, no identity, ...).
-      this.db.query(
-        `SELECT split_part(coalesce(failure_reason, ''), ':', 1) AS reason, count(*)::int AS count FROM engine.messages WHERE ${filter} AND status = 'not_sent'
-          GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${TOP_REASONS}`,
-        params,
-      ),
-      this.db.query(
-        `SELECT coalesce(failure_reason, '') AS reason, count(*)::int AS count FROM engine.messages WHERE ${filter} AND status IN ('delivery_failure', 'bounced')
-          GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${TOP_REASONS}`,
-        params,
-      ),
-    ])) as Array<Array<Record<string, unknown>>>;
-    return {
-      meta: { bucket: query.bucket, from: query.from.toISOString(), to: query.to.toISOString(), channel: query.channel ?? null, workflow_slug: query.workflowSlug ?? null },
-      totals: countsOf(totals[0]),
-      skipped_by_reason: skipped.map((row) => ({ reason: String(row.reason), count: Number(row.count) })),
-      failed_by_reason: failed.map((row) => ({ reason: String(row.reason), count: Number(row.count) })),
-      by_channel: channels.map((row) => ({ channel: String(row.channel), ...countsOf(row) })),
-      by_vendor: vendors.map((row) => ({ vendor: row.vendor === null ? null : String(row.vendor), ...countsOf(row) })),
-      by_workflow: workflows.map((row) => ({ workflow_slug: String(row.workflow_slug), ...countsOf(row) })),
-      series: denseSeries(query, new Map(series.map((row) => [String(row.start), countsOf(row)]))),
-    };
-  }
 }
 
 /** Every bucket of the window, oldest first, zeros where nothing was sent (a chart needs no gaps filled). UTC hours and days both start at multiples of their length since the epoch. */
