@@ -6,7 +6,7 @@ import { HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { CategoryReadModel } from '../categories/category-read-model';
+import { CategoryDocumentRepository } from '../categories/category-document.repository';
 import { OffsetQuery } from '../http/offset-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { TenantCategoryDefaultUpdate, TenantUpsert } from './request-bodies';
@@ -26,7 +26,7 @@ const tenantNotFound = (tenantId: string): HeraldError => HeraldError.notFound(`
 export class TenantStore {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly categories: CategoryReadModel,
+    private readonly categories: CategoryDocumentRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
