@@ -2,9 +2,11 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AudienceVisibilityModule, BrowserAuthModule, OperatorCors, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { BROADCAST_FAN_OUT_OPTIONS, BroadcastFanOut, BroadcastFanOutOptions, DEFAULT_BROADCAST_FAN_OUT_OPTIONS } from './broadcasts/broadcast-fan-out';
-import { CategoryChangesConsumer, CategoryReadModel } from './categories/category-read-model';
+import { CategoryChangesConsumer } from './categories/category-changes.consumer';
+import { CategoryDocumentRepository } from './categories/category-document.repository';
+import { LiveCategories } from './categories/live-categories';
 import { CONSOLE_ROUTES } from './http/console-routes';
-import { ListStore } from './lists/list-store';
+import { ListRepository } from './lists/list.repository';
 import { ListsController } from './lists/lists.controller';
 import { audienceOpenApi } from './openapi/audience-openapi';
 import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
@@ -23,7 +25,7 @@ import { UserTenantsController } from './profiles/user-tenants.controller';
 import { TenantRepository } from './tenants/tenant.repository';
 import { TenantListController, TenantsController } from './tenants/tenants.controller';
 import { BrandListController, BrandsController } from './tenants/brands.controller';
-import { ListVersionStore } from './lists/list-version-store';
+import { ListVersionRepository } from './lists/list-version.repository';
 import { BulkDeleteController, UserListsController, UserMergeController } from './sdk-compat/sdk-compat.controllers';
 import { UserMerge } from './sdk-compat/user-merge';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
@@ -76,10 +78,11 @@ export class PreferenceServiceModule implements NestModule {
       ],
       providers: [
         { provide: BROADCAST_FAN_OUT_OPTIONS, useValue: { ...DEFAULT_BROADCAST_FAN_OUT_OPTIONS, ...fanOut } },
-        CategoryReadModel,
+        CategoryDocumentRepository,
+        LiveCategories,
         ProfileStore,
-        ListStore,
-        ListVersionStore,
+        ListRepository,
+        ListVersionRepository,
         UserMerge,
         TenantRepository,
         PreferenceStore,

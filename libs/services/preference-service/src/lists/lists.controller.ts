@@ -3,8 +3,8 @@ import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
 import { parseOffsetQuery } from '../http/offset-page';
-import { ListStore } from './list-store';
-import { ListVersionStore } from './list-version-store';
+import { ListRepository } from './list.repository';
+import { ListVersionRepository } from './list-version.repository';
 import { LIST_BODIES, ListMembers, ListUpsert } from './request-bodies';
 
 /** Subscriber lists (reference `/v1/subscriber_list/...`; interface 4.3 for the members). */
@@ -12,8 +12,8 @@ import { LIST_BODIES, ListMembers, ListUpsert } from './request-bodies';
 @UseGuards(WorkspaceAuthGuard)
 export class ListsController {
   constructor(
-    private readonly lists: ListStore,
-    private readonly versions: ListVersionStore,
+    private readonly lists: ListRepository,
+    private readonly versions: ListVersionRepository,
   ) {}
 
   @Post()

@@ -5,7 +5,7 @@ import { audienceSchemas, requiredBodyParser } from '../http/audience-schemas';
 /**
  * The bodies of the subscriber list routes (reference `/v1/subscriber_list/...`), each one
  * schema (docs/architecture.md, "Contracts"). Trimming the list_id and counting each
- * distinct_id once stay code in the list store.
+ * distinct_id once stay code in the list repository.
  */
 
 /** At most this many distinct_ids per add or remove call. */

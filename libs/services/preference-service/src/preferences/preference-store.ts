@@ -15,7 +15,7 @@ import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { CategoryReadModel } from '../categories/category-read-model';
+import { CategoryDocumentRepository } from '../categories/category-document.repository';
 import { CategoryTexts } from '../categories/category-texts';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { ProfileStore } from '../profiles/profile-store';
@@ -33,7 +33,7 @@ export interface ChannelPreferenceItem {
 export class PreferenceStore {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly categories: CategoryReadModel,
+    private readonly categories: CategoryDocumentRepository,
     private readonly profiles: ProfileStore,
     private readonly tenants: TenantRepository,
     @Inject(CLOCK) private readonly clock: Clock,

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from
 import { AudienceSubject, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { ListStore } from '../lists/list-store';
+import { ListRepository } from '../lists/list.repository';
 import { ProfileStore } from '../profiles/profile-store';
 import { userView } from '../profiles/profile-views';
 import { BulkObjectDelete, BulkUserDelete, SDK_COMPAT_BODIES, UserMergeBody } from './request-bodies';
@@ -25,7 +25,7 @@ export class UserMergeController {
 @Controller('v1/user/:distinct_id/subscribed_to/list')
 @UseGuards(WorkspaceAuthGuard)
 export class UserListsController {
-  constructor(private readonly lists: ListStore) {}
+  constructor(private readonly lists: ListRepository) {}
 
   @Get()
   subscribedTo(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query() query: Record<string, unknown>): Promise<unknown> {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CategoryDocument } from '@herald/audience';
 import { AudienceChanged } from '@herald/contracts';
-import { AuthenticatedWorkspace, HeraldLogger } from '@herald/runtime';
+import { AuthenticatedWorkspace } from '@herald/runtime';
 import { databaseTargets } from '@herald/testing';
-import { CategoryReadModel } from '../categories/category-read-model';
+import { CategoryDocumentRepository } from '../categories/category-document.repository';
 import { AUDIENCE_OUTBOX } from '../outbox/audience-events';
 import { openAudienceDatabase } from '../testing/repository-database';
 import { TenantRepository } from './tenant.repository';
@@ -37,7 +37,7 @@ describe.each(databaseTargets())('the tenant repository ($kind)', (target) => {
     const opened = await openAudienceDatabase(target);
     db = opened.db;
     dispose = opened.close;
-    const categories = new CategoryReadModel(db, new HeraldLogger('test', 'error', { write: () => undefined }));
+    const categories = new CategoryDocumentRepository(db);
     tenants = new TenantRepository(db, categories, { now: () => new Date('2026-03-01T10:00:00Z') });
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
-import { CategoryReadModel } from '../categories/category-read-model';
+import { CategoryDocumentRepository } from '../categories/category-document.repository';
 import { OffsetQuery } from '../http/offset-page';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { TenantCategoryDefaultUpdate, TenantUpsert } from './request-bodies';
@@ -74,7 +74,7 @@ const tenantNotFound = (tenantId: string): HeraldError => HeraldError.notFound(`
 export class TenantRepository {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly categories: CategoryReadModel,
+    private readonly categories: CategoryDocumentRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
