@@ -7,6 +7,7 @@ import { OPERATOR_ENTITY_SCHEMAS } from '../operators';
 import { CategoryTranslationEntity } from '../preference-categories';
 import { REPLAY_ENTITIES } from '../replays';
 import { TEMPLATE_ENTITIES } from '../templates';
+import { VENDOR_ENTITIES } from '../vendors';
 import { WorkspaceEntity } from '../workspaces/workspace.repository';
 import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
 
@@ -14,4 +15,4 @@ import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
  * The tables management-api reads and writes through TypeORM's repositories. Registered
  * with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES];
+export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...VENDOR_ENTITIES];
