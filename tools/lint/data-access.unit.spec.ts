@@ -65,7 +65,6 @@ const NOT_YET_REPOSITORIES: Record<string, string> = {
   'libs/services/management-api/src/events/event-store.ts': 'not converted yet',
   'libs/services/management-api/src/preference-categories/preference-category-store.ts': 'not converted yet',
   'libs/services/management-api/src/schemas/schema-store.ts': 'not converted yet',
-  'libs/services/management-api/src/templates/template-store.ts': 'not converted yet',
   'libs/services/management-api/src/translations/translation-store.ts': 'not converted yet',
   'libs/services/management-api/src/workflows/workflow-store.ts': 'not converted yet',
   'libs/services/preference-service/src/categories/category-read-model.ts': 'not converted yet',
