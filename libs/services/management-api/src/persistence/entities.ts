@@ -10,6 +10,7 @@ import { REPLAY_ENTITIES } from '../replays';
 import { SCHEMA_ENTITIES } from '../schemas';
 import { TEMPLATE_ENTITIES } from '../templates';
 import { TRANSLATION_ENTITIES } from '../translations';
+import { VENDOR_ENTITIES } from '../vendors';
 import { WorkspaceEntity } from '../workspaces/workspace.repository';
 import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
 
@@ -17,4 +18,4 @@ import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
  * The tables management-api reads and writes through TypeORM's repositories. Registered
  * with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, PreferenceCategoryVersionEntity, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...SCHEMA_ENTITIES, ...EVENT_ENTITIES, ...TRANSLATION_ENTITIES];
+export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, PreferenceCategoryVersionEntity, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...SCHEMA_ENTITIES, ...EVENT_ENTITIES, ...TRANSLATION_ENTITIES, ...VENDOR_ENTITIES];

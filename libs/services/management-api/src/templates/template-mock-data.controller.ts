@@ -9,7 +9,7 @@ import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { MockData, transformedData, updateMockData } from './mock-data';
 import { channelOf, modeOf } from './template-params';
 import { Mode, TemplateRow } from './template-rows';
-import { TemplateStore, variantNotFound } from './template-store';
+import { TemplateRepository, variantNotFound } from './template.repository';
 import { mjmlErrors, validateContent } from './variant-content';
 import { RequiredRole } from '../auth/roles';
 import { DraftPreviewBody, MockDataBody, PreviewBody, TEMPLATE_BODIES } from './request-bodies';
@@ -54,7 +54,7 @@ export class TemplateMockDataController {
 
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: TemplateStore,
+    private readonly templates: TemplateRepository,
     private readonly translations: TranslationRepository,
   ) {}
 
@@ -68,7 +68,7 @@ export class TemplateMockDataController {
   ): Promise<MockDataView> {
     modeOf(mode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return mockDataView(await this.store.mockData(workspace, slug));
+    return mockDataView(await this.templates.mockData(workspace, slug));
   }
 
   /** Partial: the fields given replace the current ones. */
@@ -81,7 +81,7 @@ export class TemplateMockDataController {
     @ValidBody(TEMPLATE_BODIES.mockData) body: MockDataBody,
   ): Promise<MockDataView> {
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const saved = await this.store.updateMockData(workspace, slug, (current) => updateMockData(current, body));
+    const saved = await this.templates.updateMockData(workspace, slug, (current) => updateMockData(current, body));
     return mockDataView(saved);
   }
 
@@ -108,8 +108,8 @@ export class TemplateMockDataController {
     const mode = modeOf(rawMode);
     const { data: given, locale: givenLocale } = body;
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
-    const variant = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
+    const template = await this.templates.requireTemplate(this.templates.connection, workspace, slug);
+    const variant = await this.templates.variant(this.templates.connection, template.id, mode, channel, variantId);
     if (!variant) throw variantNotFound(slug, channel, variantId, mode);
     const rendering = await this.render(workspace, template, mode, channel, variant.content as JsonRecord, given, givenLocale ?? variant.locale);
     return { template_slug: slug, channel, variant_id: variantId, mode, ...rendering };
@@ -136,7 +136,7 @@ export class TemplateMockDataController {
     const { data: given, locale: givenLocale, content } = body;
     const errors = [...validateContent(channel, content), ...(await mjmlErrors(channel, content))];
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
+    const template = await this.templates.requireTemplate(this.templates.connection, workspace, slug);
     const rendering = await this.render(workspace, template, 'draft', channel, content, given, givenLocale ?? BASE_PREVIEW_LOCALE);
     return { template_slug: slug, channel, mode: 'draft', errors: errorsByPath(errors), ...rendering };
   }
@@ -150,7 +150,7 @@ export class TemplateMockDataController {
     given: JsonRecord | undefined,
     locale: string,
   ): Promise<Pick<PreviewView, 'locale' | 'data' | 'rendered' | 'missing_variables' | 'error'>> {
-    const data = given ?? transformedData(await this.store.mockData(workspace, template.slug));
+    const data = given ?? transformedData(await this.templates.mockData(workspace, template.slug));
     const strict = mode === 'live' ? (template.live?.strict ?? false) : (template.strict ?? false);
     const live = await this.translations.live(workspace.id);
     const files = mode === 'live' ? live.files : committedFiles(live.files, await this.translations.drafts(workspace.id));

@@ -1,4 +1,4 @@
-import { CHANNELS, Channel, FieldError } from '@herald/contracts';
+import { Channel, FieldError } from '@herald/contracts';
 import { ApprovalStatus, VendorApproval } from './vendor-approval';
 
 import { Mode } from '../http/query-params';
@@ -31,9 +31,6 @@ export interface TemplateRow extends TemplateMeta {
   readonly updated_at: Date;
 }
 
-export const TEMPLATE_COLUMNS = `id, workspace_id, slug, name, description, tags, enabled_channels, strict, hash, live, live_hash,
-  version_no, commit_message, active_at, revision, created_at, updated_at`;
-
 export type VariantAction = 'Added' | 'Updated' | 'Unchanged';
 
 export interface VariantRow {
@@ -60,10 +57,3 @@ export interface VariantRow {
   readonly created_at: Date | string;
   readonly updated_at: Date | string;
 }
-
-export const VARIANT_COLUMNS = `template_id, mode, channel, id, tenant_id, locale, conditions, content, hash, errors, has_error, seq_no,
-  needs_vendor_approval, approval_status, approval_at, discard_comment, vendor_approvals, action, created_at, updated_at`;
-
-/** Channel first (in the order of interface section 1), then tenant (default first), locale and seq_no. */
-export const VARIANT_ORDER = `array_position(ARRAY[${CHANNELS.map((c) => `'${c}'`).join(', ')}]::text[], channel),
-  tenant_id NULLS FIRST, locale, seq_no, id`;

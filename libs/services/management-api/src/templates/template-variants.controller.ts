@@ -8,7 +8,7 @@ import { sha256Of } from '../hashing/canonical-hash';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
 import { channelOf, modeOf } from './template-params';
 import { VariantRow } from './template-rows';
-import { TemplateStore, variantNotFound } from './template-store';
+import { TemplateRepository, variantNotFound } from './template.repository';
 import { VariantDetailView, VariantSummaryView, variantDetailView, variantSummaryView } from './template-views';
 import { TEMPLATE_BODIES, VARIANT_ID, VariantBody, VariantCondition } from './request-bodies';
 import { mjmlErrors, validateContent } from './variant-content';
@@ -25,7 +25,7 @@ import { RequiredRole } from '../auth/roles';
 export class TemplateVariantsController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: TemplateStore,
+    private readonly templates: TemplateRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -69,8 +69,8 @@ export class TemplateVariantsController {
     const channel = channelOf(rawChannel);
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
-    const row = await this.store.variant(this.store.connection, template.id, mode, channel, variantId);
+    const template = await this.templates.requireTemplate(this.templates.connection, workspace, slug);
+    const row = await this.templates.variant(this.templates.connection, template.id, mode, channel, variantId);
     if (!row) throw variantNotFound(slug, channel, variantId, mode);
     return variantDetailView(row, slug);
   }
@@ -98,16 +98,16 @@ export class TemplateVariantsController {
     // Compiled before the transaction (a few ms of CPU, cached): no row lock waits on it.
     const errors = [...validateContent(channel, body.content), ...(await mjmlErrors(channel, body.content))];
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.transaction(async (tx) => {
-      const template = await this.store.requireTemplate(tx, workspace, slug, true);
+    return this.templates.transaction(async (tx) => {
+      const template = await this.templates.requireTemplate(tx, workspace, slug, true);
       const tenantId = body.tenant_id ?? null;
-      const siblings = await this.store.variants(tx, template.id, 'draft', { channel });
+      const siblings = await this.templates.variants(tx, template.id, 'draft', { channel });
       const existing = siblings.find((v) => v.id === variantId);
       const sameGroup = (v: VariantRow) => v.id !== variantId && v.tenant_id === tenantId && v.locale === body.locale;
       // null means left out, as for every optional field.
       const seqNo = seqNoFor(body.seq_no ?? undefined, existing, siblings.filter(sameGroup), { channel, tenantId, locale: body.locale });
       const hash = sha256Of(body.content);
-      const live = await this.store.variant(tx, template.id, 'live', channel, variantId);
+      const live = await this.templates.variant(tx, template.id, 'live', channel, variantId);
       const candidate = { hash, locale: body.locale, needs_vendor_approval: needsVendorApproval };
       const approval = live && approvalCarriesOver(candidate, live) ? approvalFieldsOf(live) : freshApproval(needsVendorApproval, null);
       const now = this.clock.now();
@@ -132,8 +132,8 @@ export class TemplateVariantsController {
         created_at: existing?.created_at ?? now,
         updated_at: now,
       };
-      await this.store.writeVariant(tx, row);
-      await this.store.refreshDraft(tx, await this.store.enableChannel(tx, template, channel));
+      await this.templates.writeVariant(tx, row);
+      await this.templates.refreshDraft(tx, await this.templates.enableChannel(tx, template, channel));
       return variantDetailView(row, slug);
     });
   }
@@ -151,11 +151,11 @@ export class TemplateVariantsController {
   ): Promise<void> {
     const channel = channelOf(rawChannel);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    await this.store.transaction(async (tx) => {
-      const template = await this.store.requireTemplate(tx, workspace, slug, true);
-      const removed = await this.store.deleteVariant(tx, template.id, 'draft', channel, variantId);
+    await this.templates.transaction(async (tx) => {
+      const template = await this.templates.requireTemplate(tx, workspace, slug, true);
+      const removed = await this.templates.deleteVariant(tx, template.id, 'draft', channel, variantId);
       if (!removed) throw variantNotFound(slug, channel, variantId, 'draft');
-      await this.store.refreshDraft(tx, template);
+      await this.templates.refreshDraft(tx, template);
     });
   }
 
@@ -171,9 +171,9 @@ export class TemplateVariantsController {
     const page = offsetPage(limit, offset);
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const template = await this.store.requireTemplate(this.store.connection, workspace, slug);
-    const count = await this.store.countVariants(this.store.connection, template.id, mode, channel);
-    const rows = await this.store.variants(this.store.connection, template.id, mode, { channel, page });
+    const template = await this.templates.requireTemplate(this.templates.connection, workspace, slug);
+    const count = await this.templates.countVariants(this.templates.connection, template.id, mode, channel);
+    const rows = await this.templates.variants(this.templates.connection, template.id, mode, { channel, page });
     return { meta: { count, ...page }, results: rows.map((row) => variantSummaryView(row, slug)) };
   }
 }

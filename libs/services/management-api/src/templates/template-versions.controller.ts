@@ -8,7 +8,7 @@ import { sha256Of } from '../hashing/canonical-hash';
 import { WorkspaceScope } from '../workspaces/workspace-scope';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
 import { TemplateMeta, TemplateRow, VariantRow } from './template-rows';
-import { TemplateStore } from './template-store';
+import { TemplateRepository } from './template.repository';
 import { TemplateVersion, TemplateVersionRepository, TemplateVersionSummary, VersionedVariant } from './template-version.repository';
 import { TemplateView, templateView } from './template-views';
 import { mjmlErrors, validateContent } from './variant-content';
@@ -43,7 +43,7 @@ export interface TemplateVersionDetailView extends TemplateVersionView {
 export class TemplateVersionsController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: TemplateStore,
+    private readonly templates: TemplateRepository,
     private readonly versions: TemplateVersionRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -88,12 +88,12 @@ export class TemplateVersionsController {
     // Checked before the transaction (MJML compiles take ms): no row lock waits on them.
     const errors = await Promise.all(version.variants.map(async (variant) => [...validateContent(variant.channel, variant.content), ...(await mjmlErrors(variant.channel, variant.content))]));
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.transaction(async (tx) => {
-      const template = await this.store.requireTemplate(tx, workspace, slug, true);
-      const lives = await this.store.variants(tx, template.id, 'live');
-      const drafts = await this.store.variants(tx, template.id, 'draft');
+    return this.templates.transaction(async (tx) => {
+      const template = await this.templates.requireTemplate(tx, workspace, slug, true);
+      const lives = await this.templates.variants(tx, template.id, 'live');
+      const drafts = await this.templates.variants(tx, template.id, 'draft');
       const now = this.clock.now();
-      for (const draft of drafts) await this.store.deleteVariant(tx, template.id, 'draft', draft.channel, draft.id);
+      for (const draft of drafts) await this.templates.deleteVariant(tx, template.id, 'draft', draft.channel, draft.id);
       for (const [index, variant] of version.variants.entries()) {
         const hash = sha256Of(variant.content);
         const live = lives.find((row) => row.channel === variant.channel && row.id === variant.id);
@@ -110,18 +110,18 @@ export class TemplateVersionsController {
           created_at: now,
           updated_at: now,
         };
-        await this.store.writeVariant(tx, row);
+        await this.templates.writeVariant(tx, row);
       }
       const meta: TemplateMeta = { ...version.meta, strict: version.meta.strict ?? false };
-      const draft = await this.store.refreshDraft(tx, await this.store.updateDraftMeta(tx, template.id, meta));
-      const counts = await this.store.channelCounts(tx, [draft.id], 'draft');
+      const draft = await this.templates.refreshDraft(tx, await this.templates.updateDraftMeta(tx, template.id, meta));
+      const counts = await this.templates.channelCounts(tx, [draft.id], 'draft');
       return templateView(draft, 'draft', counts.get(draft.id) ?? new Map());
     });
   }
 
   private async template(request: ManagementRequest, workspaceSlug: string, slug: string): Promise<TemplateRow> {
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.requireTemplate(this.store.connection, workspace, slug);
+    return this.templates.requireTemplate(this.templates.connection, workspace, slug);
   }
 
   private async requireVersion(template: TemplateRow, versionNo: number): Promise<TemplateVersion> {

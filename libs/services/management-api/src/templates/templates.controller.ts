@@ -8,7 +8,7 @@ import { commitErrors, planCommit } from './template-commit';
 import { TEMPLATE_BODIES, TEMPLATE_SLUG, TemplateBody, TemplateCommitBody } from './request-bodies';
 import { modeOf } from './template-params';
 import { Mode, TemplateMeta, TemplateRow, VariantRow } from './template-rows';
-import { Queryable, TemplateStore, TemplateTransaction } from './template-store';
+import { Queryable, TemplateRepository, TemplateTransaction } from './template.repository';
 import { TemplateVersionRepository } from './template-version.repository';
 import { TemplateView, templateView } from './template-views';
 import { RequiredRole } from '../auth/roles';
@@ -22,7 +22,7 @@ import { RequiredRole } from '../auth/roles';
 export class TemplatesController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: TemplateStore,
+    private readonly templates: TemplateRepository,
     private readonly versions: TemplateVersionRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -41,8 +41,8 @@ export class TemplatesController {
     const page = offsetPage(limit, offset);
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const { count, rows } = await this.store.list(workspace, mode, q, page);
-    const counts = await this.store.channelCounts(this.store.connection, rows.map((row) => row.id), mode);
+    const { count, rows } = await this.templates.list(workspace, mode, q, page);
+    const counts = await this.templates.channelCounts(this.templates.connection, rows.map((row) => row.id), mode);
     return { meta: { count, ...page }, results: rows.map((row) => templateView(row, mode, counts.get(row.id) ?? new Map())) };
   }
 
@@ -56,9 +56,9 @@ export class TemplatesController {
   ): Promise<TemplateView> {
     const mode = modeOf(rawMode);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    const row = await this.store.requireTemplate(this.store.connection, workspace, slug);
+    const row = await this.templates.requireTemplate(this.templates.connection, workspace, slug);
     if (mode === 'live' && !row.live) throw HeraldError.notFound(`template (slug: '${slug}') has no live version; commit it first`);
-    return this.view(this.store.connection, row, mode);
+    return this.view(this.templates.connection, row, mode);
   }
 
   /** Creates the template, or updates its draft metadata: the reference answers 200 either way. */
@@ -73,8 +73,8 @@ export class TemplatesController {
   ): Promise<TemplateView> {
     if (!TEMPLATE_SLUG.test(slug)) throw HeraldError.validation([{ path: 'template_slug', message: `must match ${TEMPLATE_SLUG.source}` }]);
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.transaction(async (tx) => {
-      const current = await this.store.createAndLock(tx, workspace, slug, body.name);
+    return this.templates.transaction(async (tx) => {
+      const current = await this.templates.createAndLock(tx, workspace, slug, body.name);
       const meta: TemplateMeta = {
         name: body.name,
         description: body.description !== undefined ? body.description : current.description,
@@ -82,8 +82,8 @@ export class TemplatesController {
         enabled_channels: body.enabled_channels ?? current.enabled_channels,
         strict: body.strict ?? current.strict ?? false,
       };
-      const updated = await this.store.updateDraftMeta(tx, current.id, meta);
-      return this.view(tx, await this.store.refreshDraft(tx, updated), 'draft');
+      const updated = await this.templates.updateDraftMeta(tx, current.id, meta);
+      return this.view(tx, await this.templates.refreshDraft(tx, updated), 'draft');
     });
   }
 
@@ -107,10 +107,10 @@ export class TemplatesController {
       throw HeraldError.validation([{ path: 'commit_message', message: 'must be at most 1000 characters' }]);
     }
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.transaction(async (tx) => {
-      const template = await this.store.requireTemplate(tx, workspace, slug, true);
+    return this.templates.transaction(async (tx) => {
+      const template = await this.templates.requireTemplate(tx, workspace, slug, true);
       if (template.live && template.live_hash === template.hash) return this.view(tx, template, 'live');
-      const drafts = await this.store.variants(tx, template.id, 'draft');
+      const drafts = await this.templates.variants(tx, template.id, 'draft');
       const errors = commitErrors(template, drafts);
       if (errors.length > 0) throw new HeraldError('validation_error', 'one or more variants about to be committed have issues', errors);
       return this.view(tx, await this.publish(tx, workspace, template, drafts, commitMessage), 'live');
@@ -125,7 +125,7 @@ export class TemplatesController {
     commitMessage: string | null,
   ): Promise<TemplateRow> {
     const now = this.clock.now();
-    const lives = await this.store.variants(tx, template.id, 'live');
+    const lives = await this.templates.variants(tx, template.id, 'live');
     const plan = planCommit(drafts, lives, now);
     const live: TemplateMeta = {
       name: template.name,
@@ -134,15 +134,15 @@ export class TemplatesController {
       enabled_channels: template.enabled_channels,
       strict: template.strict ?? false,
     };
-    const committed = await this.store.writeCommit(tx, template, [...plan.live, ...plan.draft], live, commitMessage, now);
-    const announced = await this.store.announce(tx, workspace, committed, 'committed');
+    const committed = await this.templates.writeCommit(tx, template, [...plan.live, ...plan.draft], live, commitMessage, now);
+    const announced = await this.templates.announce(tx, workspace, committed, 'committed');
     // After announce, which sets the live hash the version records.
     await this.versions.recordLive(tx, announced.id);
     return announced;
   }
 
   private async view(db: Queryable, row: TemplateRow, mode: Mode): Promise<TemplateView> {
-    const counts = await this.store.channelCounts(db, [row.id], mode);
+    const counts = await this.templates.channelCounts(db, [row.id], mode);
     return templateView(row, mode, counts.get(row.id) ?? new Map());
   }
 }

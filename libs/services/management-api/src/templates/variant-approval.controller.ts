@@ -6,7 +6,7 @@ import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { approvalCarriesOver, approvalFieldsOf, freshApproval } from './template-commit';
 import { channelOf, modeOf } from './template-params';
 import { TemplateRow, VariantRow } from './template-rows';
-import { Queryable, TemplateStore, variantNotFound } from './template-store';
+import { Queryable, TemplateRepository, variantNotFound } from './template.repository';
 import { VariantDetailView, variantDetailView } from './template-views';
 import { DiscardVariantBody, TEMPLATE_BODIES, VendorApprovalBody } from './request-bodies';
 import { DISCARDABLE_STATUSES, applyVendorApproval, variantApprovalOf } from './vendor-approval';
@@ -28,7 +28,7 @@ interface LiveTarget {
 export class VariantApprovalController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: TemplateStore,
+    private readonly templates: TemplateRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -51,18 +51,18 @@ export class VariantApprovalController {
     const channel = channelOf(rawChannel);
     modeOf(mode, ['live'], 'live');
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.transaction(async (tx) => {
+    return this.templates.transaction(async (tx) => {
       const { template, live } = await this.liveTarget(tx, workspace, slug, channel, variantId);
       const now = this.clock.now();
       const result = applyVendorApproval(live.vendor_approvals, body, now);
       if (!result.ok) throw HeraldError.validation(result.errors);
       const updated: VariantRow = { ...live, vendor_approvals: result.entries, ...variantApprovalOf(result.entries), updated_at: now };
-      await this.store.writeVariant(tx, updated);
-      const draft = await this.store.variant(tx, template.id, 'draft', channel, variantId);
+      await this.templates.writeVariant(tx, updated);
+      const draft = await this.templates.variant(tx, template.id, 'draft', channel, variantId);
       if (draft && approvalCarriesOver(draft, live)) {
-        await this.store.writeVariant(tx, { ...draft, ...approvalFieldsOf(updated) });
+        await this.templates.writeVariant(tx, { ...draft, ...approvalFieldsOf(updated) });
       }
-      await this.store.announce(tx, workspace, template, 'upserted');
+      await this.templates.announce(tx, workspace, template, 'upserted');
       return variantDetailView(updated, slug);
     });
   }
@@ -87,7 +87,7 @@ export class VariantApprovalController {
     const channel = channelOf(rawChannel);
     modeOf(mode, ['live'], 'live');
     const workspace = await this.scope.resolve(accountOf(request), workspaceSlug);
-    return this.store.transaction(async (tx) => {
+    return this.templates.transaction(async (tx) => {
       const { template, live } = await this.liveTarget(tx, workspace, slug, channel, variantId);
       if (!DISCARDABLE_STATUSES.includes(live.approval_status)) {
         throw new HeraldError(
@@ -96,8 +96,8 @@ export class VariantApprovalController {
             `(${DISCARDABLE_STATUSES.join(', ')}) can be discarded`,
         );
       }
-      await this.store.deleteVariant(tx, template.id, 'live', channel, variantId);
-      const draft = await this.store.variant(tx, template.id, 'draft', channel, variantId);
+      await this.templates.deleteVariant(tx, template.id, 'live', channel, variantId);
+      const draft = await this.templates.variant(tx, template.id, 'draft', channel, variantId);
       const target = draft ?? live;
       const returned: VariantRow = {
         ...target,
@@ -105,16 +105,16 @@ export class VariantApprovalController {
         discard_comment: body.comment,
         updated_at: this.clock.now(),
       };
-      if (draft) await this.store.writeVariant(tx, returned);
-      await this.store.announce(tx, workspace, template, 'upserted');
+      if (draft) await this.templates.writeVariant(tx, returned);
+      await this.templates.announce(tx, workspace, template, 'upserted');
       return variantDetailView(returned, slug);
     });
   }
 
   /** The live variant, locked with its template; 404 when not live, 409 when it needs no vendor approval. */
   private async liveTarget(tx: Queryable, workspace: ScopedWorkspace, slug: string, channel: Channel, variantId: string): Promise<LiveTarget> {
-    const template = await this.store.requireTemplate(tx, workspace, slug, true);
-    const live = await this.store.variant(tx, template.id, 'live', channel, variantId);
+    const template = await this.templates.requireTemplate(tx, workspace, slug, true);
+    const live = await this.templates.variant(tx, template.id, 'live', channel, variantId);
     if (!live) throw variantNotFound(slug, channel, variantId, 'live');
     if (!live.needs_vendor_approval) {
       throw new HeraldError('conflict', `variant '${variantId}' of channel '${channel}' needs no vendor approval (it is ${live.approval_status})`);

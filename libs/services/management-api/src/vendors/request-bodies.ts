@@ -3,6 +3,12 @@ import { FormattedString, Nullable } from '@herald/contracts';
 import { managementSchemas } from '../openapi/management-schemas';
 
 /**
+ * A vendor's settings: a JSON object, any value by name. Spelled `NonNullable<unknown> | null`
+ * (every JSON value) because TypeORM's write types refuse a plain `unknown`.
+ */
+export type VendorSettings = Record<string, NonNullable<unknown> | null>;
+
+/**
  * The bodies of `/v1/{workspace}/vendor/{channel}/{vendor}/` (docs/architecture.md,
  * "Contracts"), shown by management-openapi.ts. The PUT's schema is the envelope; the
  * credential fields depend on the vendor the path names and on what is stored, so
@@ -37,7 +43,7 @@ export const VendorBodySchema = managementSchemas.named(
             "The vendor's credential fields, as `VendorCredentials` lists them for each vendor (the path names the vendor; docs/reference.md has an example of each); on an update, a field given replaces its stored value, a field left out keeps it, null removes an optional one",
         }),
       ),
-      settings: Nullable(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'Non-secret options (from name, sandbox mode); returned and announced in clear' })),
+      settings: Nullable(Type.Unsafe<VendorSettings>({ type: 'object', description: 'Non-secret options (from name, sandbox mode); returned and announced in clear' })),
     },
     {
       'x-message': 'the body must be a JSON object',

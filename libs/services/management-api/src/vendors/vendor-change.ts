@@ -1,6 +1,6 @@
 import { FieldError, HeraldError } from '@herald/contracts';
 import { Credentials } from './credential-fields';
-import { VENDOR_BODIES } from './request-bodies';
+import { VENDOR_BODIES, VendorSettings } from './request-bodies';
 import { VendorSpec, validateCredentials } from './vendor-catalogue';
 
 /** What a PUT changes; an absent field keeps its stored value. */
@@ -10,7 +10,7 @@ export interface VendorChange {
   /** The API base URL without a trailing slash; null for the vendor's default. */
   readonly base_url?: string | null;
   readonly credentials?: Credentials;
-  readonly settings?: Record<string, unknown>;
+  readonly settings?: VendorSettings;
 }
 
 const MAX_SETTINGS_JSON = 16384;
@@ -43,7 +43,7 @@ export function parseVendorUpdate(body: unknown, spec: VendorSpec, stored: Crede
 /**
  * Validates a PUT body against its schema (request-bodies.ts) and the vendor's credential
  * fields together, so one 400 lists every failing field by path. The handler calls this
- * (through the store) rather than `@ValidBody`, because the credential rules depend on the
+ * (through the repository) rather than `@ValidBody`, because the credential rules depend on the
  * vendor named by the path and on whether it is already configured.
  */
 function parseVendorChange(body: unknown, spec: VendorSpec, creating: boolean, stored: Credentials = {}): VendorChange {

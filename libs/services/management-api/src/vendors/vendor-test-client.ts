@@ -3,7 +3,7 @@ import { HeraldError, SealedVendorTest, VENDOR_TEST_PATH, VENDOR_TEST_SEAL, Vend
 import { CLOCK, Clock, HERALD_CONFIG, HeraldConfig, SecretBox } from '@herald/runtime';
 import { SECRETS_KEY } from '../accounts/secrets-key';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
-import { VendorDocument } from './vendor-store';
+import { VendorDocument } from './vendor.repository';
 
 /** A vendor may take its time (SMTP connect and reply timeouts are 10 and 30 s in the dispatchers). */
 const TEST_TIMEOUT_MS = 45_000;

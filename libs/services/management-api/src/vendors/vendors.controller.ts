@@ -9,7 +9,7 @@ import { CredentialValue, Credentials } from './credential-fields';
 import { VENDOR_BODIES, VendorBodySchema, VendorTestBody } from './request-bodies';
 import { CHANNELS, isChannel, vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
-import { VendorRow, VendorStore, documentOf, sealedOf } from './vendor-store';
+import { StoredVendor, VendorRepository, documentOf, sealedOf } from './vendor.repository';
 import { VendorTestClient } from './vendor-test-client';
 import { RequiredRole } from '../auth/roles';
 
@@ -39,7 +39,7 @@ export interface VendorView {
 @UseGuards(ServiceTokenGuard)
 export class VendorsController {
   constructor(
-    private readonly store: VendorStore,
+    private readonly vendors: VendorRepository,
     private readonly scope: WorkspaceScope,
     private readonly credentials: VendorCredentials,
     private readonly tests: VendorTestClient,
@@ -57,8 +57,8 @@ export class VendorsController {
   ): Promise<OffsetList<VendorView>> {
     const { page, onlyChannel } = listQuery(channel, limit, offset);
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const { count, rows } = await this.store.list(workspace, onlyChannel, page);
-    return { meta: { count, ...page }, results: rows.map((row) => this.view(row)) };
+    const { count, vendors } = await this.vendors.list(workspace, onlyChannel, page);
+    return { meta: { count, ...page }, results: vendors.map((stored) => this.view(stored)) };
   }
 
   @RequiredRole('viewer')
@@ -70,7 +70,7 @@ export class VendorsController {
     @Param('vendor') vendor: string,
   ): Promise<VendorView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    return this.view(await this.store.get(workspace, vendorSpecOf(channel, vendor)));
+    return this.view(await this.vendors.get(workspace, vendorSpecOf(channel, vendor)));
   }
 
   /** 201 when the vendor was not configured (or had been deleted), 200 when it was updated. */
@@ -82,14 +82,14 @@ export class VendorsController {
     @Param('workspace') slug: string,
     @Param('channel') channel: string,
     @Param('vendor') vendor: string,
-    // Validated in the store, with the path's vendor and what is stored (vendor-change.ts).
+    // Validated in the repository, with the path's vendor and what is stored (vendor-change.ts).
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<VendorView> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const { row, created } = await this.store.put(workspace, vendorSpecOf(channel, vendor), body);
+    const { vendor: stored, created } = await this.vendors.put(workspace, vendorSpecOf(channel, vendor), body);
     void reply.status(created ? 201 : 200);
-    return this.view(row);
+    return this.view(stored);
   }
 
   @RequiredRole('editor')
@@ -102,7 +102,7 @@ export class VendorsController {
     @Param('vendor') vendor: string,
   ): Promise<void> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    await this.store.remove(workspace, vendorSpecOf(channel, vendor));
+    await this.vendors.remove(workspace, vendorSpecOf(channel, vendor));
   }
 
   /**
@@ -122,26 +122,26 @@ export class VendorsController {
     @ValidBody(VENDOR_BODIES.test) body: VendorTestBody,
   ): Promise<VendorTestAnswer> {
     const workspace = await this.scope.resolve(accountOf(request), slug);
-    const row = await this.store.get(workspace, vendorSpecOf(channel, vendor));
-    return this.tests.send(workspace, documentOf(row, this.store.baseUrl(row)), body.to);
+    const stored = await this.vendors.get(workspace, vendorSpecOf(channel, vendor));
+    return this.tests.send(workspace, documentOf(stored, this.vendors.baseUrl(stored)), body.to);
   }
 
-  private view(row: VendorRow): VendorView {
-    const spec = vendorSpecOf(row.channel, row.vendor);
-    const credentials: Credentials = this.credentials.open(row.id, sealedOf(row));
+  private view(stored: StoredVendor): VendorView {
+    const spec = vendorSpecOf(stored.channel, stored.vendor);
+    const credentials: Credentials = this.credentials.open(stored.id, sealedOf(stored));
     return {
-      id: row.id,
-      channel: row.channel,
-      vendor: row.vendor,
-      is_enabled: row.is_enabled,
-      priority: row.priority,
-      base_url: row.base_url ?? spec.defaultBaseUrl(credentials),
-      settings: row.settings,
+      id: stored.id,
+      channel: stored.channel,
+      vendor: stored.vendor,
+      is_enabled: stored.isEnabled,
+      priority: stored.priority,
+      base_url: stored.baseUrl ?? spec.defaultBaseUrl(credentials),
+      settings: stored.settings,
       credentials: this.credentials.mask(spec, credentials),
       has_credentials: Object.keys(credentials).length > 0,
-      version: row.version,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
+      version: stored.version,
+      created_at: stored.createdAt,
+      updated_at: stored.updatedAt,
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Provider, Type } from '@nestjs/common';
 import { EXPRESSION_SYNTAX_PROVIDERS } from './expression-syntax.provider';
-import { TemplateStore } from '../templates/template-store';
+import { TemplateRepository } from '../templates/template.repository';
 import { WorkflowStore } from './workflow-store';
 import { TEMPLATE_CATALOGUE } from './workflow-validation-ports';
 import { WorkflowsController } from './workflows.controller';
@@ -9,6 +9,6 @@ export const WORKFLOW_CONTROLLERS: Type[] = [WorkflowsController];
 export const WORKFLOW_PROVIDERS: Provider[] = [
   WorkflowStore,
   ...EXPRESSION_SYNTAX_PROVIDERS,
-  // The live templates a workflow may send, read by the template store.
-  { provide: TEMPLATE_CATALOGUE, useExisting: TemplateStore },
+  // The live templates a workflow may send, read by the template repository.
+  { provide: TEMPLATE_CATALOGUE, useExisting: TemplateRepository },
 ];
