@@ -32,9 +32,7 @@ const DATABASE_NAMES = ['DataSource', 'EntityManager', 'InjectDataSource', 'Quer
  * Move the access into a repository (or an existing persistence class) and delete the line.
  */
 const DATABASE_ACCESS_ALLOWED: Record<string, string> = {
-  'apps/herald/src/service-token.ts': 'the service-token CLI writes management.service_tokens with its own pg client, outside any Nest app',
   'libs/services/channel-dispatchers/src/dispatch/dispatch-owner.ts': 'holds its owner advisory lock on a connection of its own (QueryRunner)',
-  'libs/services/management-api/src/accounts/bootstrap-account.ts': 'writes the first account, token, workspace and keys in one transaction',
   'libs/services/preference-service/src/broadcasts/broadcast-fan-out.ts': 'counts and pages list members for a broadcast in SQL',
   'libs/services/preference-service/src/http/cursor-page.ts': 'a cursor pager that runs SQL built from its caller\'s tables and filter',
   'libs/services/preference-service/src/sdk-compat/user-merge.ts': 'merges two users in a transaction of its own',

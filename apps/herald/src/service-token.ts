@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { EmbeddedPostgres } from '@herald/database';
-import { generateCredential, hashToken, loadHeraldConfig } from '@herald/runtime';
+import { EmbeddedPostgres, createServiceDataSource } from '@herald/database';
+import { AccountRepository, MANAGEMENT_ENTITIES, ServiceTokenRepository, WorkspaceRepository } from '@herald/management-api';
+import { generateCredential, hashToken, loadHeraldConfig, systemClock } from '@herald/runtime';
 import { lockDataDir } from './data-dir';
 
 export interface MintedServiceToken {
@@ -38,38 +37,33 @@ export async function mintServiceToken(env: NodeJS.ProcessEnv, options: MintOpti
     embedded = await EmbeddedPostgres.start({ dataDir: pgdata });
     url = embedded.url;
   }
-  const client = new Client({ connectionString: url });
+  // Management's tables only, never migrated here (the services migrate their schemas).
+  const db = createServiceDataSource({ url, schema: 'management', migrations: [], entities: MANAGEMENT_ENTITIES, poolSize: 1, applicationName: 'herald-cli' });
   try {
-    await client.connect();
-    const accountId = await accountOf(client, options.workspace);
+    await db.initialize();
+    const tokens = new ServiceTokenRepository(db);
+    const accountId = await accountOf(tokens, new AccountRepository(db), new WorkspaceRepository(db, systemClock), options.workspace);
     const token = generateCredential('hst');
     const name = options.name ?? `cli-${new Date().toISOString().slice(0, 10)}`;
-    await client.query(`INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, $3, $4, $5)`, [
-      randomUUID(),
-      accountId,
-      name,
-      hashToken(token),
-      `${token.slice(0, 6)}…${token.slice(-4)}`,
-    ]);
+    await tokens.create({ accountId, name, tokenHash: hashToken(token), tokenHint: `${token.slice(0, 6)}…${token.slice(-4)}` });
     return { token, accountId, name };
   } finally {
-    await client.end().catch(() => undefined);
+    if (db.isInitialized) await db.destroy().catch(() => undefined);
     await embedded?.stop();
     unlock?.();
   }
 }
 
-async function accountOf(client: Client, workspace: string | undefined): Promise<string> {
-  const schema = await client.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'management' AND table_name = 'service_tokens'`);
-  if (schema.rowCount === 0) throw new Error('this database has no Herald account yet: start Herald (or management-api) once, it creates the first account');
+async function accountOf(tokens: ServiceTokenRepository, accounts: AccountRepository, workspaces: WorkspaceRepository, workspace: string | undefined): Promise<string> {
+  if (!(await tokens.tableExists())) throw new Error('this database has no Herald account yet: start Herald (or management-api) once, it creates the first account');
   if (workspace !== undefined) {
-    const { rows } = await client.query<{ account_id: string }>(`SELECT account_id FROM management.workspaces WHERE slug = $1`, [workspace]);
-    if (rows.length === 0) throw new Error(`no workspace '${workspace}'`);
-    if (rows.length > 1) throw new Error(`several accounts have a workspace '${workspace}'`);
-    return rows[0].account_id;
+    const owners = await workspaces.accountsWithSlug(workspace);
+    if (owners.length === 0) throw new Error(`no workspace '${workspace}'`);
+    if (owners.length > 1) throw new Error(`several accounts have a workspace '${workspace}'`);
+    return owners[0];
   }
-  const { rows } = await client.query<{ id: string }>(`SELECT id FROM management.accounts ORDER BY id LIMIT 2`);
-  if (rows.length === 0) throw new Error('this database has no Herald account yet: start Herald (or management-api) once, it creates the first account');
-  if (rows.length > 1) throw new Error('this database holds several accounts: name one of its workspaces with --workspace <slug>');
-  return rows[0].id;
+  const ids = await accounts.firstIds(2);
+  if (ids.length === 0) throw new Error('this database has no Herald account yet: start Herald (or management-api) once, it creates the first account');
+  if (ids.length > 1) throw new Error('this database holds several accounts: name one of its workspaces with --workspace <slug>');
+  return ids[0];
 }

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { HERALD_CONFIG, HeraldConfig, ServiceDatabaseModule, ServiceDefinition } from '@herald/runtime';
+import { AccountRepository } from './accounts/account.repository';
 import { BOOTSTRAP_OUTPUT, BootstrapAccount } from './accounts/bootstrap-account';
 import { SECRETS_KEY } from './accounts/secrets-key';
 import { ServiceTokenGuard } from './auth/service-token.guard';
@@ -65,6 +66,7 @@ export class ManagementApiModule {
       providers: [
         ServiceTokenGuard,
         WorkspaceScope,
+        AccountRepository,
         WorkspaceRepository,
         ServiceTokenRepository,
         WorkspaceKeyRepository,

@@ -1,25 +1,13 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import {
-  CLOCK,
-  Clock,
-  HERALD_CONFIG,
-  HERALD_LOGGER,
-  HeraldConfig,
-  HeraldLogger,
-  SecretBox,
-  generateCredential,
-  hashToken,
-} from '@herald/runtime';
-import { writeOutbox } from '@herald/event-store';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, generateCredential, hashToken } from '@herald/runtime';
+import { ApiKeyRepository } from '../api-keys/api-key.repository';
 import { maskedKey } from '../api-keys/api-keys.controller';
-import { seedDefaultCategories } from '../workspaces/workspace.repository';
-import { MANAGEMENT_OUTBOX, credentialsChangedMessage } from '../management-events/management-events';
+import { ServiceTokenRepository } from '../auth/service-token.repository';
 import { OperatorRepository } from '../operators/operator.repository';
 import { hashPassword, passwordProblems } from '../operators/passwords';
-import { SECRETS_KEY } from './secrets-key';
+import { WorkspaceKeyRepository } from '../workspace-keys/workspace-key.repository';
+import { WorkspaceRepository } from '../workspaces/workspace.repository';
+import { AccountRepository } from './account.repository';
 
 export interface BootstrapOutput {
   readonly write: (text: string) => void;
@@ -35,21 +23,20 @@ export const BOOTSTRAP_OUTPUT = Symbol('BOOTSTRAP_OUTPUT');
 @Injectable()
 export class BootstrapAccount implements OnApplicationBootstrap {
   constructor(
-    @InjectDataSource('management') private readonly db: DataSource,
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(SECRETS_KEY) private readonly secretsKey: Buffer,
     @Inject(BOOTSTRAP_OUTPUT) private readonly output: BootstrapOutput,
+    private readonly accounts: AccountRepository,
+    private readonly tokens: ServiceTokenRepository,
+    private readonly workspaces: WorkspaceRepository,
+    private readonly apiKeys: ApiKeyRepository,
+    private readonly workspaceKeys: WorkspaceKeyRepository,
     private readonly operators: OperatorRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const created = await this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('herald:bootstrap-account'))`);
-      const [{ n }] = (await tx.query(`SELECT count(*)::int AS n FROM management.accounts`)) as Array<{ n: number }>;
-      if (n > 0) return undefined;
-
+    // One transaction: the account, its token, workspace and keys, and their announcements.
+    const created = await this.accounts.whileNoAccount(async (tx) => {
       const wanted = this.config.bootstrap;
       const credentials = {
         serviceToken: wanted.serviceToken ?? generateCredential('hst'),
@@ -58,50 +45,12 @@ export class BootstrapAccount implements OnApplicationBootstrap {
         workspaceKey: wanted.workspaceKey ?? generateCredential('hwk', 18),
         workspaceSecret: wanted.workspaceSecret ?? generateCredential('hws'),
       };
-      const accountId = randomUUID();
-      const workspaceId = randomUUID();
-      const workspaceKeyId = randomUUID();
-      await tx.query(`INSERT INTO management.accounts (id, name) VALUES ($1, 'default')`, [accountId]);
-      await tx.query(
-        `INSERT INTO management.service_tokens (id, account_id, name, token_hash, token_hint) VALUES ($1, $2, 'bootstrap', $3, $4)`,
-        [randomUUID(), accountId, hashToken(credentials.serviceToken), hint(credentials.serviceToken)],
-      );
-      await tx.query(
-        `INSERT INTO management.workspaces (id, account_id, slug, name, mode) VALUES ($1, $2, $3, $3, 'sandbox')`,
-        [workspaceId, accountId, credentials.workspace],
-      );
-      const apiKeyId = randomUUID();
-      const apiKeyHash = hashToken(credentials.apiKey);
-      await tx.query(
-        `INSERT INTO management.api_keys (id, workspace_id, name, key_hash, key_hint) VALUES ($1, $2, 'bootstrap', $3, $4)`,
-        [apiKeyId, workspaceId, apiKeyHash, maskedKey(credentials.apiKey)],
-      );
-      const sealed = new SecretBox(this.secretsKey).seal(credentials.workspaceSecret, `workspace_key:${workspaceKeyId}`);
-      await tx.query(
-        `INSERT INTO management.workspace_keys (id, workspace_id, name, key, secret_sealed, is_default)
-         VALUES ($1, $2, 'default', $3, $4, true)`,
-        [workspaceKeyId, workspaceId, credentials.workspaceKey, sealed],
-      );
-      // The services that authenticate requests learn the credentials from these.
-      const now = this.clock.now();
-      const workspace = { workspace_id: workspaceId, workspace_slug: credentials.workspace };
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
-        credentialsChangedMessage(
-          { kind: 'api_key', change: 'created', api_key_id: apiKeyId, key_hash: apiKeyHash.toString('hex'), ...workspace },
-          now,
-        ),
-        credentialsChangedMessage(
-          {
-            kind: 'workspace_key',
-            change: 'created',
-            workspace_key_id: workspaceKeyId,
-            key: credentials.workspaceKey,
-            secret_sealed: sealed.toString('base64'),
-            ...workspace,
-          },
-          now,
-        ),
-      ]);
+      const accountId = await this.accounts.create('default', tx);
+      await this.tokens.create({ accountId, name: 'bootstrap', tokenHash: hashToken(credentials.serviceToken), tokenHint: hint(credentials.serviceToken) }, tx);
+      const workspace = await this.workspaces.createWithoutCategories(tx, accountId, { slug: credentials.workspace, name: credentials.workspace, mode: 'sandbox' });
+      // Each is announced (credentials.changed) for the services that authenticate requests.
+      await this.apiKeys.create(workspace, 'bootstrap', hashToken(credentials.apiKey), maskedKey(credentials.apiKey), null, false, tx);
+      await this.workspaceKeys.createDefault(tx, workspace, credentials.workspaceKey, credentials.workspaceSecret);
       return credentials;
     });
 
@@ -118,7 +67,7 @@ export class BootstrapAccount implements OnApplicationBootstrap {
 
   /** Every workspace without categories (the new one, and those from before defaults existed) gets the defaults. */
   private async seedDefaultCategories(): Promise<void> {
-    const seeded = await this.db.transaction((tx) => seedDefaultCategories(tx, 'all', this.clock.now()));
+    const seeded = await this.workspaces.seedMissingDefaultCategories();
     if (seeded > 0) this.logger.info('default notification categories created', { workspaces: seeded, categories: 'system, transactional, promotional' });
   }
 
@@ -132,8 +81,8 @@ export class BootstrapAccount implements OnApplicationBootstrap {
     if (email === undefined || password === undefined) return;
     const problems = passwordProblems(password, email, 'HERALD_BOOTSTRAP_OPERATOR_PASSWORD');
     if (problems.length > 0) throw new Error(`HERALD_BOOTSTRAP_OPERATOR_PASSWORD ${problems.map((problem) => problem.message).join('; ')}`);
-    const [first] = (await this.db.query(`SELECT id FROM management.accounts ORDER BY created_at, id LIMIT 1`)) as Array<{ id: string }>;
-    if (first && (await this.operators.createFirstOwner(first.id, email, email.split('@')[0], await hashPassword(password)))) {
+    const first = await this.accounts.oldest();
+    if (first && (await this.operators.createFirstOwner(first, email, email.split('@')[0], await hashPassword(password)))) {
       this.logger.info('first console owner created from HERALD_BOOTSTRAP_OPERATOR_EMAIL', { email });
     }
   }

@@ -83,6 +83,24 @@ describe.each(databaseTargets())('the API key repository ($kind)', (target) => {
     expect((await announcementsOf(first.id)).length).toBe(1);
   });
 
+  it("creates a key in the caller's transaction when given one: kept and announced with its commit, gone with its rollback", async () => {
+    const workspace = await newWorkspace();
+    const kept = await db.transaction((tx) => keys.create(workspace, 'bootstrap', hash(), 'h', null, false, tx));
+    await expect(
+      db.transaction(async (tx) => {
+        await keys.create(workspace, 'rolled back', hash(), 'h', null, false, tx);
+        throw new Error('the rest of the transaction failed');
+      }),
+    ).rejects.toThrow('the rest of the transaction failed');
+
+    expect((await keys.listLive(workspace, { limit: 10, offset: 0 })).keys).toEqual([kept]);
+    expect(await announcementsOf(kept.id)).toEqual([
+      { kind: 'api_key', change: 'created', api_key_id: kept.id, workspace_id: workspace.id, workspace_slug: workspace.slug, key_hash: kept.keyHash.toString('hex') },
+    ]);
+    const announced: Array<{ count: number }> = await db.query(`SELECT count(*)::int AS count FROM ${MANAGEMENT_OUTBOX} WHERE value LIKE $1`, [`%${workspace.id}%`]);
+    expect(announced).toEqual([{ count: 1 }]);
+  });
+
   it('lists a page of the workspace live keys, oldest first, with the count of all of them', async () => {
     const workspace = await newWorkspace();
     const other = await newWorkspace();

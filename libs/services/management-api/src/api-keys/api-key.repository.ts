@@ -73,15 +73,17 @@ export class ApiKeyRepository {
     return { count, keys };
   }
 
-  async create(workspace: ScopedWorkspace, name: string, keyHash: Buffer, keyHint: string, expiresAt: Date | null, readOnly = false): Promise<ApiKey> {
-    return this.db.transaction(async (tx) => {
+  /** In `tx` when given (the first start's, which makes the account and its keys together), else in a transaction of its own. */
+  async create(workspace: ScopedWorkspace, name: string, keyHash: Buffer, keyHint: string, expiresAt: Date | null, readOnly = false, tx?: EntityManager): Promise<ApiKey> {
+    const work = async (manager: EntityManager): Promise<ApiKey> => {
       const key: Omit<ApiKey, 'createdAt'> = { id: randomUUID(), workspaceId: workspace.id, name, keyHash, keyHint, deletedAt: null, expiresAt, readOnly };
       // The insert reads back the columns the database fills (created_at) into `created`.
-      const created = this.keys(tx).create(key);
-      await this.keys(tx).insert(created);
-      await this.announce(tx, workspace, created, 'created');
+      const created = this.keys(manager).create(key);
+      await this.keys(manager).insert(created);
+      await this.announce(manager, workspace, created, 'created');
       return created;
-    });
+    };
+    return tx ? work(tx) : this.db.transaction(work);
   }
 
   /** Soft-deletes the key; false when the workspace has no such live key. */

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntitySchema, IsNull } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, EntitySchema, IsNull, Repository } from 'typeorm';
+import { returningRows } from '@herald/database';
 
 /** An operator's service token as stored: its hash only, never the token. */
 export interface ServiceToken {
@@ -45,5 +47,25 @@ export class ServiceTokenRepository {
     return this.db.manager
       .getRepository(ServiceTokenEntity)
       .findOne({ select: { id: true, accountId: true, name: true }, where: { tokenHash, revokedAt: IsNull() } });
+  }
+
+  /** Stores a new live token of the account (its hash and hint) and answers its id; in `tx` when given (the first start's). */
+  async create(token: Pick<ServiceToken, 'accountId' | 'name' | 'tokenHash' | 'tokenHint'>, tx: EntityManager = this.db.manager): Promise<string> {
+    const id = randomUUID();
+    await this.tokens(tx).insert({ id, ...token });
+    return id;
+  }
+
+  /** Whether the table exists: not in a database no management-api has migrated yet (the service-token CLI asks first). */
+  async tableExists(): Promise<boolean> {
+    // Hand-written: information_schema, which no entity maps.
+    const rows = returningRows<{ found: number }>(
+      await this.db.query(`SELECT 1 AS found FROM information_schema.tables WHERE table_schema = 'management' AND table_name = 'service_tokens'`),
+    );
+    return rows.length > 0;
+  }
+
+  private tokens(manager: EntityManager = this.db.manager): Repository<ServiceToken> {
+    return manager.getRepository(ServiceTokenEntity);
   }
 }

@@ -1,3 +1,4 @@
+import { AccountEntity } from '../accounts/account.repository';
 import { ApiKeyEntity } from '../api-keys/api-key.repository';
 import { BROWSER_KEY_ENTITIES } from '../browser-keys';
 import { STATUS_WEBHOOK_ENTITIES } from '../status-webhooks';
@@ -18,4 +19,4 @@ import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
  * The tables management-api reads and writes through TypeORM's repositories. Registered
  * with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const MANAGEMENT_ENTITIES = [ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, PreferenceCategoryVersionEntity, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...SCHEMA_ENTITIES, ...EVENT_ENTITIES, ...TRANSLATION_ENTITIES, ...VENDOR_ENTITIES];
+export const MANAGEMENT_ENTITIES = [AccountEntity, ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, PreferenceCategoryVersionEntity, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...SCHEMA_ENTITIES, ...EVENT_ENTITIES, ...TRANSLATION_ENTITIES, ...VENDOR_ENTITIES];

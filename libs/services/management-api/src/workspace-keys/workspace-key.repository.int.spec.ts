@@ -62,6 +62,27 @@ describe.each(databaseTargets())('the workspace key repository ($kind)', (target
     expect(opened(announced.secret_sealed, created.id)).toBe(created.secret);
   });
 
+  it("creates a workspace's default key with the key and secret given, in the caller's transaction: announced with its commit, gone with its rollback", async () => {
+    const workspace = await newWorkspace();
+    const [key, secret] = [`hwk_${randomBytes(18).toString('base64url')}`, `hws_${randomBytes(24).toString('base64url')}`];
+    const created = await db.transaction((tx) => keys.createDefault(tx, workspace, key, secret));
+    expect(created).toMatchObject({ workspaceId: workspace.id, name: 'default', key, secret, isDefault: true, isActive: true, isDeleted: false, allowedDomains: [] });
+    expect((await keys.list(workspace, { limit: 10, offset: 0 })).keys).toEqual([created]);
+    const [announced] = await announcementsOf(created.id);
+    expect(announced).toMatchObject({ change: 'created', workspace_id: workspace.id, workspace_slug: workspace.slug, key });
+    expect(opened(announced.secret_sealed, created.id)).toBe(secret);
+
+    const other = await newWorkspace();
+    await expect(
+      db.transaction(async (tx) => {
+        await keys.createDefault(tx, other, `hwk_${randomBytes(18).toString('base64url')}`, secret);
+        throw new Error('the rest of the transaction failed');
+      }),
+    ).rejects.toThrow('the rest of the transaction failed');
+    expect((await keys.list(other, { limit: 10, offset: 0 })).count).toBe(0);
+    expect(await db.query(`SELECT count(*)::int AS count FROM ${MANAGEMENT_OUTBOX} WHERE value LIKE $1`, [`%${other.id}%`])).toEqual([{ count: 0 }]);
+  });
+
   it('lists live keys oldest first with their count, and only the workspace\'s own', async () => {
     const workspace = await newWorkspace();
     const first = await keys.create(workspace, 'first', []);

@@ -86,29 +86,42 @@ export class WorkspaceKeyRepository {
   }
 
   async create(workspace: ScopedWorkspace, name: string, allowedDomains: readonly string[]): Promise<OpenedWorkspaceKey> {
+    return this.db.transaction((tx) =>
+      this.insert(tx, workspace, { name, key: generateCredential('hwk', 18), secret: generateCredential('hws'), isDefault: false, allowedDomains }),
+    );
+  }
+
+  /** The workspace's default key with the key and secret given, in `tx` (the first start's, which makes the workspace). */
+  async createDefault(tx: EntityManager, workspace: ScopedWorkspace, key: string, secret: string): Promise<OpenedWorkspaceKey> {
+    return this.insert(tx, workspace, { name: 'default', key, secret, isDefault: true, allowedDomains: [] });
+  }
+
+  private async insert(
+    tx: EntityManager,
+    workspace: ScopedWorkspace,
+    fields: { name: string; key: string; secret: string; isDefault: boolean; allowedDomains: readonly string[] },
+  ): Promise<OpenedWorkspaceKey> {
     const id = randomUUID();
-    return this.db.transaction(async (tx) => {
-      const created = this.keys(tx).create({
-        id,
-        workspaceId: workspace.id,
-        name,
-        key: generateCredential('hwk', 18),
-        secretSealed: this.box.seal(generateCredential('hws'), sealContext(id)),
-        isDefault: false,
-        isActive: true,
-        isDeleted: false,
-        allowedDomains: [...allowedDomains],
-        createdBy: null,
-        rotatedAt: null,
-        rotatedBy: null,
-        deletedAt: null,
-        deletedBy: null,
-      });
-      // The insert reads back the columns the database fills (created_at) into `created`.
-      await this.keys(tx).insert(created);
-      await this.announce(tx, workspace, created, 'created');
-      return this.opened(created);
+    const created = this.keys(tx).create({
+      id,
+      workspaceId: workspace.id,
+      name: fields.name,
+      key: fields.key,
+      secretSealed: this.box.seal(fields.secret, sealContext(id)),
+      isDefault: fields.isDefault,
+      isActive: true,
+      isDeleted: false,
+      allowedDomains: [...fields.allowedDomains],
+      createdBy: null,
+      rotatedAt: null,
+      rotatedBy: null,
+      deletedAt: null,
+      deletedBy: null,
     });
+    // The insert reads back the columns the database fills (created_at) into `created`.
+    await this.keys(tx).insert(created);
+    await this.announce(tx, workspace, created, 'created');
+    return this.opened(created);
   }
 
   /** A new secret for the same key; undefined when the workspace has no such live key. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { databaseTargets } from '@herald/testing';
+import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
 import { openManagementDatabase } from '../testing/repository-database';
 import { WorkspaceRepository, lockWorkspaceForWrites } from './workspace.repository';
 
@@ -58,6 +59,45 @@ describe.each(databaseTargets())('the workspace repository ($kind)', (target) =>
     const second = await workspaces.list(mine, { limit: 2, offset: 2 });
     expect(first.count).toBe(3);
     expect([...first.workspaces, ...second.workspaces].map((workspace) => workspace.slug)).toEqual(['a', 'b', 'c']);
+  });
+
+  it("creates a workspace without categories in the caller's transaction, and later seeds every workspace that has none", async () => {
+    const account = await newAccount();
+    const [first, second] = await db.transaction(async (tx) => [
+      await workspaces.createWithoutCategories(tx, account, { slug: 'main', name: 'main', mode: 'sandbox' }),
+      await workspaces.createWithoutCategories(tx, account, { slug: 'other', name: 'Other', mode: 'live' }),
+    ]);
+    expect(first).toEqual({ id: expect.any(String), slug: 'main' });
+    expect((await workspaces.list(account, { limit: 10, offset: 0 })).workspaces).toEqual([
+      expect.objectContaining({ id: first.id, accountId: account, slug: 'main', name: 'main', mode: 'sandbox', description: '', dataCenter: {} }),
+      expect.objectContaining({ id: second.id, slug: 'other', name: 'Other', mode: 'live' }),
+    ]);
+    const categoriesOf = (id: string): Promise<unknown[]> => db.query(`SELECT version_no, status FROM management.preference_category_versions WHERE workspace_id = $1`, [id]);
+    expect(await categoriesOf(first.id)).toEqual([]);
+    // A taken slug fails (and its transaction with it): the first start's workspace is the account's first.
+    await expect(db.transaction((tx) => workspaces.createWithoutCategories(tx, account, { slug: 'main', name: 'again', mode: 'test' }))).rejects.toThrow();
+    const seededWithCategories = await workspaces.create(account, { slug: 'seeded', name: 'S', description: '', mode: 'test' });
+
+    // Other tests' workspaces all have categories: only these two are seeded.
+    expect(await workspaces.seedMissingDefaultCategories()).toBe(2);
+    expect(await categoriesOf(first.id)).toEqual([{ version_no: 1, status: 'active' }]);
+    expect(await categoriesOf(second.id)).toEqual([{ version_no: 1, status: 'active' }]);
+    expect(await categoriesOf(seededWithCategories!.id)).toEqual([{ version_no: 1, status: 'active' }]);
+    const announced: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} WHERE value LIKE $1`, [`%${first.id}%`]);
+    expect(announced.map((row) => (JSON.parse(row.value) as { payload: { kind: string; change: string } }).payload)).toEqual([
+      expect.objectContaining({ kind: 'category', change: 'committed', workspace_id: first.id, workspace_slug: 'main', version: 1 }),
+    ]);
+    expect(await workspaces.seedMissingDefaultCategories()).toBe(0);
+  });
+
+  it('answers the accounts that have a workspace with a slug', async () => {
+    const [mine, theirs] = [await newAccount(), await newAccount()];
+    const slug = `shared-${randomUUID().slice(0, 8)}`;
+    await workspaces.create(mine, { slug, name: 'Mine', description: '', mode: 'test' });
+    expect(await workspaces.accountsWithSlug(slug)).toEqual([mine]);
+    await workspaces.create(theirs, { slug, name: 'Theirs', description: '', mode: 'test' });
+    expect((await workspaces.accountsWithSlug(slug)).sort()).toEqual([mine, theirs].sort());
+    expect(await workspaces.accountsWithSlug('no-such-workspace')).toEqual([]);
   });
 
   it("locks a workspace's row for writes until the transaction ends", async () => {

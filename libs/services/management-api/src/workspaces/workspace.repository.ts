@@ -87,6 +87,27 @@ export class WorkspaceRepository {
     });
   }
 
+  /**
+   * Inserts the workspace in `tx` without its default categories: the first start makes one
+   * with the account, then seeds every workspace's (`seedMissingDefaultCategories`).
+   */
+  async createWithoutCategories(tx: EntityManager, accountId: string, fields: Pick<Workspace, 'slug' | 'name' | 'mode'>): Promise<ScopedWorkspace> {
+    const workspace = { id: randomUUID(), slug: fields.slug };
+    await this.workspaces(tx).insert({ ...fields, id: workspace.id, accountId });
+    return workspace;
+  }
+
+  /** Gives every workspace without categories the defaults, in a transaction of its own; answers how many. */
+  async seedMissingDefaultCategories(): Promise<number> {
+    return this.db.transaction((tx) => seedDefaultCategories(tx, 'all', this.clock.now()));
+  }
+
+  /** The accounts that have a workspace with this slug (the service-token CLI picks an account by one). */
+  async accountsWithSlug(slug: string): Promise<string[]> {
+    const rows = await this.workspaces().find({ select: { accountId: true }, where: { slug } });
+    return rows.map((row) => row.accountId);
+  }
+
   private workspaces(manager: EntityManager = this.db.manager): Repository<Workspace> {
     return manager.getRepository(WorkspaceEntity);
   }
