@@ -14,9 +14,10 @@ import { TRANSLATION_ENTITIES } from '../translations';
 import { VENDOR_ENTITIES } from '../vendors';
 import { WorkspaceEntity } from '../workspaces/workspace.repository';
 import { WorkspaceKeyEntity } from '../workspace-keys/workspace-key.repository';
+import { WORKFLOW_ENTITIES } from '../workflows';
 
 /**
  * The tables management-api reads and writes through TypeORM's repositories. Registered
  * with its DataSource for their column mappings only: the migrations create the tables.
  */
-export const MANAGEMENT_ENTITIES = [AccountEntity, ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, PreferenceCategoryVersionEntity, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...SCHEMA_ENTITIES, ...EVENT_ENTITIES, ...TRANSLATION_ENTITIES, ...VENDOR_ENTITIES];
+export const MANAGEMENT_ENTITIES = [AccountEntity, ApiKeyEntity, WorkspaceEntity, WorkspaceKeyEntity, ...BROWSER_KEY_ENTITIES, ServiceTokenEntity, ...OPERATOR_ENTITY_SCHEMAS, ...REPLAY_ENTITIES, PreferenceCategoryVersionEntity, CategoryTranslationEntity, ...STATUS_WEBHOOK_ENTITIES, ...SUPPRESSION_ENTITIES, ...TEMPLATE_ENTITIES, ...SCHEMA_ENTITIES, ...EVENT_ENTITIES, ...TRANSLATION_ENTITIES, ...VENDOR_ENTITIES, ...WORKFLOW_ENTITIES];

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/
 import { FieldError, HeraldError, ReplaySelection } from '@herald/contracts';
 import { ValidBody } from '@herald/runtime';
 import { ManagementRequest, ServiceTokenGuard, accountOf } from '../auth/service-token.guard';
-import { WorkflowStore } from '../workflows/workflow-store';
+import { WorkflowRepository } from '../workflows/workflow.repository';
 import { WorkflowDocument, documentOf } from '../workflows/workflow-view';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
 import { ReplayJob, ReplayJobRepository } from './replay-job.repository';
@@ -29,7 +29,7 @@ export interface ReplayRequestBody {
 export class ReplaysController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly workflows: WorkflowStore,
+    private readonly workflows: WorkflowRepository,
     private readonly jobs: ReplayJobRepository,
   ) {}
 

@@ -6,7 +6,7 @@ import { OffsetList, offsetPage } from '../http/offset-page';
 import { COMMIT_BODY, CommitBody, commitMessageOf } from '../http/commit-message';
 import { booleanOf, modeOf, versionNumberOf } from '../http/query-params';
 import { ScopedWorkspace, WorkspaceScope } from '../workspaces/workspace-scope';
-import { WorkflowStore } from './workflow-store';
+import { WorkflowRepository } from './workflow.repository';
 import { WorkflowVersionRow, documentOf, workflowView } from './workflow-view';
 import { RequiredRole } from '../auth/roles';
 import { WORKFLOW_BODIES, WorkflowBody, WorkflowEnableBody } from './request-bodies';
@@ -25,7 +25,7 @@ const SLUG = /^[a-z0-9-_]{1,255}$/;
 export class WorkflowsController {
   constructor(
     private readonly scope: WorkspaceScope,
-    private readonly store: WorkflowStore,
+    private readonly workflows: WorkflowRepository,
   ) {}
 
   @RequiredRole('viewer')
@@ -42,7 +42,7 @@ export class WorkflowsController {
     const selected = modeOf(mode);
     const workspace = await this.workspace(request, workspaceSlug);
     const wanted = slugs?.split(',').map((s) => s.trim()).filter(Boolean);
-    const { count, rows } = await this.store.list(workspace, selected, wanted, page);
+    const { count, rows } = await this.workflows.list(workspace, selected, wanted, page);
     return { meta: { count, ...page }, results: rows.map(workflowView) };
   }
 
@@ -56,7 +56,7 @@ export class WorkflowsController {
   ): Promise<Record<string, unknown>> {
     const selected = modeOf(mode);
     const workspace = await this.workspace(request, workspaceSlug);
-    return workflowView(await this.store.get(workspace, slugOf(slug), selected));
+    return workflowView(await this.workflows.get(workspace, slugOf(slug), selected));
   }
 
   @RequiredRole('viewer')
@@ -67,7 +67,7 @@ export class WorkflowsController {
     @Param('slug') slug: string,
   ): Promise<{ results: Array<Record<string, unknown>> }> {
     const workspace = await this.workspace(request, workspaceSlug);
-    const rows = await this.store.history(workspace, slugOf(slug));
+    const rows = await this.workflows.history(workspace, slugOf(slug));
     return { results: rows.map(versionSummary) };
   }
 
@@ -82,7 +82,7 @@ export class WorkflowsController {
   ): Promise<Record<string, unknown>> {
     const versionNo = versionNumberOf(version);
     const workspace = await this.workspace(request, workspaceSlug);
-    const row = await this.store.versionByNumber(workspace, slugOf(slug), versionNo);
+    const row = await this.workflows.versionByNumber(workspace, slugOf(slug), versionNo);
     return { ...versionSummary(row), definition: row.document };
   }
 
@@ -101,7 +101,7 @@ export class WorkflowsController {
     const versionNo = versionNumberOf(version);
     const message = commitMessageOf(commitMessage, body) ?? null;
     const workspace = await this.workspace(request, workspaceSlug);
-    return workflowView(await this.store.rollback(workspace, slugOf(slug), versionNo, message));
+    return workflowView(await this.workflows.rollback(workspace, slugOf(slug), versionNo, message));
   }
 
   /**
@@ -119,7 +119,7 @@ export class WorkflowsController {
   ): Promise<{ validation_result: { is_valid: boolean; errors: string[] } }> {
     slugOf(slug);
     const workspace = await this.workspace(request, workspaceSlug);
-    return { validation_result: await this.store.check(workspace, documentOf(body)) };
+    return { validation_result: await this.workflows.check(workspace, documentOf(body)) };
   }
 
   /** Creates the workflow or replaces its draft (201); `commit=true` also makes a valid draft live. */
@@ -136,9 +136,9 @@ export class WorkflowsController {
   ): Promise<Record<string, unknown>> {
     const shouldCommit = booleanOf('commit', commit);
     const workspace = await this.workspace(request, workspaceSlug);
-    const draft = await this.store.saveDraft(workspace, slugOf(slug), documentOf(body), body.is_enabled);
+    const draft = await this.workflows.saveDraft(workspace, slugOf(slug), documentOf(body), body.is_enabled);
     if (!shouldCommit || !draft.validation_result.is_valid) return workflowView(draft);
-    return workflowView(await this.store.commit(workspace, draft.slug, commitMessage?.trim() || null));
+    return workflowView(await this.workflows.commit(workspace, draft.slug, commitMessage?.trim() || null));
   }
 
   @RequiredRole('editor')
@@ -153,7 +153,7 @@ export class WorkflowsController {
   ): Promise<Record<string, unknown>> {
     const message = commitMessageOf(commitMessage, body) ?? null;
     const workspace = await this.workspace(request, workspaceSlug);
-    return workflowView(await this.store.commit(workspace, slugOf(slug), message));
+    return workflowView(await this.workflows.commit(workspace, slugOf(slug), message));
   }
 
   @RequiredRole('editor')
@@ -166,7 +166,7 @@ export class WorkflowsController {
     @ValidBody(WORKFLOW_BODIES.enable) body: WorkflowEnableBody,
   ): Promise<Record<string, unknown>> {
     const workspace = await this.workspace(request, workspaceSlug);
-    return workflowView(await this.store.setEnabled(workspace, slugOf(slug), body.is_enabled));
+    return workflowView(await this.workflows.setEnabled(workspace, slugOf(slug), body.is_enabled));
   }
 
   /** Permanently deletes the workflow; runs in flight finish on the version they started with. */
@@ -175,7 +175,7 @@ export class WorkflowsController {
   @HttpCode(204)
   async remove(@Req() request: ManagementRequest, @Param('workspace') workspaceSlug: string, @Param('slug') slug: string): Promise<void> {
     const workspace = await this.workspace(request, workspaceSlug);
-    await this.store.remove(workspace, slugOf(slug));
+    await this.workflows.remove(workspace, slugOf(slug));
   }
 
   private workspace(request: ManagementRequest, slug: string): Promise<ScopedWorkspace> {

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntitySchema, Repository, SelectQueryBuilder } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
+import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { DefinitionValidationContext, ValidationResult, WorkflowValidation, validateWorkflow } from '@herald/workflow';
 import { MANAGEMENT_OUTBOX, definitionChangedMessage } from '../management-events/management-events';
-import { returningRows } from '@herald/database';
 import { PreferenceCategoryRepository } from '../preference-categories/preference-category.repository';
 import { SchemaRepository } from '../schemas/schema.repository';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
@@ -14,10 +14,96 @@ import { sha256Of } from '../hashing/canonical-hash';
 import { EXPRESSION_SYNTAX, ExpressionSyntax, TEMPLATE_CATALOGUE, TemplateCatalogue } from './workflow-validation-ports';
 import { WorkflowDocument, WorkflowVersionRow } from './workflow-view';
 
-const VERSION_COLUMNS = `w.slug, w.is_enabled, w.created_at, w.last_executed_at, v.version_no, v.status, v.document,
-  v.validation_result, v.hash, v.commit_message, v.updated_by, v.updated_at, v.active_at`;
-
 export type WorkflowMode = 'draft' | 'live';
+
+/** A workflow of a workspace, as stored (its versions are `StoredWorkflowVersion`s). */
+export interface StoredWorkflow {
+  workspaceId: string;
+  slug: string;
+  isEnabled: boolean;
+  createdAt: Date;
+  lastExecutedAt: Date | null;
+  /** Counts the changes announced to other services: the version of definition.changed. */
+  announcedChanges: number;
+}
+
+/** One version of a workflow, as stored. */
+export interface StoredWorkflowVersion {
+  workspaceId: string;
+  slug: string;
+  versionNo: number;
+  status: WorkflowVersionRow['status'];
+  document: WorkflowDocument;
+  validationResult: ValidationResult;
+  hash: string;
+  commitMessage: string | null;
+  updatedBy: WorkflowVersionRow['updated_by'];
+  createdAt: Date;
+  updatedAt: Date;
+  activeAt: Date | null;
+}
+
+/** The announced changes of a deleted workflow, which its slug goes on counting if created again. */
+export interface StoredDeletedWorkflow {
+  workspaceId: string;
+  slug: string;
+  announcedChanges: number;
+}
+
+/** `management.workflows` (created by the migrations, never by TypeORM). */
+export const WorkflowEntity = new EntitySchema<StoredWorkflow>({
+  name: 'Workflow',
+  schema: 'management',
+  tableName: 'workflows',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    slug: { type: 'text', primary: true },
+    isEnabled: { name: 'is_enabled', type: 'boolean' },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    lastExecutedAt: { name: 'last_executed_at', type: 'timestamptz', nullable: true },
+    announcedChanges: { name: 'announced_changes', type: 'integer' },
+  },
+});
+
+/** `management.workflow_versions` (created by the migrations, never by TypeORM). */
+export const WorkflowVersionEntity = new EntitySchema<StoredWorkflowVersion>({
+  name: 'WorkflowVersion',
+  schema: 'management',
+  tableName: 'workflow_versions',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    slug: { type: 'text', primary: true },
+    versionNo: { name: 'version_no', type: 'integer', primary: true },
+    status: { type: 'text' },
+    document: { type: 'jsonb' },
+    validationResult: { name: 'validation_result', type: 'jsonb' },
+    hash: { type: 'text' },
+    commitMessage: { name: 'commit_message', type: 'text', nullable: true },
+    updatedBy: { name: 'updated_by', type: 'jsonb', nullable: true },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+    activeAt: { name: 'active_at', type: 'timestamptz', nullable: true },
+  },
+});
+
+/** `management.deleted_workflows` (created by the migrations, never by TypeORM). */
+export const DeletedWorkflowEntity = new EntitySchema<StoredDeletedWorkflow>({
+  name: 'DeletedWorkflow',
+  schema: 'management',
+  tableName: 'deleted_workflows',
+  columns: {
+    workspaceId: { name: 'workspace_id', type: 'uuid', primary: true },
+    slug: { type: 'text', primary: true },
+    announcedChanges: { name: 'announced_changes', type: 'integer' },
+  },
+});
+
+/** Draft mode: the draft if there is one, else the live version. Live mode: the live version. */
+function chosenSql(mode: WorkflowMode): string {
+  if (mode === 'live') return `v.status = 'active'`;
+  return `(v.status = 'draft' OR (v.status = 'active' AND NOT EXISTS (
+    SELECT 1 FROM management.workflow_versions d WHERE d.workspace_id = v.workspace_id AND d.slug = v.slug AND d.status = 'draft')))`;
+}
 
 /**
  * Workflows and their versions: a draft that changes, committed versions that do
@@ -26,7 +112,7 @@ export type WorkflowMode = 'draft' | 'live';
  * on notify.definition.changed.v1 in the same transaction.
  */
 @Injectable()
-export class WorkflowStore {
+export class WorkflowRepository {
   constructor(
     @InjectDataSource('management') private readonly db: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -36,49 +122,41 @@ export class WorkflowStore {
     private readonly schemas: SchemaRepository,
   ) {}
 
+  /** The chosen version of each workflow (of those named by `slugs`, if given), last changed first. */
   async list(
     workspace: ScopedWorkspace,
     mode: WorkflowMode,
     slugs: readonly string[] | undefined,
     page: { limit: number; offset: number },
   ): Promise<{ count: number; rows: WorkflowVersionRow[] }> {
-    const filter = 'AND ($2::text[] IS NULL OR w.slug = ANY($2::text[]))';
-    const params: unknown[] = [workspace.id, slugs ?? null];
-    const chosen = this.chosenVersionSql(mode);
-    const [{ count }] = (await this.db.query(
-      `SELECT count(*)::int AS count FROM management.workflows w JOIN management.workflow_versions v
-          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 ${filter} AND ${chosen}`,
-      params,
-    )) as Array<{ count: number }>;
-    const rows = (await this.db.query(
-      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
-          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 ${filter} AND ${chosen}
-       ORDER BY v.updated_at DESC, w.slug LIMIT $3 OFFSET $4`,
-      [...params, page.limit, page.offset],
-    )) as WorkflowVersionRow[];
-    return { count, rows };
+    const chosen = (): SelectQueryBuilder<StoredWorkflowVersion> => {
+      const query = this.joined(this.db.manager, workspace.id).andWhere(chosenSql(mode));
+      // An empty list names no workflow.
+      if (slugs) query.andWhere(slugs.length > 0 ? 'w.slug IN (:...slugs)' : 'false', { slugs: [...slugs] });
+      return query;
+    };
+    // count(*), not getCount(): that counts DISTINCT concatenated keys.
+    const counted = await chosen().select('count(*)::int', 'count').getRawOne<{ count: number }>();
+    const rows = await this.withRowColumns(chosen())
+      .orderBy('v.updatedAt', 'DESC')
+      .addOrderBy('w.slug')
+      .limit(page.limit)
+      .offset(page.offset)
+      .getRawMany<WorkflowVersionRow>();
+    return { count: counted?.count ?? 0, rows };
   }
 
   async get(workspace: ScopedWorkspace, slug: string, mode: WorkflowMode): Promise<WorkflowVersionRow> {
-    const [row] = (await this.db.query(
-      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
-          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 AND w.slug = $2 AND ${this.chosenVersionSql(mode)}`,
-      [workspace.id, slug],
-    )) as WorkflowVersionRow[];
+    const row = await this.withRowColumns(this.joined(this.db.manager, workspace.id).andWhere('w.slug = :slug', { slug }).andWhere(chosenSql(mode))).getRawOne<WorkflowVersionRow>();
     if (!row) throw HeraldError.notFound(mode === 'live' ? `workflow '${slug}' has no live version` : `workflow '${slug}' not found`);
     return row;
   }
 
+  /** Every version, the newest first. */
   async history(workspace: ScopedWorkspace, slug: string): Promise<WorkflowVersionRow[]> {
-    const rows = (await this.db.query(
-      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
-          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 AND w.slug = $2 ORDER BY v.version_no DESC`,
-      [workspace.id, slug],
-    )) as WorkflowVersionRow[];
+    const rows = await this.withRowColumns(this.joined(this.db.manager, workspace.id).andWhere('w.slug = :slug', { slug }))
+      .orderBy('v.versionNo', 'DESC')
+      .getRawMany<WorkflowVersionRow>();
     if (rows.length === 0) throw HeraldError.notFound(`workflow '${slug}' not found`);
     return rows;
   }
@@ -89,7 +167,8 @@ export class WorkflowStore {
     const { validation_result, categories } = await this.validate(workspace, document);
     refuse(categoryProblems(document, categories));
     return this.db.transaction(async (tx) => {
-      // A slug used before by a deleted workflow goes on counting its announced changes.
+      // Hand-written: one upsert that keeps is_enabled unless given, and starts the count
+      // of a slug used before by a deleted workflow where that one's count stopped.
       await tx.query(
         `INSERT INTO management.workflows (workspace_id, slug, is_enabled, announced_changes)
          VALUES ($1, $2, coalesce($3, true),
@@ -115,10 +194,7 @@ export class WorkflowStore {
     return this.db.transaction(async (tx) => {
       await this.lockWorkflow(tx, workspace.id, slug);
       if (!definition) {
-        await tx.query(
-          `UPDATE management.workflow_versions SET validation_result = $3::jsonb WHERE workspace_id = $1 AND slug = $2 AND status = 'draft'`,
-          [workspace.id, slug, JSON.stringify(validation_result)],
-        );
+        await this.versions(tx).update({ workspaceId: workspace.id, slug, status: 'draft' }, { validationResult: validation_result });
         throw HeraldError.fromValidationMessages(validation_result.errors);
       }
       return this.commitDraftIn(tx, workspace, slug, commitMessage, validation_result, definition);
@@ -172,19 +248,16 @@ export class WorkflowStore {
     validation_result: ValidationResult,
     definition: unknown,
   ): Promise<WorkflowVersionRow> {
-    await tx.query(
-      `UPDATE management.workflow_versions SET status = 'archived' WHERE workspace_id = $1 AND slug = $2 AND status = 'active'`,
-      [workspace.id, slug],
-    );
-    const [committed] = returningRows<{ version_no: number }>(
-      await tx.query(
-        `UPDATE management.workflow_versions
-            SET status = 'active', commit_message = $3, validation_result = $4::jsonb, active_at = now(), updated_at = now()
-          WHERE workspace_id = $1 AND slug = $2 AND status = 'draft' RETURNING version_no`,
-        [workspace.id, slug, commitMessage, JSON.stringify(validation_result)],
-      ),
-    );
-    if (!committed) throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
+    await this.versions(tx).update({ workspaceId: workspace.id, slug, status: 'active' }, { status: 'archived' });
+    const committed = await this.versions(tx)
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'active', commitMessage, validationResult: validation_result, activeAt: () => 'now()', updatedAt: () => 'now()' })
+      .where({ workspaceId: workspace.id, slug, status: 'draft' })
+      .returning(['versionNo'])
+      .updateEntity(false)
+      .execute();
+    if (returningRows<{ version_no: number }>(committed.raw).length === 0) throw new HeraldError('conflict', `workflow '${slug}' has no draft to commit`);
     const live = await this.written(tx, workspace.id, slug, 'active');
     await this.announce(tx, workspace, live, 'committed', definition);
     return live;
@@ -197,14 +270,15 @@ export class WorkflowStore {
     const live = await this.version(this.db.manager, workspace.id, slug, 'active');
     const definition = live ? (await this.validate(workspace, live.document)).definition ?? live.document : undefined;
     return this.db.transaction(async (tx) => {
-      const [updated] = returningRows<{ slug: string }>(
-        await tx.query(`UPDATE management.workflows SET is_enabled = $3 WHERE workspace_id = $1 AND slug = $2 RETURNING slug`, [
-          workspace.id,
-          slug,
-          isEnabled,
-        ]),
-      );
-      if (!updated) throw HeraldError.notFound(`workflow '${slug}' not found`);
+      const updated = await this.workflows(tx)
+        .createQueryBuilder()
+        .update()
+        .set({ isEnabled })
+        .where({ workspaceId: workspace.id, slug })
+        .returning(['slug'])
+        .updateEntity(false)
+        .execute();
+      if (returningRows<{ slug: string }>(updated.raw).length === 0) throw HeraldError.notFound(`workflow '${slug}' not found`);
       const current = await this.version(tx, workspace.id, slug, 'active');
       // Only a live workflow can run; a draft-only one changes nothing the engine knows.
       if (!current) return this.written(tx, workspace.id, slug, 'draft');
@@ -220,18 +294,22 @@ export class WorkflowStore {
    */
   async remove(workspace: ScopedWorkspace, slug: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const [workflow] = (await tx.query(
-        `SELECT announced_changes FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`,
-        [workspace.id, slug],
-      )) as Array<{ announced_changes: number }>;
+      const workflow = await this.workflows(tx).findOne({
+        select: { slug: true, announcedChanges: true },
+        where: { workspaceId: workspace.id, slug },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!workflow) throw HeraldError.notFound(`workflow '${slug}' not found`);
-      await tx.query(`DELETE FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
-      await tx.query(`DELETE FROM management.workflows WHERE workspace_id = $1 AND slug = $2`, [workspace.id, slug]);
-      await tx.query(
-        `INSERT INTO management.deleted_workflows (workspace_id, slug, announced_changes) VALUES ($1, $2, $3)
-         ON CONFLICT (workspace_id, slug) DO UPDATE SET announced_changes = EXCLUDED.announced_changes`,
-        [workspace.id, slug, workflow.announced_changes + 1],
-      );
+      const announcedChanges = workflow.announcedChanges + 1;
+      await this.versions(tx).delete({ workspaceId: workspace.id, slug });
+      await this.workflows(tx).delete({ workspaceId: workspace.id, slug });
+      await this.deleted(tx)
+        .createQueryBuilder()
+        .insert()
+        .values({ workspaceId: workspace.id, slug, announcedChanges })
+        .orUpdate(['announced_changes'], ['workspace_id', 'slug'])
+        .updateEntity(false)
+        .execute();
       await writeOutbox(tx, MANAGEMENT_OUTBOX, [
         definitionChangedMessage(
           {
@@ -241,7 +319,7 @@ export class WorkflowStore {
             workspace_slug: workspace.slug,
             id: slug,
             // Above every version announced before, so the read models drop all of them.
-            version: workflow.announced_changes + 1,
+            version: announcedChanges,
           },
           this.clock.now(),
         ),
@@ -257,13 +335,15 @@ export class WorkflowStore {
     definition: unknown,
   ): Promise<void> {
     // Counts every announced change of this workflow, so a read model can drop stale ones.
-    const [{ announced_changes: version }] = returningRows<{ announced_changes: number }>(
-      await tx.query(
-        `UPDATE management.workflows SET announced_changes = announced_changes + 1
-          WHERE workspace_id = $1 AND slug = $2 RETURNING announced_changes`,
-        [workspace.id, live.slug],
-      ),
-    );
+    const counted = await this.workflows(tx)
+      .createQueryBuilder()
+      .update()
+      .set({ announcedChanges: () => 'announced_changes + 1' })
+      .where({ workspaceId: workspace.id, slug: live.slug })
+      .returning(['announcedChanges'])
+      .updateEntity(false)
+      .execute();
+    const [{ announced_changes: version }] = returningRows<{ announced_changes: number }>(counted.raw);
     await writeOutbox(tx, MANAGEMENT_OUTBOX, [
       definitionChangedMessage(
         {
@@ -348,6 +428,7 @@ export class WorkflowStore {
 
   /** Creates the draft version, or replaces the pending one (its number stays). */
   private async writeDraft(tx: EntityManager, workspaceId: string, slug: string, document: WorkflowDocument, validation_result: ValidationResult): Promise<void> {
+    // Hand-written: one upsert that numbers a new draft after the workflow's last version, or replaces the draft.
     await tx.query(
       `INSERT INTO management.workflow_versions (workspace_id, slug, version_no, status, document, validation_result, hash)
        VALUES ($1, $2, (SELECT coalesce(max(version_no), 0) + 1 FROM management.workflow_versions WHERE workspace_id = $1 AND slug = $2),
@@ -358,25 +439,17 @@ export class WorkflowStore {
     );
   }
 
-  /** Saves and commits of one workflow take turns. */
+  /** Saves and commits of one workflow take turns (its row, FOR UPDATE). */
   private async lockWorkflow(tx: EntityManager, workspaceId: string, slug: string): Promise<void> {
-    await tx.query(`SELECT slug FROM management.workflows WHERE workspace_id = $1 AND slug = $2 FOR UPDATE`, [workspaceId, slug]);
+    await this.workflows(tx).findOne({ select: { slug: true }, where: { workspaceId, slug }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** The draft or the live version of a workflow, or a version by its number, if it has one. */
-  private async version(
-    manager: EntityManager,
-    workspaceId: string,
-    slug: string,
-    which: 'draft' | 'active' | number,
-  ): Promise<WorkflowVersionRow | undefined> {
-    const [row] = (await manager.query(
-      `SELECT ${VERSION_COLUMNS} FROM management.workflows w JOIN management.workflow_versions v
-          ON v.workspace_id = w.workspace_id AND v.slug = w.slug
-       WHERE w.workspace_id = $1 AND w.slug = $2 AND ${typeof which === 'number' ? 'v.version_no = $3' : 'v.status = $3'}`,
-      [workspaceId, slug, which],
-    )) as WorkflowVersionRow[];
-    return row;
+  private version(manager: EntityManager, workspaceId: string, slug: string, which: 'draft' | 'active' | number): Promise<WorkflowVersionRow | undefined> {
+    const query = this.joined(manager, workspaceId).andWhere('w.slug = :slug', { slug });
+    if (typeof which === 'number') query.andWhere('v.versionNo = :versionNo', { versionNo: which });
+    else query.andWhere('v.status = :status', { status: which });
+    return this.withRowColumns(query).getRawOne<WorkflowVersionRow>();
   }
 
   /** A version the same transaction has just written. */
@@ -386,12 +459,42 @@ export class WorkflowStore {
     return row;
   }
 
+  /** The workspace's workflow versions, each joined to its workflow. */
+  private joined(manager: EntityManager, workspaceId: string): SelectQueryBuilder<StoredWorkflowVersion> {
+    return this.versions(manager)
+      .createQueryBuilder('v')
+      .innerJoin(WorkflowEntity.options.name, 'w', 'w.workspaceId = v.workspaceId AND w.slug = v.slug')
+      .where('w.workspaceId = :workspaceId', { workspaceId });
+  }
 
-  /** Draft mode: the draft if there is one, else the live version. Live mode: the live version. */
-  private chosenVersionSql(mode: WorkflowMode): string {
-    if (mode === 'live') return `v.status = 'active'`;
-    return `(v.status = 'draft' OR (v.status = 'active' AND NOT EXISTS (
-      SELECT 1 FROM management.workflow_versions d WHERE d.workspace_id = v.workspace_id AND d.slug = v.slug AND d.status = 'draft')))`;
+  /** A WorkflowVersionRow's columns, under its names. */
+  private withRowColumns(query: SelectQueryBuilder<StoredWorkflowVersion>): SelectQueryBuilder<StoredWorkflowVersion> {
+    return query
+      .select('w.slug', 'slug')
+      .addSelect('w.isEnabled', 'is_enabled')
+      .addSelect('w.createdAt', 'created_at')
+      .addSelect('w.lastExecutedAt', 'last_executed_at')
+      .addSelect('v.versionNo', 'version_no')
+      .addSelect('v.status', 'status')
+      .addSelect('v.document', 'document')
+      .addSelect('v.validationResult', 'validation_result')
+      .addSelect('v.hash', 'hash')
+      .addSelect('v.commitMessage', 'commit_message')
+      .addSelect('v.updatedBy', 'updated_by')
+      .addSelect('v.updatedAt', 'updated_at')
+      .addSelect('v.activeAt', 'active_at');
+  }
+
+  private workflows(manager: EntityManager = this.db.manager): Repository<StoredWorkflow> {
+    return manager.getRepository(WorkflowEntity);
+  }
+
+  private versions(manager: EntityManager = this.db.manager): Repository<StoredWorkflowVersion> {
+    return manager.getRepository(WorkflowVersionEntity);
+  }
+
+  private deleted(manager: EntityManager = this.db.manager): Repository<StoredDeletedWorkflow> {
+    return manager.getRepository(DeletedWorkflowEntity);
   }
 }
 
