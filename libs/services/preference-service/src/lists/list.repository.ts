@@ -8,6 +8,7 @@ import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
+import { sqlCursorRows } from '../persistence/cursor-rows.repository';
 import { ListMembers, ListUpsert } from './request-bodies';
 
 /** A workspace's subscriber list as stored. */
@@ -198,7 +199,7 @@ export class ListRepository {
       params: [ws.id, distinctId],
       id: 's.id',
     };
-    const page = await readCursorPage<ListFields & { joinedAt: Date }>(this.db.manager, source, `s.created_at AS "joinedAt", ${LIST_FIELDS('l.')}`, query);
+    const page = await readCursorPage(sqlCursorRows<ListFields & { joinedAt: Date }>(this.db.manager, source, `s.created_at AS "joinedAt", ${LIST_FIELDS('l.')}`), query);
     return { meta: page.meta, results: page.rows.map((row) => ({ list: listView(row), created_at: row.joinedAt.toISOString() })) };
   }
 
@@ -206,10 +207,8 @@ export class ListRepository {
   async page(ws: AuthenticatedWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
     const list = await this.list(this.db.manager, ws, listId, false);
     const source = { from: `audience.list_subscribers s WHERE s.workspace_id = $1 AND s.list_id = $2`, params: [ws.id, listId], id: 's.id' };
-    const page = await readCursorPage<{ id: string; distinct_id: string; created_at: Date }>(
-      this.db.manager,
-      source,
-      's.id::text AS id, s.distinct_id, s.created_at',
+    const page = await readCursorPage(
+      sqlCursorRows<{ id: string; distinct_id: string; created_at: Date }>(this.db.manager, source, 's.id::text AS id, s.distinct_id, s.created_at'),
       query,
       list.subscribersCount,
     );
