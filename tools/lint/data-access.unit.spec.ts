@@ -33,9 +33,6 @@ const DATABASE_NAMES = ['DataSource', 'EntityManager', 'InjectDataSource', 'Quer
  */
 const DATABASE_ACCESS_ALLOWED: Record<string, string> = {
   'libs/services/channel-dispatchers/src/dispatch/dispatch-owner.ts': 'holds its owner advisory lock on a connection of its own (QueryRunner)',
-  'libs/services/preference-service/src/broadcasts/broadcast-fan-out.ts': 'counts and pages list members for a broadcast in SQL',
-  'libs/services/preference-service/src/http/cursor-page.ts': 'a cursor pager that runs SQL built from its caller\'s tables and filter',
-  'libs/services/preference-service/src/sdk-compat/user-merge.ts': 'merges two users in a transaction of its own',
   'libs/services/workflow-engine/src/outbox/engine-loops.ts': 'hot path: builds the EventStore its stream compactor uses',
   'libs/services/workflow-engine/src/runs/run-context-loader.ts': 'hot path: the engine\'s batch reads of run context',
   'libs/services/workflow-engine/src/runs/run-host.ts': 'hot path: the engine\'s EventStore and batch reads',

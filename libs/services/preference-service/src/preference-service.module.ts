@@ -28,6 +28,7 @@ import { BrandListController, BrandsController } from './tenants/brands.controll
 import { ListVersionRepository } from './lists/list-version.repository';
 import { BulkDeleteController, UserListsController, UserMergeController } from './sdk-compat/sdk-compat.controllers';
 import { UserMerge } from './sdk-compat/user-merge';
+import { UserMergeRepository } from './sdk-compat/user-merge.repository';
 import { ObjectSubscriptionsController, UserSubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionRepository } from './subscriptions/subscription.repository';
 import { ProfileListsController } from './profiles/profile-lists.controller';
@@ -84,6 +85,7 @@ export class PreferenceServiceModule implements NestModule {
         ListRepository,
         ListVersionRepository,
         UserMerge,
+        UserMergeRepository,
         TenantRepository,
         PreferenceStore,
         UnsubscribeBodyParser,

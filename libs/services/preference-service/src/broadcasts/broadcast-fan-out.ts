@@ -1,7 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   BROADCAST_ACCEPTED_TYPE,
   BroadcastAccepted,
@@ -21,6 +19,7 @@ import {
 import { MessageBus } from '@herald/bus';
 import { BusMessageContext, CLOCK, Clock, ConsumerOf, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import { broadcastWorkflow } from '@herald/workflow';
+import { BroadcastMember, ListRepository } from '../lists/list.repository';
 import { JsonObject, mergeProfiles } from '../profiles/profile-document';
 
 /** Settings of the fan-out; the defaults suit production, tests shrink the page to cross page boundaries with small lists. */
@@ -42,7 +41,7 @@ export const BROADCAST_FAN_OUT_OPTIONS = Symbol('BROADCAST_FAN_OUT_OPTIONS');
 @Controller()
 export class BroadcastFanOut {
   constructor(
-    @InjectDataSource('audience') private readonly db: DataSource,
+    private readonly lists: ListRepository,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
@@ -58,23 +57,13 @@ export class BroadcastFanOut {
     const broadcast = envelope.payload;
     const workspaceId = envelope.workspace_id;
     const workflow = broadcastWorkflow(broadcast);
-    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM audience.list_subscribers WHERE workspace_id = $1 AND list_id = $2`, [
-      workspaceId,
-      broadcast.list_id,
-    ])) as Array<{ count: number }>;
+    const count = await this.lists.memberCount(workspaceId, broadcast.list_id);
     let after = '0';
     let index = 0;
     for (;;) {
       // With each member's stored profile (the tenant's merged over the global one): the
       // engine's copy of it may not have caught up with a user saved just before.
-      const members = (await this.db.query(
-        `SELECT m.id::text AS id, m.distinct_id, g.properties AS global_properties, g.channels AS global_channels, t.properties AS tenant_properties, t.channels AS tenant_channels
-           FROM audience.list_subscribers m
-           LEFT JOIN audience.profiles g ON g.workspace_id = m.workspace_id AND g.subject_type = 'user' AND g.object_type = '' AND g.subject_id = m.distinct_id AND g.tenant_id = ''
-           LEFT JOIN audience.profiles t ON t.workspace_id = m.workspace_id AND t.subject_type = 'user' AND t.object_type = '' AND t.subject_id = m.distinct_id AND t.tenant_id = $4
-          WHERE m.workspace_id = $1 AND m.list_id = $2 AND m.id > $3::bigint ORDER BY m.id LIMIT $5`,
-        [workspaceId, broadcast.list_id, after, broadcast.tenant_id ?? '', this.options.pageSize],
-      )) as MemberRow[];
+      const members = await this.lists.broadcastMembers(workspaceId, broadcast.list_id, broadcast.tenant_id ?? '', after, this.options.pageSize);
       if (members.length === 0) break;
       const now = this.clock.now();
       await this.bus.publish(
@@ -109,21 +98,12 @@ export class BroadcastFanOut {
   }
 }
 
-interface MemberRow {
-  readonly id: string;
-  readonly distinct_id: string;
-  readonly global_properties: JsonRecord | null;
-  readonly global_channels: Record<string, unknown[]> | null;
-  readonly tenant_properties: JsonRecord | null;
-  readonly tenant_channels: Record<string, unknown[]> | null;
-}
-
 /**
  * A member as the run's recipient, carrying its stored profile as of the fan-out. Not
  * `inline`: nothing is written back to the profile. Without a stored profile the engine
  * falls back to its own copy.
  */
-function memberRecipient(member: MemberRow): UserRecipient {
+function memberRecipient(member: BroadcastMember): UserRecipient {
   const stored = member.global_properties === null ? undefined : mergeProfiles(
     { properties: member.global_properties as JsonObject, channels: member.global_channels ?? {} },
     member.tenant_properties === null ? undefined : { properties: member.tenant_properties as JsonObject, channels: member.tenant_channels ?? {} },

@@ -1,4 +1,3 @@
-import { EntityManager } from 'typeorm';
 import { FieldError, HeraldError } from '@herald/contracts';
 
 /** decisions.md: cursor lists take `limit` (default 20, at most 1000), `before`, `after`, and `sort` (`id` | `-id`, default `-id`). */
@@ -48,52 +47,51 @@ export interface CursorMeta {
   readonly has_next: boolean;
 }
 
-/**
- * The rows a cursor walks: `from` is `<tables> WHERE <filter>` with `$1..$n` bound to
- * `params`, and `id` the qualified bigint column that orders and bounds the pages.
- */
-export interface CursorSource {
-  readonly from: string;
-  readonly params: readonly unknown[];
+/** Where a read starts: the rows whose id lies past `id`, upwards (greater) or downwards, `inclusive` of it or not. */
+export interface CursorBound {
   readonly id: string;
+  readonly upwards: boolean;
+  readonly inclusive: boolean;
 }
 
 /**
- * One page of `source` (interface 2.8). The id only grows, so a cursor keeps its place
+ * The rows a cursor walks, read by the repository that owns them (the pager runs no SQL
+ * itself). Each row carries its id, a bigint that only grows, as text in `page_cursor`.
+ */
+export interface CursorRows<T> {
+  /** Up to `limit` rows past `past` (from either end when absent), by id ascending or descending (the bigint, never its text). */
+  read(past: CursorBound | undefined, ascending: boolean, limit: number): Promise<Array<T & { page_cursor: string }>>;
+  /** Whether any row lies past `past`. */
+  any(past: CursorBound): Promise<boolean>;
+  /** How many rows there are. */
+  count(): Promise<number>;
+}
+
+/**
+ * One page of `rows` (interface 2.8). The id only grows, so a cursor keeps its place
  * while rows are added or removed: `after` continues past the cursor in the chosen
  * order, `before` returns the page that precedes it. `count` is the total when the
  * caller keeps it; otherwise the rows are counted.
  */
-export async function readCursorPage<T>(
-  manager: EntityManager,
-  source: CursorSource,
-  columns: string,
-  query: CursorQuery,
-  count?: number,
-): Promise<{ meta: CursorMeta; rows: T[] }> {
+export async function readCursorPage<T>(rows: CursorRows<T>, query: CursorQuery, count?: number): Promise<{ meta: CursorMeta; rows: T[] }> {
   const ascending = query.sort === 'id';
   const backwards = query.before !== undefined;
   const cursor = (query.before ?? query.after)?.toString();
   // Walking backwards reads the other way from the cursor and flips the rows afterwards.
   const readAscending = ascending !== backwards;
-  const bound = cursor === undefined ? '' : `AND ${source.id} ${readAscending ? '>' : '<'} $${source.params.length + 1}`;
-  // Ordered by the bigint column itself, never by its text alias (which would sort '9999' after '99990').
-  const rows = (await manager.query(
-    `SELECT ${source.id}::text AS page_cursor, ${columns} FROM ${source.from} ${bound} ORDER BY ${source.id} ${readAscending ? 'ASC' : 'DESC'} LIMIT ${query.limit}`,
-    cursor === undefined ? [...source.params] : [...source.params, cursor],
-  )) as Array<T & { page_cursor: string }>;
-  if (backwards) rows.reverse();
-  const first = rows[0]?.page_cursor;
-  const last = rows[rows.length - 1]?.page_cursor;
-  const beyond = (id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> => anyBeyond(manager, source, id, upwards, inclusive);
+  const page = await rows.read(cursor === undefined ? undefined : { id: cursor, upwards: readAscending, inclusive: false }, readAscending, query.limit);
+  if (backwards) page.reverse();
+  const first = page[0]?.page_cursor;
+  const last = page[page.length - 1]?.page_cursor;
+  const beyond = async (id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> => id !== undefined && (await rows.any({ id, upwards, inclusive }));
   const [hasPrev, hasNext] =
     first === undefined || last === undefined
       ? await aroundEmptyPage(beyond, cursor, ascending, backwards)
       : await Promise.all([beyond(first, !ascending, false), beyond(last, ascending, false)]);
-  const total = count ?? (await countRows(manager, source));
+  const total = count ?? (await rows.count());
   return {
     meta: { limit: query.limit, count: total, before: first ?? null, after: last ?? null, has_prev: hasPrev, has_next: hasNext },
-    rows: rows.map(({ page_cursor: _cursor, ...row }) => row as T),
+    rows: page.map(({ page_cursor: _cursor, ...row }) => row as T),
   };
 }
 
@@ -107,17 +105,4 @@ async function aroundEmptyPage(
   if (cursor === undefined) return [false, false];
   const beyondCursor = await beyond(cursor, backwards ? ascending : !ascending, true);
   return backwards ? [false, beyondCursor] : [beyondCursor, false];
-}
-
-/** Whether a row lies past `id` in the given direction of ids. */
-async function anyBeyond(manager: EntityManager, source: CursorSource, id: string | undefined, upwards: boolean, inclusive: boolean): Promise<boolean> {
-  if (id === undefined) return false;
-  const op = `${upwards ? '>' : '<'}${inclusive ? '=' : ''}`;
-  const rows = (await manager.query(`SELECT 1 FROM ${source.from} AND ${source.id} ${op} $${source.params.length + 1} LIMIT 1`, [...source.params, id])) as unknown[];
-  return rows.length > 0;
-}
-
-async function countRows(manager: EntityManager, source: CursorSource): Promise<number> {
-  const [row] = (await manager.query(`SELECT count(*)::int AS n FROM ${source.from}`, [...source.params])) as Array<{ n: number }>;
-  return row.n;
 }

@@ -5,12 +5,14 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { databaseTargets } from '@herald/testing';
 import { AUDIENCE_OUTBOX } from '../outbox/audience-events';
 import { openAudienceDatabase } from '../testing/repository-database';
+import { ProfileStore } from '../profiles/profile-store';
 import { ListRepository } from './list.repository';
 
 describe.each(databaseTargets())('the list repository ($kind)', (target) => {
   let db: DataSource;
   let dispose: () => Promise<void>;
   let lists: ListRepository;
+  let profiles: ProfileStore;
   const now = new Date('2026-03-01T10:00:00Z');
 
   beforeAll(async () => {
@@ -18,6 +20,7 @@ describe.each(databaseTargets())('the list repository ($kind)', (target) => {
     db = opened.db;
     dispose = opened.close;
     lists = new ListRepository(db, { now: () => now });
+    profiles = new ProfileStore(db, { now: () => now });
   });
   afterAll(async () => {
     await dispose?.();
@@ -191,5 +194,56 @@ describe.each(databaseTargets())('the list repository ($kind)', (target) => {
       'deleted',
       'upserted',
     ]);
+  });
+
+  it('counts the members a broadcast fans out to, 0 for a list that does not exist', async () => {
+    const ws = newWorkspace();
+    await lists.upsert(ws, { list_id: 'news' });
+    expect(await lists.memberCount(ws.id, 'news')).toBe(0);
+    await lists.add(ws, 'news', members('a', 'b', 'c'));
+    await lists.remove(ws, 'news', members('b'));
+    await lists.upsert(ws, { list_id: 'other' });
+    await lists.add(ws, 'other', members('z'));
+    expect(await lists.memberCount(ws.id, 'news')).toBe(2);
+    expect(await lists.memberCount(ws.id, 'missing')).toBe(0);
+    expect(await lists.memberCount(newWorkspace().id, 'news')).toBe(0);
+  });
+
+  it("pages a broadcast's members by id, each with its global profile and its profile in the broadcast's tenant", async () => {
+    const ws = newWorkspace();
+    await lists.upsert(ws, { list_id: 'news' });
+    await lists.add(ws, 'news', members('ana', 'bo', 'cy'));
+    await lists.upsert(ws, { list_id: 'other' });
+    await lists.add(ws, 'other', members('dee'));
+    const user = (distinct_id: string) => ({ type: 'user' as const, distinct_id });
+    const set = (document: { properties: Record<string, string>; channels: Record<string, string[]> }) => () => ({ ok: true as const, value: document });
+    await profiles.mutate(ws, user('ana'), undefined, set({ properties: { name: 'Ana' }, channels: { $email: ['ana@example.com'] } }), { create: true });
+    await profiles.mutate(ws, user('ana'), 'acme', set({ properties: { plan: 'pro' }, channels: { $sms: ['+15555550100'] } }), { create: true });
+    await profiles.mutate(ws, user('bo'), undefined, set({ properties: { name: 'Bo' }, channels: {} }), { create: true });
+    // A profile of another workspace is not the member's.
+    await profiles.mutate(newWorkspace(), user('cy'), undefined, set({ properties: { name: 'Not cy' }, channels: {} }), { create: true });
+
+    const all = await lists.broadcastMembers(ws.id, 'news', 'acme', '0', 10);
+    expect(all.map(({ id: _id, ...member }) => member)).toEqual([
+      { distinct_id: 'ana', global_properties: { name: 'Ana' }, global_channels: { $email: ['ana@example.com'] }, tenant_properties: { plan: 'pro' }, tenant_channels: { $sms: ['+15555550100'] } },
+      { distinct_id: 'bo', global_properties: { name: 'Bo' }, global_channels: {}, tenant_properties: null, tenant_channels: null },
+      { distinct_id: 'cy', global_properties: null, global_channels: null, tenant_properties: null, tenant_channels: null },
+    ]);
+    expect(all.map((member) => member.id)).toEqual((await lists.page(ws, 'news', { limit: 10, sort: 'id' })).results.map((entry) => entry.id));
+    expect(BigInt(all[0].id) < BigInt(all[1].id)).toBe(true);
+
+    // Without a tenant ('', the global scope) the tenant's columns repeat the global profile (merged over itself, it stays the same).
+    expect((await lists.broadcastMembers(ws.id, 'news', '', '0', 10))[0]).toMatchObject({
+      distinct_id: 'ana',
+      tenant_properties: { name: 'Ana' },
+      tenant_channels: { $email: ['ana@example.com'] },
+    });
+    // Pages of `limit`, after the last id read.
+    const first = await lists.broadcastMembers(ws.id, 'news', '', '0', 2);
+    expect(first.map((member) => member.distinct_id)).toEqual(['ana', 'bo']);
+    const rest = await lists.broadcastMembers(ws.id, 'news', '', first[1].id, 2);
+    expect(rest.map((member) => member.distinct_id)).toEqual(['cy']);
+    expect(await lists.broadcastMembers(ws.id, 'news', '', rest[0].id, 2)).toEqual([]);
+    expect(await lists.broadcastMembers(ws.id, 'missing', '', '0', 2)).toEqual([]);
   });
 });

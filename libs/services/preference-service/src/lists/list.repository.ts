@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
-import { HeraldError } from '@herald/contracts';
+import { HeraldError, JsonRecord } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
+import { sqlCursorRows } from '../persistence/cursor-rows.repository';
 import { ListMembers, ListUpsert } from './request-bodies';
 
 /** A workspace's subscriber list as stored. */
@@ -83,6 +84,17 @@ export interface ListView {
   created_at: string;
   updated_at: string;
   drafts: null;
+}
+
+/** A member as a broadcast fans out to it: with its stored global profile and its profile in the broadcast's tenant (null where there is none). */
+export interface BroadcastMember {
+  /** The member's id (a bigint, as text): the fan-out's page cursor. */
+  readonly id: string;
+  readonly distinct_id: string;
+  readonly global_properties: JsonRecord | null;
+  readonly global_channels: Record<string, unknown[]> | null;
+  readonly tenant_properties: JsonRecord | null;
+  readonly tenant_channels: Record<string, unknown[]> | null;
 }
 
 export interface SubscriberEntry {
@@ -198,7 +210,7 @@ export class ListRepository {
       params: [ws.id, distinctId],
       id: 's.id',
     };
-    const page = await readCursorPage<ListFields & { joinedAt: Date }>(this.db.manager, source, `s.created_at AS "joinedAt", ${LIST_FIELDS('l.')}`, query);
+    const page = await readCursorPage(sqlCursorRows<ListFields & { joinedAt: Date }>(this.db.manager, source, `s.created_at AS "joinedAt", ${LIST_FIELDS('l.')}`), query);
     return { meta: page.meta, results: page.rows.map((row) => ({ list: listView(row), created_at: row.joinedAt.toISOString() })) };
   }
 
@@ -206,14 +218,36 @@ export class ListRepository {
   async page(ws: AuthenticatedWorkspace, listId: string, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriberEntry[] }> {
     const list = await this.list(this.db.manager, ws, listId, false);
     const source = { from: `audience.list_subscribers s WHERE s.workspace_id = $1 AND s.list_id = $2`, params: [ws.id, listId], id: 's.id' };
-    const page = await readCursorPage<{ id: string; distinct_id: string; created_at: Date }>(
-      this.db.manager,
-      source,
-      's.id::text AS id, s.distinct_id, s.created_at',
+    const page = await readCursorPage(
+      sqlCursorRows<{ id: string; distinct_id: string; created_at: Date }>(this.db.manager, source, 's.id::text AS id, s.distinct_id, s.created_at'),
       query,
       list.subscribersCount,
     );
     return { meta: page.meta, results: page.rows.map((r) => ({ id: r.id, distinct_id: r.distinct_id, created_at: r.created_at.toISOString() })) };
+  }
+
+  /** How many members the list has, counted (not the kept count); 0 for a list that does not exist. */
+  async memberCount(workspaceId: string, listId: string): Promise<number> {
+    return this.members(this.db.manager).count({ where: { workspaceId, listId } });
+  }
+
+  /**
+   * Up to `limit` members of the list after the member id `after` (a bigint as text, '0'
+   * from the start), by id, each with its stored profile: the global one and the one in
+   * `tenantId` ('' for none: the global one again). None for a list that does not exist.
+   */
+  async broadcastMembers(workspaceId: string, listId: string, tenantId: string, after: string, limit: number): Promise<BroadcastMember[]> {
+    // Hand-written: the members joined to two rows of audience.profiles (ProfileStore's table, with no entity yet) in one statement.
+    return returningRows<BroadcastMember>(
+      await this.db.query(
+        `SELECT m.id::text AS id, m.distinct_id, g.properties AS global_properties, g.channels AS global_channels, t.properties AS tenant_properties, t.channels AS tenant_channels
+           FROM audience.list_subscribers m
+           LEFT JOIN audience.profiles g ON g.workspace_id = m.workspace_id AND g.subject_type = 'user' AND g.object_type = '' AND g.subject_id = m.distinct_id AND g.tenant_id = ''
+           LEFT JOIN audience.profiles t ON t.workspace_id = m.workspace_id AND t.subject_type = 'user' AND t.object_type = '' AND t.subject_id = m.distinct_id AND t.tenant_id = $4
+          WHERE m.workspace_id = $1 AND m.list_id = $2 AND m.id > $3::bigint ORDER BY m.id LIMIT $5`,
+        [workspaceId, listId, after, tenantId, limit],
+      ),
+    );
   }
 
   /** The list (locked for update in the caller's transaction when asked); 404 when the workspace has none by this id. */

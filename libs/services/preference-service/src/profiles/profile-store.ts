@@ -7,6 +7,7 @@ import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
+import { sqlCursorRows } from '../persistence/cursor-rows.repository';
 import { AUDIENCE_OUTBOX, audienceChangedMessage, subscriptionMessages } from '../outbox/audience-events';
 import { Parsed, ProfileDocument, mergeProfiles, profileLimitProblem } from './profile-document';
 import { scopeOf, subjectColumns, subjectFromColumns, subjectNotFound } from './subject';
@@ -167,12 +168,14 @@ export class ProfileStore {
       params: [workspace.id, kind.subjectType, kind.subjectType === 'object' ? kind.objectType : ''],
       id: 'p.id',
     };
-    return readCursorPage<ListedProfile>(
-      this.db.manager,
-      source,
-      `p.subject_id, p.tenant_id, p.properties, p.channels, p.created_at, p.updated_at,
-       (SELECT count(*)::int FROM audience.object_subscriptions s
-         WHERE s.workspace_id = p.workspace_id AND p.subject_type = 'object' AND s.object_type = p.object_type AND s.object_id = p.subject_id) AS subscriptions_count`,
+    return readCursorPage(
+      sqlCursorRows<ListedProfile>(
+        this.db.manager,
+        source,
+        `p.subject_id, p.tenant_id, p.properties, p.channels, p.created_at, p.updated_at,
+         (SELECT count(*)::int FROM audience.object_subscriptions s
+           WHERE s.workspace_id = p.workspace_id AND p.subject_type = 'object' AND s.object_type = p.object_type AND s.object_id = p.subject_id) AS subscriptions_count`,
+      ),
       query,
     );
   }
@@ -230,14 +233,16 @@ export class ProfileStore {
   async tenantsOf(workspace: AuthenticatedWorkspace, distinctId: string, query: CursorQuery): Promise<{ meta: CursorMeta; rows: Array<StoredProfile & { tenant_id: string }> }> {
     const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
     if (!(await this.exists(workspace, subject))) throw subjectNotFound(subject);
-    return readCursorPage<StoredProfile & { tenant_id: string }>(
-      this.db.manager,
-      {
-        from: `audience.profiles p WHERE p.workspace_id = $1 AND p.subject_type = 'user' AND p.object_type = '' AND p.subject_id = $2 AND p.tenant_id <> ''`,
-        params: [workspace.id, distinctId],
-        id: 'p.id',
-      },
-      'p.tenant_id, p.properties, p.channels, p.created_at, p.updated_at',
+    return readCursorPage(
+      sqlCursorRows<StoredProfile & { tenant_id: string }>(
+        this.db.manager,
+        {
+          from: `audience.profiles p WHERE p.workspace_id = $1 AND p.subject_type = 'user' AND p.object_type = '' AND p.subject_id = $2 AND p.tenant_id <> ''`,
+          params: [workspace.id, distinctId],
+          id: 'p.id',
+        },
+        'p.tenant_id, p.properties, p.channels, p.created_at, p.updated_at',
+      ),
       query,
     );
   }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { JsonObject, ProfileDocument } from '../profiles/profile-document';
 import { ProfileStore, StoredProfile } from '../profiles/profile-store';
 import { UserMergeBody } from './request-bodies';
+import { UserMergeRepository } from './user-merge.repository';
 
 /**
  * `POST /v1/user/{distinct_id}/merge/` (reference `merge-users`, the SDKs' `users.merge`):
@@ -16,7 +15,7 @@ import { UserMergeBody } from './request-bodies';
 @Injectable()
 export class UserMerge {
   constructor(
-    @InjectDataSource('audience') private readonly db: DataSource,
+    private readonly merges: UserMergeRepository,
     private readonly profiles: ProfileStore,
   ) {}
 
@@ -24,18 +23,7 @@ export class UserMerge {
     const from = body.from_user_id;
     // The schema checked the id; merging a user into itself would delete it.
     if (from === distinctId) throw HeraldError.validation([{ path: 'from_user_id', message: 'must differ from the user merged into' }]);
-    const merged = await this.db.transaction(async (tx) => {
-      let secondary: StoredProfile;
-      try {
-        secondary = await this.profiles.read(ws, { type: 'user', distinct_id: from }, undefined, tx);
-      } catch (error) {
-        if (error instanceof HeraldError && error.code === 'not_found') throw HeraldError.notFound(`from_user_id: [distinct_id: '${from}'] not found`, 'short');
-        throw error;
-      }
-      return this.profiles.mutateIn(tx, ws, { type: 'user', distinct_id: distinctId }, undefined, (primary) => ({ ok: true, value: mergeDocuments(primary, secondary) }), {
-        create: false,
-      });
-    });
+    const merged = await this.merges.mergeInto(ws, distinctId, from, mergeDocuments);
     await this.profiles.delete(ws, { type: 'user', distinct_id: from }).catch((error: unknown) => {
       // Deleted by a concurrent merge or delete: the outcome is the same.
       if (!(error instanceof HeraldError && error.code === 'not_found')) throw error;

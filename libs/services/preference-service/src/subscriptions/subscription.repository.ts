@@ -6,6 +6,7 @@ import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { AuthenticatedWorkspace, CLOCK, Clock } from '@herald/runtime';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
+import { sqlCursorRows } from '../persistence/cursor-rows.repository';
 import { AUDIENCE_OUTBOX, subscriptionMessages } from '../outbox/audience-events';
 import { JsonObject, applyUpsert } from '../profiles/profile-document';
 import { ProfileStore } from '../profiles/profile-store';
@@ -169,7 +170,7 @@ export class SubscriptionRepository {
   async subscribers(ws: AuthenticatedWorkspace, object: ObjectRef, query: CursorQuery): Promise<{ meta: CursorMeta; results: SubscriptionEntry[] }> {
     await this.requireSubject(ws, { type: 'object', ...object });
     const source = { from: SUBSCRIBERS_FROM, params: [ws.id, object.object_type, object.id], id: 's.id' };
-    const page = await readCursorPage<SubscriberRow>(this.db.manager, source, SUBSCRIBER_COLUMNS, query);
+    const page = await readCursorPage(sqlCursorRows<SubscriberRow>(this.db.manager, source, SUBSCRIBER_COLUMNS), query);
     return { meta: page.meta, results: page.rows.map(subscriptionEntry) };
   }
 
@@ -187,7 +188,7 @@ export class SubscriptionRepository {
     };
     const columns = `s.properties, s.created_at, s.updated_at, s.object_type, s.object_id, p.properties AS object_properties, p.updated_at AS object_updated_at,
       ${subscriptionsCountOf('s.object_type', 's.object_id')} AS object_subscriptions_count`;
-    const page = await readCursorPage<SubscribedToRow>(this.db.manager, source, columns, query);
+    const page = await readCursorPage(sqlCursorRows<SubscribedToRow>(this.db.manager, source, columns), query);
     return { meta: page.meta, results: page.rows.map(subscribedToEntry) };
   }
 
