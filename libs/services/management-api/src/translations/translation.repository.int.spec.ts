@@ -137,6 +137,26 @@ describe.each(databaseTargets())('the translation repository ($kind)', (target) 
     expect((await translations.live(workspace.id)).version_no).toBe(3);
   });
 
+  it('never loses a draft saved again while a commit is under way: the save waits for the commit and stays a draft', async () => {
+    const workspace = await newWorkspace();
+    await translations.saveDraft(workspace, file('fr.json', 'fr', null, { greeting: 'Bonjour' }));
+    // A commit under way, as commit() runs it: the workspace row taken, the drafts read, then deleted.
+    let saved = false;
+    let save: Promise<unknown> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query(`SELECT id FROM management.workspaces WHERE id = $1 FOR UPDATE`, [workspace.id]);
+      const read: Array<{ content: Record<string, string> }> = await tx.query(`SELECT content FROM management.translation_drafts WHERE workspace_id = $1`, [workspace.id]);
+      expect(read.map((row) => row.content)).toEqual([{ greeting: 'Bonjour' }]);
+      save = translations.saveDraft(workspace, file('fr.json', 'fr', null, { greeting: 'Salut' })).then(() => (saved = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(saved).toBe(false);
+      await tx.query(`DELETE FROM management.translation_drafts WHERE workspace_id = $1`, [workspace.id]);
+    });
+    await save;
+    // The edit made during the commit is the draft now, for the next commit.
+    expect((await translations.drafts(workspace.id)).map((draft) => draft.content)).toEqual([{ greeting: 'Salut' }]);
+  });
+
   it("keeps each workspace's files its own", async () => {
     const workspace = await newWorkspace();
     const other = await newWorkspace();

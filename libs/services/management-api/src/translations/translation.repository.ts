@@ -102,14 +102,21 @@ export class TranslationRepository {
   }
 
   async saveDraft(workspace: ScopedWorkspace, file: Omit<TranslationFile, 'updated_at'>): Promise<TranslationDraft> {
-    await this.draftsTable()
-      .createQueryBuilder()
-      .insert()
-      .values({ workspaceId: workspace.id, filename: file.filename, locale: file.locale, namespace: file.namespace, content: file.content, isDeleted: false, updatedAt: () => 'now()' })
-      .orUpdate(['content', 'is_deleted', 'updated_at'], ['workspace_id', 'filename'])
-      .execute();
-    const [draft] = await this.draftRows(this.db.manager, workspace.id, file.filename);
-    return draft;
+    return this.db.transaction(async (tx) => {
+      // Saves take turns with commits, not with each other: FOR KEY SHARE waits for a commit
+      // holding the workspace FOR UPDATE and holds the next one off. Without it, a save of an
+      // existing draft could land between a commit's read of the drafts and its delete of them,
+      // and be lost from both the version and the drafts.
+      await tx.getRepository(WorkspaceEntity).findOne({ select: { id: true }, where: { id: workspace.id }, lock: { mode: 'for_key_share' } });
+      await this.draftsTable(tx)
+        .createQueryBuilder()
+        .insert()
+        .values({ workspaceId: workspace.id, filename: file.filename, locale: file.locale, namespace: file.namespace, content: file.content, isDeleted: false, updatedAt: () => 'now()' })
+        .orUpdate(['content', 'is_deleted', 'updated_at'], ['workspace_id', 'filename'])
+        .execute();
+      const [draft] = await this.draftRows(tx, workspace.id, file.filename);
+      return draft;
+    });
   }
 
   /** Marks a file for deletion at the next commit; a draft never committed goes at once. 404 when there is no such file. */
