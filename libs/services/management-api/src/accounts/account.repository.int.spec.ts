@@ -13,6 +13,7 @@ import { MANAGEMENT_ENTITIES } from '../persistence/entities';
 import { MANAGEMENT_MIGRATIONS } from '../persistence/migrations';
 import { WorkspaceKeyRepository } from '../workspace-keys/workspace-key.repository';
 import { WorkspaceRepository } from '../workspaces/workspace.repository';
+import { outboxPayloads } from '../testing/repository-database';
 import { AccountRepository } from './account.repository';
 import { BootstrapAccount, hint } from './bootstrap-account';
 
@@ -159,8 +160,7 @@ describe.each(databaseTargets())('the account repository and the first start ($k
       ]);
 
       // The keys announced in order (credentials), then the workspace's default categories (a transaction of their own).
-      const outbox: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-      const payloads = outbox.map((row) => (JSON.parse(row.value) as { payload: CredentialsChanged | DefinitionChanged }).payload);
+      const payloads = await outboxPayloads<CredentialsChanged | DefinitionChanged>(db);
       expect(payloads).toEqual([
         { kind: 'api_key', change: 'created', api_key_id: apiKeys[0].id, workspace_id: workspace.id, workspace_slug: 'main', key_hash: hashToken(apiKey).toString('hex') },
         expect.objectContaining({ kind: 'workspace_key', change: 'created', workspace_key_id: workspaceKeys[0].id, workspace_id: workspace.id, workspace_slug: 'main', key: workspaceKey }),

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { CredentialsChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
 import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, outboxPayloads } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { ApiKeyRepository } from './api-key.repository';
 
@@ -27,9 +27,7 @@ describe.each(databaseTargets())('the API key repository ($kind)', (target) => {
   const hash = (): Buffer => randomBytes(32);
   /** What the outbox holds about a key: its credentials.changed announcements, in order. */
   async function announcementsOf(apiKeyId: string): Promise<CredentialsChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: CredentialsChanged }).payload)
+    return (await outboxPayloads<CredentialsChanged>(db))
       .filter((change) => change.kind === 'api_key' && change.api_key_id === apiKeyId);
   }
 

@@ -3,8 +3,7 @@ import { DataSource } from 'typeorm';
 import { CredentialsChanged } from '@herald/contracts';
 import { hashToken } from '@herald/runtime';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, outboxPayloads } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { PublicKey, PublicKeyRepository } from './public-key.repository';
 
@@ -30,9 +29,7 @@ describe.each(databaseTargets())('the public key repository ($kind)', (target) =
   const tick = (): Date => (now = new Date(now.getTime() + 1_000));
   /** The key's public_key announcements, in order. */
   async function announcementsOf(id: string): Promise<PublicKeyChange[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: CredentialsChanged }).payload)
+    return (await outboxPayloads<CredentialsChanged>(db))
       .filter((change): change is PublicKeyChange => change.kind === 'public_key' && change.public_key_id === id);
   }
   const all = { limit: 100, offset: 0 };

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { CredentialsChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
 import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, outboxPayloads } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { SigningKey, SigningKeyRepository } from './signing-key.repository';
 
@@ -28,9 +28,7 @@ describe.each(databaseTargets())('the signing key repository ($kind)', (target) 
   const tick = (): Date => (now = new Date(now.getTime() + 1_000));
   /** The workspace's signing_key announcements, in order, as [change, uid, pem]. */
   async function announced(workspace: ScopedWorkspace): Promise<Array<[string, string, string]>> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: CredentialsChanged }).payload)
+    return (await outboxPayloads<CredentialsChanged>(db))
       .filter((change): change is SigningKeyChange => change.kind === 'signing_key' && change.workspace_id === workspace.id)
       .map((change) => [change.change, change.signing_key_uid, change.public_key_pem]);
   }

@@ -1,9 +1,8 @@
 import { DataSource } from 'typeorm';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
 import { SchemaRepository } from '../schemas/schema.repository';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { EventDefinitionRepository } from './event-definition.repository';
 
@@ -27,12 +26,7 @@ describe.each(databaseTargets())('the event definition repository ($kind)', (tar
   });
 
   /** The workspace's event schema announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'event_schema' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'event_schema', workspace);
   /** A workflow version (`status`) triggered by `triggers`, live since `activeAt`. */
   async function workflow(workspace: ScopedWorkspace, slug: string, triggers: unknown, status = 'active', activeAt: string | null = '2026-01-01T00:00:00Z'): Promise<void> {
     await db.query(`INSERT INTO management.workflows (workspace_id, slug) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [workspace.id, slug]);

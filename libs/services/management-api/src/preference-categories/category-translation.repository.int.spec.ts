@@ -1,8 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { CategoryTranslation } from './category-translation';
 import { CategoryTranslationRepository } from './category-translation.repository';
@@ -24,12 +23,7 @@ describe.each(databaseTargets())('the category translation repository ($kind)', 
   });
 
   /** The workspace's category translation announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'category_translation' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'category_translation', workspace);
   const spanish = (name: string) => ({ sections: {}, categories: { transactional: { name, description: 'Sobre lo que hizo' } } }) as unknown as CategoryTranslation;
 
   it('saves, replaces and deletes a locale, announcing each with a version that only grows', async () => {

@@ -1,8 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { DEFAULT_CATEGORY_DOCUMENT } from './default-categories';
 import { CATEGORY_SCHEMA_URL, PreferenceCategoryRepository } from './preference-category.repository';
@@ -24,12 +23,7 @@ describe.each(databaseTargets())('the preference category repository ($kind)', (
   });
 
   /** The workspace's category announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'category' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'category', workspace);
   /** The default document with its transactional category renamed. */
   const renamed = (name: string) => ({
     root_categories: DEFAULT_CATEGORY_DOCUMENT.root_categories.map((root) =>

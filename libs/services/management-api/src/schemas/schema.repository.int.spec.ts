@@ -2,8 +2,7 @@ import { DataSource } from 'typeorm';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
 import { sha256Of } from '../hashing/canonical-hash';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { SchemaDraft, SchemaRepository } from './schema.repository';
 
@@ -24,12 +23,7 @@ describe.each(databaseTargets())('the schema repository ($kind)', (target) => {
   });
 
   /** The workspace's schema announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'schema' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'schema', workspace);
   const draftOf = (required: string, description: string | null = null): SchemaDraft => ({
     name: `needs ${required}`,
     description,

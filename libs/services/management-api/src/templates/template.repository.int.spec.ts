@@ -1,8 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Channel, DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { DEFAULT_MOCK_DATA, MockData } from './mock-data';
 import { templateHash } from './template-commit';
@@ -56,12 +55,7 @@ describe.each(databaseTargets())('the template repository ($kind)', (target) => 
   const created = (workspace: ScopedWorkspace, slug: string, name = slug): Promise<TemplateRow> =>
     templates.transaction(async (tx) => templates.updateDraftMeta(tx, (await templates.createAndLock(tx, workspace, slug, name)).id, meta(name)));
   /** The workspace's template announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'template' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'template', workspace);
 
   it('creates a template once, as a draft, and finds it by slug in its workspace only', async () => {
     const workspace = await newWorkspace();

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { DefinitionChanged, DefinitionKind } from '@herald/contracts';
 import { openMigratedSchema } from '@herald/database';
 import { DatabaseTarget } from '@herald/testing';
+import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
 import { MANAGEMENT_ENTITIES } from '../persistence/entities';
 import { MANAGEMENT_MIGRATIONS } from '../persistence/migrations';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
@@ -20,4 +22,15 @@ export async function openManagementDatabase(target: DatabaseTarget): Promise<{ 
     },
     close,
   };
+}
+
+/** Every payload the management outbox holds, in the order written (the repository specs' view of what was announced). */
+export async function outboxPayloads<T>(db: DataSource): Promise<T[]> {
+  const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
+  return rows.map((row) => (JSON.parse(row.value) as { payload: T }).payload);
+}
+
+/** The workspace's definition.changed announcements of one kind, in order. */
+export async function definitionChangesOf(db: DataSource, kind: DefinitionKind, workspace: Pick<ScopedWorkspace, 'id'>): Promise<DefinitionChanged[]> {
+  return (await outboxPayloads<DefinitionChanged>(db)).filter((change) => change.kind === kind && change.workspace_id === workspace.id);
 }

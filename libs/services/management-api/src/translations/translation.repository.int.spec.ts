@@ -1,8 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { TranslationRepository } from './translation.repository';
 
@@ -23,12 +22,7 @@ describe.each(databaseTargets())('the translation repository ($kind)', (target) 
   });
 
   /** The workspace's translation announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'translation' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'translation', workspace);
   const file = (filename: string, locale: string, namespace: string | null, content: Record<string, string>) => ({ filename, locale, namespace, content });
   /** The time as the API shows it: UTC, to the microsecond. */
   const MICROSECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DefinitionChanged, HeraldError } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { vendorSpecOf } from './vendor-catalogue';
 import { VendorCredentials } from './vendor-credentials';
@@ -35,12 +34,7 @@ describe.each(databaseTargets())('the vendor repository ($kind)', (target) => {
   const twilioKeys = { account_sid: `AC${'0123456789abcdef'.repeat(2)}`, auth_token: 'twilio-auth-token-0123456789', from: '+14155550142' };
 
   /** The workspace's vendor announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'vendor' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'vendor', workspace);
   async function storedRow(id: string): Promise<{ credentials_sealed: Buffer | null; deleted_at: Date | null; version: number }> {
     const [row]: Array<{ credentials_sealed: Buffer | null; deleted_at: Date | null; version: number }> = await db.query(
       `SELECT credentials_sealed, deleted_at, version FROM management.vendors WHERE id = $1`,

@@ -2,10 +2,9 @@ import { DataSource } from 'typeorm';
 import { DefinitionChanged } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
 import { sha256Of } from '../hashing/canonical-hash';
-import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
 import { PreferenceCategoryRepository } from '../preference-categories/preference-category.repository';
 import { SchemaRepository } from '../schemas/schema.repository';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, definitionChangesOf } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { WorkflowRepository } from './workflow.repository';
 import { ExpressionSyntax, TemplateCatalogue } from './workflow-validation-ports';
@@ -55,12 +54,7 @@ describe.each(databaseTargets())('the workflow repository ($kind)', (target) => 
   }
 
   /** The workspace's workflow announcements, in order. */
-  async function announced(workspace: ScopedWorkspace): Promise<DefinitionChanged[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: DefinitionChanged }).payload)
-      .filter((change) => change.kind === 'workflow' && change.workspace_id === workspace.id);
-  }
+  const announced = (workspace: ScopedWorkspace): Promise<DefinitionChanged[]> => definitionChangesOf(db, 'workflow', workspace);
 
   /** What a workflow's announcement carries (the parts these tests read). */
   const announcedDocument = (change: DefinitionChanged) => change.document as { version_no: number; is_enabled: boolean; definition: { name: string } } | undefined;

@@ -4,7 +4,7 @@ import { CredentialsChanged } from '@herald/contracts';
 import { SecretBox } from '@herald/runtime';
 import { databaseTargets } from '@herald/testing';
 import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
-import { openManagementDatabase } from '../testing/repository-database';
+import { openManagementDatabase, outboxPayloads } from '../testing/repository-database';
 import { ScopedWorkspace } from '../workspaces/workspace-scope';
 import { WorkspaceKeyRepository } from './workspace-key.repository';
 
@@ -28,9 +28,7 @@ describe.each(databaseTargets())('the workspace key repository ($kind)', (target
 
   /** The key's credentials.changed announcements in the outbox, in order. */
   async function announcementsOf(id: string): Promise<Array<Extract<CredentialsChanged, { kind: 'workspace_key' }>>> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM ${MANAGEMENT_OUTBOX} ORDER BY id`);
-    return rows
-      .map((row) => (JSON.parse(row.value) as { payload: CredentialsChanged }).payload)
+    return (await outboxPayloads<CredentialsChanged>(db))
       .filter((change): change is Extract<CredentialsChanged, { kind: 'workspace_key' }> => change.kind === 'workspace_key' && change.workspace_key_id === id);
   }
   const opened = (sealed: string | undefined, id: string): string => new SecretBox(secretsKey).open(Buffer.from(sealed ?? '', 'base64'), `workspace_key:${id}`);
