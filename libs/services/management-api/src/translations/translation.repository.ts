@@ -107,7 +107,7 @@ export class TranslationRepository {
       // holding the workspace FOR UPDATE and holds the next one off. Without it, a save of an
       // existing draft could land between a commit's read of the drafts and its delete of them,
       // and be lost from both the version and the drafts.
-      await tx.getRepository(WorkspaceEntity).findOne({ select: { id: true }, where: { id: workspace.id }, lock: { mode: 'for_key_share' } });
+      await this.lock(tx, workspace.id, 'for_key_share');
       await this.draftsTable(tx)
         .createQueryBuilder()
         .insert()
@@ -179,9 +179,12 @@ export class TranslationRepository {
     return { version_no: versionNo, files };
   }
 
-  /** Commits, rollbacks and deletions of one workspace's translations take turns (the workspace row, FOR UPDATE). */
-  private async lock(tx: EntityManager, workspaceId: string): Promise<void> {
-    await tx.getRepository(WorkspaceEntity).findOne({ select: { id: true }, where: { id: workspaceId }, lock: { mode: 'pessimistic_write' } });
+  /**
+   * Takes the workspace row: commits, rollbacks and deletions take it FOR UPDATE and take
+   * turns; draft saves take it FOR KEY SHARE, so they wait only for those.
+   */
+  private async lock(tx: EntityManager, workspaceId: string, mode: 'pessimistic_write' | 'for_key_share' = 'pessimistic_write'): Promise<void> {
+    await tx.getRepository(WorkspaceEntity).findOne({ select: { id: true }, where: { id: workspaceId }, lock: { mode } });
   }
 
   /** The drafts as the API shows them (all of the workspace's, or the one file's), by file name. */
