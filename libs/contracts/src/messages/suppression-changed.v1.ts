@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { ParseResult } from '../envelope';
 import { CHANNELS, Channel } from '../channels';
+import { envelopeOf } from './envelope-factory';
 import { PayloadChecks } from './message-fields';
 
 /**
@@ -47,4 +49,18 @@ export function suppressionAddress(channel: Channel, value: string): string {
   if (channel === 'email') return trimmed.toLowerCase();
   if (channel === 'sms' || channel === 'whatsapp') return trimmed.replace(/[\s()-]/g, '').replace(/^(\d)/, '+$1');
   return trimmed;
+}
+
+/**
+ * The bus message of a change, keyed by workspace so one partition holds a workspace's
+ * changes in order (management-api's API changes and the dispatchers' bounces alike).
+ */
+export function suppressionChangedMessage(change: SuppressionChanged): { messageId: string; key: string; value: string; headers: Record<string, string> } {
+  const messageId = randomUUID();
+  return {
+    messageId,
+    key: change.workspace_id,
+    value: JSON.stringify(envelopeOf(SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, messageId, change.workspace_id, new Date(change.at), change)),
+    headers: { 'message-id': messageId },
+  };
 }

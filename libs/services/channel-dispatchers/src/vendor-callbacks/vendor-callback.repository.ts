@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
-import { Channel, DeliveryRequested, SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, SuppressionChanged, TOPICS, envelopeOf } from '@herald/contracts';
+import { Channel, DeliveryRequested, SuppressionChanged, TOPICS, suppressionChangedMessage } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { LedgeredDelivery, LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
@@ -117,7 +116,7 @@ export class VendorCallbackRepository {
       );
       const suppressions = fresh.flatMap((record) => (record.suppression ? [record.suppression] : []));
       for (const suppression of suppressions) await this.suppressedAddresses.apply(suppression, tx);
-      await writeOutbox(tx, DISPATCH_OUTBOX, [...fresh.map((record) => record.outcome), ...suppressions.map(suppressionMessage)]);
+      await writeOutbox(tx, DISPATCH_OUTBOX, [...fresh.map((record) => record.outcome), ...suppressions.map((change) => ({ topic: TOPICS.suppressionChanged.name, ...suppressionChangedMessage(change) }))]);
       return { fresh: fresh.length, suppressions };
     });
     // Committed: this replica's next attempt reads the list anew (the others hear the announcement).
@@ -130,14 +129,3 @@ export class VendorCallbackRepository {
   }
 }
 
-/** The announcement of a suppression a callback made, keyed by workspace like the API's. */
-function suppressionMessage(change: SuppressionChanged): OutboxMessage {
-  const messageId = randomUUID();
-  return {
-    messageId,
-    topic: TOPICS.suppressionChanged.name,
-    key: change.workspace_id,
-    value: JSON.stringify(envelopeOf(SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, messageId, change.workspace_id, new Date(change.at), change)),
-    headers: { 'message-id': messageId },
-  };
-}

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntitySchema, FindOptionsWhere, In, Repository } from 'typeorm';
-import { SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, SuppressionChanged, SuppressionReason, TOPICS, envelopeOf } from '@herald/contracts';
-import { OutboxMessage, writeOutbox } from '@herald/event-store';
+import { SuppressionChanged, SuppressionReason, TOPICS, suppressionChangedMessage } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { OffsetPage } from '../http/offset-page';
 import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
@@ -95,7 +94,7 @@ export class SuppressionRepository {
     };
     return this.db.transaction(async (tx) => {
       await this.applyIn(tx, change);
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [this.announcement(change)]);
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [{ topic: TOPICS.suppressionChanged.name, ...suppressionChangedMessage(change) }]);
       const saved = await this.suppressions(tx).findOneOrFail({ where: { workspaceId: workspace.id, channel, address } });
       return saved;
     });
@@ -109,7 +108,7 @@ export class SuppressionRepository {
       if (!entry) return false;
       const change: SuppressionChanged = { workspace_id: workspace.id, channel, address, change: 'removed', at: this.clock.now().toISOString() };
       await this.applyIn(tx, change);
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [this.announcement(change)]);
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [{ topic: TOPICS.suppressionChanged.name, ...suppressionChangedMessage(change) }]);
       return true;
     });
   }
@@ -134,17 +133,6 @@ export class SuppressionRepository {
       .execute();
   }
 
-  /** Keyed by workspace, as the dispatchers key theirs: one partition holds a workspace's changes in order. */
-  private announcement(change: SuppressionChanged): OutboxMessage {
-    const messageId = randomUUID();
-    return {
-      messageId,
-      topic: TOPICS.suppressionChanged.name,
-      key: change.workspace_id,
-      value: JSON.stringify(envelopeOf(SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, messageId, change.workspace_id, new Date(change.at), change)),
-      headers: { 'message-id': messageId },
-    };
-  }
 
   private suppressions(manager: EntityManager = this.db.manager): Repository<Suppression> {
     return manager.getRepository(SuppressionEntity);
