@@ -77,9 +77,10 @@ describe.each(databaseTargets())('the template version repository ($kind)', (tar
     });
   });
 
-  it('orders a version’s variants by channel, tenant (default first), locale and seq_no', async () => {
+  it('orders a version’s variants by channel (in the template views’ order, not by name), tenant (default first), locale and seq_no', async () => {
     const template = await newTemplate();
     const variants: Variant[] = [
+      { channel: 'inbox', id: 'i', tenant_id: null, locale: 'en', content: { header: 'inbox' }, seq_no: 1 },
       { channel: 'sms', id: 'b', tenant_id: null, locale: 'en', content: { text: 'sms' }, seq_no: 1 },
       email('e4', 'acme fr', { tenant_id: 'acme', locale: 'fr' }),
       email('e3', 'acme en', { tenant_id: 'acme', locale: 'en' }),
@@ -89,7 +90,7 @@ describe.each(databaseTargets())('the template version repository ($kind)', (tar
 
     await commit(template, meta('Receipt'), variants, { at: new Date('2026-03-01T10:00:00Z') });
 
-    expect((await versions.find(template, 1))?.variants.map((variant) => variant.id)).toEqual(['e1', 'e2', 'e3', 'e4', 'b']);
+    expect((await versions.find(template, 1))?.variants.map((variant) => variant.id)).toEqual(['e1', 'e2', 'e3', 'e4', 'b', 'i']);
   });
 
   it('records nothing for a template never committed, and an empty list for a commit without variants', async () => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
 import { TemplateMeta, VariantRow } from './template-rows';
+import { CHANNEL_ORDER } from './template.repository';
 
 /** A variant as a committed version holds it: what it said, not its approval state of the day. */
 export type VersionedVariant = Pick<VariantRow, 'channel' | 'id' | 'tenant_id' | 'locale' | 'conditions' | 'content' | 'seq_no' | 'needs_vendor_approval'>;
@@ -56,7 +57,7 @@ export class TemplateVersionRepository {
        SELECT t.id, t.version_no, t.commit_message, t.active_at, t.live,
          coalesce((SELECT jsonb_agg(jsonb_build_object('channel', v.channel, 'id', v.id, 'tenant_id', v.tenant_id, 'locale', v.locale,
                      'conditions', v.conditions, 'content', v.content, 'seq_no', v.seq_no, 'needs_vendor_approval', v.needs_vendor_approval)
-                     ORDER BY v.channel, v.tenant_id NULLS FIRST, v.locale, v.seq_no, v.id)
+                     ORDER BY ${CHANNEL_ORDER}, v.tenant_id NULLS FIRST, v.locale, v.seq_no, v.id)
                    FROM management.template_variants v WHERE v.template_id = t.id AND v.mode = 'live'), '[]'::jsonb),
          coalesce(t.live_hash, '')
        FROM management.templates t WHERE t.id = $1 AND t.live IS NOT NULL AND t.version_no IS NOT NULL

@@ -110,7 +110,7 @@ const VARIANT_KEY = ['template_id', 'mode', 'channel', 'id'];
 const VARIANT_REWRITTEN = VARIANT_FIELDS.filter((field) => !VARIANT_KEY.includes(field) && field !== 'created_at');
 
 /** Channel first (in the order of interface section 1), then tenant (default first), locale and seq_no. */
-const CHANNEL_ORDER = `array_position(ARRAY[${CHANNELS.map((c) => `'${c}'`).join(', ')}]::text[], v.channel)`;
+export const CHANNEL_ORDER = `array_position(ARRAY[${CHANNELS.map((c) => `'${c}'`).join(', ')}]::text[], v.channel)`;
 
 /** The DataSource's manager outside a transaction (`connection`), the transaction's inside one. */
 export type Queryable = EntityManager;
