@@ -12,14 +12,13 @@ import { WebhookSender } from './webhook-sender';
 export { DEFAULT_STATUS_WEBHOOK_OPTIONS, StatusWebhookOptions } from './status-webhook-options';
 
 /** Status webhooks and `notify.status.v1`: endpoints, the status events, the delivery queue and its sender. */
-export const STATUS_WEBHOOK_CONTROLLERS: Type[] = [WebhookEndpointsController];
+export const STATUS_WEBHOOK_CONTROLLERS: Type[] = [WebhookEndpointsController, StatusEventsConsumer];
 export function statusWebhookProviders(options: Partial<StatusWebhookOptions> = {}): Provider[] {
   return [
     WebhookEndpointRepository,
     WebhookDeliveryRepository,
     WebhookSecrets,
     WebhookSender,
-    StatusEventsConsumer,
     { provide: STATUS_WEBHOOK_OPTIONS, useValue: { ...DEFAULT_STATUS_WEBHOOK_OPTIONS, ...options } },
   ];
 }

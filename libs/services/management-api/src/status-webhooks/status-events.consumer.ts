@@ -1,6 +1,6 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { DELIVERY_OUTCOME_TYPE, TOPICS, messageStatusOf, parseDeliveryOutcome } from '@herald/contracts';
-import { ConsumerRegistry } from '@herald/runtime';
+import { Controller } from '@nestjs/common';
+import { DELIVERY_OUTCOME_TYPE, DeliveryOutcome, TOPICS, messageStatusOf, parseDeliveryOutcome } from '@herald/contracts';
+import { ConsumerOf, ParsedMessage } from '@herald/runtime';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhookSender } from './webhook-sender';
 
@@ -10,29 +10,27 @@ import { WebhookSender } from './webhook-sender';
  * recorded once, announced on `notify.status.v1` and queued for the matching webhook
  * endpoints. One consumer group shared by the replicas, a partition's batch at a time.
  */
-@Injectable()
-export class StatusEventsConsumer implements OnApplicationBootstrap {
+@Controller()
+export class StatusEventsConsumer {
   constructor(
-    private readonly consumers: ConsumerRegistry,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly sender: WebhookSender,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consumeBatches([TOPICS.deliveryOutcome.name], {
-      groupId: 'herald.management.status',
-      type: DELIVERY_OUTCOME_TYPE,
-      parsePayload: parseDeliveryOutcome,
-      handleBatch: async (outcomes) => {
-        const { queued } = await this.deliveries.recordStatusEvents(
-          outcomes.map(({ payload, envelope, message }) => ({
-            event: messageStatusOf(payload, envelope.workspace_id, envelope.message_id),
-            workspaceId: envelope.workspace_id,
-            key: message.key,
-          })),
-        );
-        if (queued > 0) this.sender.wake();
-      },
-    });
+  @ConsumerOf({
+    groupId: 'herald.management.status',
+    topics: [TOPICS.deliveryOutcome.name],
+    messages: { type: DELIVERY_OUTCOME_TYPE, parsePayload: parseDeliveryOutcome },
+    batch: true,
+  })
+  async record(outcomes: readonly ParsedMessage<DeliveryOutcome>[]): Promise<void> {
+    const { queued } = await this.deliveries.recordStatusEvents(
+      outcomes.map(({ payload, envelope, message }) => ({
+        event: messageStatusOf(payload, envelope.workspace_id, envelope.message_id),
+        workspaceId: envelope.workspace_id,
+        key: message.key,
+      })),
+    );
+    if (queued > 0) this.sender.wake();
   }
 }
