@@ -68,7 +68,8 @@ export class BusMessageContext<T = undefined> extends BaseRpcContext<[IncomingMe
 export type EnvelopeHandler<T> = (payload: T, context: BusMessageContext<Envelope<T>>) => Promise<void>;
 export type EnvelopeBatchHandler<T> = (messages: readonly ParsedMessage<T>[]) => Promise<void>;
 export type RawHandler = (message: IncomingMessage) => Promise<void | MessageOutcome>;
-export type RawBatchHandler = (messages: readonly IncomingMessage[]) => Promise<void>;
+/** It may answer each message's outcome, in the order given: `dead_lettered` for one it set aside itself (for the metrics). */
+export type RawBatchHandler = (messages: readonly IncomingMessage[]) => Promise<void | ReadonlyArray<void | MessageOutcome>>;
 
 /** A method decorator that checks the method's signature against the declaration (only `value`: a method's type is checked, not a setter's). */
 type HandlerDecorator<Handler> = (target: object, key: string | symbol, descriptor: { readonly value?: Handler }) => void;

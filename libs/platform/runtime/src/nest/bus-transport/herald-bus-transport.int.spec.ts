@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, DynamicModule, Module } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { InProcessBus, IncomingMessage } from '@herald/bus';
+import { Registry } from 'prom-client';
+import { InProcessBus, IncomingMessage, MessageOutcome } from '@herald/bus';
 import { DeadLetterPayload, Envelope, ParseResult, TOPICS, envelopeOf } from '@herald/contracts';
 import { expectEventually, uniqueName } from '@herald/testing';
 import { ParsedMessage } from '../../messaging/dead-letter';
 import { TestHttpApp, startTestHttpApp } from '../../testing/test-http-app';
+import { InstrumentedBus } from '../../metrics/metrics';
 import { BusMessageContext, ConsumerOf } from './consumer-of';
 
 interface Greeting {
@@ -20,6 +22,7 @@ function parseGreeting(payload: unknown): ParseResult<Greeting> {
 const GREETINGS = uniqueName('greetings');
 const BATCHED = uniqueName('batched');
 const RAW = uniqueName('raw');
+const RAW_BATCHED = uniqueName('raw-batched');
 const GREETING = { type: 'greeting', schemaVersions: [1], parsePayload: parseGreeting };
 
 /** What the handlers saw, and the gate the batch handler waits on. */
@@ -27,6 +30,7 @@ class Seen {
   readonly greetings: Array<{ name: string; messageId: string; key: string }> = [];
   readonly batches: string[][] = [];
   readonly raw: string[] = [];
+  readonly rawBatches: string[][] = [];
   releaseBatch!: () => void;
   batchGate = new Promise<void>((resolve) => (this.releaseBatch = resolve));
 }
@@ -46,6 +50,13 @@ class GreetingConsumers {
     seen.batches.push(greetings.map((g) => g.payload.name));
   }
 
+  // Reports a message it set aside itself (as the Kafka ingress does with what it dead-letters).
+  @ConsumerOf({ groupId: 'test.raw-batched', topics: [RAW_BATCHED], batch: true })
+  async readAll(messages: readonly IncomingMessage[]): Promise<MessageOutcome[]> {
+    seen.rawBatches.push(messages.map((m) => m.value.toString()));
+    return messages.map((m) => (m.value.toString() === 'set aside' ? 'dead_lettered' : 'handled'));
+  }
+
   @ConsumerOf({ groupId: 'test.raw', topics: [RAW], groupPerReplica: true })
   async read(message: IncomingMessage): Promise<void> {
     seen.raw.push(message.value.toString());
@@ -62,13 +73,15 @@ const greeting = (name: unknown): string => JSON.stringify(envelopeOf('greeting'
 describe('HeraldBusTransport', () => {
   let bus: InProcessBus;
   let app: TestHttpApp;
+  /** The bus's metrics, as a deployed service counts them (the test app takes the bus it is given as it is). */
+  const metrics = new Registry();
 
   beforeAll(async () => {
     bus = new InProcessBus();
-    await bus.ensureTopics([GREETINGS, BATCHED, RAW].map((name) => ({ name, partitions: 2 })));
+    await bus.ensureTopics([GREETINGS, BATCHED, RAW, RAW_BATCHED].map((name) => ({ name, partitions: 2 })));
     // Published before the start: `groupPerReplica` reads from the latest offset, so this one is not read.
     await bus.publish(RAW, [{ key: 'k', value: 'before the start' }]);
-    app = await startTestHttpApp(greetingService, 'postgres://unused', { bus, env: { HERALD_MESSAGE_MAX_ATTEMPTS: '2' } });
+    app = await startTestHttpApp(greetingService, 'postgres://unused', { bus: new InstrumentedBus(bus, metrics), env: { HERALD_MESSAGE_MAX_ATTEMPTS: '2' } });
   });
 
   afterAll(async () => {
@@ -121,6 +134,18 @@ describe('HeraldBusTransport', () => {
     seen.releaseBatch();
     await expectEventually(() => expect(seen.batches.flat()).toEqual(['one', 'two']));
     await expectEventually(() => expect(unconsumed()).toBe(0));
+  });
+
+  it('counts what a raw batch handler reports it set aside as dead-lettered, and the rest as consumed', async () => {
+    await bus.publish(RAW_BATCHED, [
+      { key: 'k', value: 'kept' },
+      { key: 'k', value: 'set aside' },
+      { key: 'k', value: 'kept too' },
+    ]);
+    await expectEventually(() => expect(seen.rawBatches.flat()).toEqual(['kept', 'set aside', 'kept too']));
+    const consumed = async (outcome: string): Promise<number> =>
+      (await metrics.getSingleMetric('herald_bus_messages_consumed_total')?.get())?.values.find((v) => v.labels.group === 'test.raw-batched' && v.labels.outcome === outcome)?.value ?? 0;
+    await expectEventually(async () => expect([await consumed('dead_lettered'), await consumed('ok')]).toEqual([1, 2]));
   });
 
   it('gives a per-replica group a group of its own, from the latest offset', async () => {

@@ -48,7 +48,7 @@ export class HeraldBusTransport extends Server implements CustomTransportStrateg
       throw new Error(`${pattern}: Herald's bus transport serves only handlers declared with @ConsumerOf`);
     }
     if (handler.next) throw new Error(`${pattern}: two handlers declare the same consumer group`);
-    const call = async (data: unknown, context?: BusMessageContext<Envelope<unknown>>): Promise<void | MessageOutcome> => handler(data, context);
+    const call = async (data: unknown, context?: BusMessageContext<Envelope<unknown>>): Promise<unknown> => handler(data, context);
     const groupId = declaration.groupPerReplica ? `${declaration.groupId}.${randomUUID()}` : declaration.groupId;
     const start: SubscriptionStart = { startFrom: declaration.startFrom ?? (declaration.groupPerReplica ? 'latest' : 'earliest') };
     const topics = declaration.topics;
@@ -71,10 +71,20 @@ export class HeraldBusTransport extends Server implements CustomTransportStrateg
         ...start,
         ...(maxBatchMessages === undefined ? {} : { maxBatchMessages }),
         // The one-message path of the same work: the registry's bounded attempts isolate a failing message with it.
-        handler: async (message) => void (await call([message])),
-        batchHandler: async (batch) => void (await call(batch)),
+        handler: async (message) => outcomesOf(await call([message]))?.[0],
+        batchHandler: async (batch) => outcomesOf(await call(batch)),
       });
     }
-    return this.consumers.subscribe({ groupId, topics, ...start, handler: (message) => call(message) });
+    return this.consumers.subscribe({ groupId, topics, ...start, handler: async (message) => outcomeOf(await call(message)) });
   }
+}
+
+/** What a raw handler answered (`RawHandler`): its message's outcome, if it reported one. */
+function outcomeOf(answer: unknown): MessageOutcome | undefined {
+  return answer === 'handled' || answer === 'dead_lettered' ? answer : undefined;
+}
+
+/** What a raw batch handler answered (`RawBatchHandler`): each message's outcome, if it reported them. */
+function outcomesOf(answer: unknown): Array<MessageOutcome | undefined> | undefined {
+  return Array.isArray(answer) ? answer.map(outcomeOf) : undefined;
 }
