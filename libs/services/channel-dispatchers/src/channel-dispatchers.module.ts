@@ -73,7 +73,7 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         ServiceDatabaseModule.forService({ service: 'channel-dispatchers', schema: 'dispatch', migrations: DISPATCH_MIGRATIONS, entities: DISPATCH_ENTITIES }),
         BrowserAuthModule.forService({ schema: 'dispatch', groupId: 'herald.dispatch.browser-keys' }),
       ],
-      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController, SuppressionChangesController, InboxUpdatesController, ReadModelConsumers],
+      controllers: [InboxController, InboxPreflightController, FeedController, FeedPreflightController, JsInboxController, JsInboxPreflightController, VendorCallbacksController, EngagementController, DeliveryRetryController, VendorTestController, SuppressionChangesController, InboxUpdatesController, ReadModelConsumers, DeliveryConsumers],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: { ...DEFAULT_DISPATCH_OPTIONS, ...options } },
         // Vendor calls obey the outbound address rule: private addresses only where HERALD_OUTBOUND_ALLOW lists them.
@@ -128,7 +128,6 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         DispatchMetrics,
         Dispatcher,
         DispatchHost,
-        DeliveryConsumers,
         RetryPoller,
         DispatchOutboxRelay,
       ],

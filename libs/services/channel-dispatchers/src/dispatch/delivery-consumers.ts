@@ -1,30 +1,74 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CHANNELS, DELIVERY_REQUESTED_TYPE, DeliveryRequested, HeraldError, deliveryTopic, parseDeliveryRequested } from '@herald/contracts';
-import { ConsumerRegistry, ParsedMessage } from '@herald/runtime';
+import { Controller } from '@nestjs/common';
+import { Channel, DELIVERY_REQUESTED_TYPE, DeliveryRequested, HeraldError, deliveryTopic, parseDeliveryRequested } from '@herald/contracts';
+import { ConsumerOf, EnvelopeBatchConsumerDeclaration, ParsedMessage } from '@herald/runtime';
 import { DispatchHost } from './dispatch-host';
+
+/** The delivery requests of one channel: its own consumer group, a partition's batch at a time. */
+export function deliveryRequestsOf(channel: Channel): EnvelopeBatchConsumerDeclaration<DeliveryRequested> {
+  return {
+    groupId: `herald.dispatch.${channel}`,
+    topics: [deliveryTopic(channel).name],
+    messages: { type: DELIVERY_REQUESTED_TYPE, parsePayload: parseDeliveryRequested },
+    batch: true,
+  };
+}
+
+type DeliveryBatch = readonly ParsedMessage<DeliveryRequested>[];
 
 /**
  * One consumer group per channel (`herald.dispatch.<channel>`), so each channel scales
  * and lags on its own, consumed a partition's batch at a time. A command counts as consumed once it is claimed in the ledger;
  * the host runs its first attempt, and retries are scheduled in the ledger and run by
- * the retry poller, so a failing vendor never holds a partition.
+ * the retry poller, so a failing vendor never holds a partition. One handler per
+ * channel of `CHANNELS` (a spec checks that none is missing).
  */
-@Injectable()
-export class DeliveryConsumers implements OnApplicationBootstrap {
-  constructor(
-    private readonly consumers: ConsumerRegistry,
-    private readonly host: DispatchHost,
-  ) {}
+@Controller()
+export class DeliveryConsumers {
+  constructor(private readonly host: DispatchHost) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    for (const channel of CHANNELS) {
-      await this.consumers.consumeBatches([deliveryTopic(channel).name], {
-        groupId: `herald.dispatch.${channel}`,
-        type: DELIVERY_REQUESTED_TYPE,
-        parsePayload: parseDeliveryRequested,
-        handleBatch: (messages) => this.handleBatch(channel, messages),
-      });
-    }
+  @ConsumerOf(deliveryRequestsOf('email'))
+  email(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('email', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('sms'))
+  sms(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('sms', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('inbox'))
+  inbox(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('inbox', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('androidpush'))
+  androidpush(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('androidpush', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('iospush'))
+  iospush(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('iospush', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('slack'))
+  slack(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('slack', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('ms_teams'))
+  ms_teams(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('ms_teams', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('webpush'))
+  webpush(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('webpush', batch);
+  }
+
+  @ConsumerOf(deliveryRequestsOf('whatsapp'))
+  whatsapp(batch: DeliveryBatch): Promise<void> {
+    return this.handleBatch('whatsapp', batch);
   }
 
   /**
@@ -32,7 +76,7 @@ export class DeliveryConsumers implements OnApplicationBootstrap {
    * channel's topic fails the batch; the registry then splits it, and on its own that
    * command is dead-lettered while the rest are claimed.
    */
-  private async handleBatch(channel: string, messages: readonly ParsedMessage<DeliveryRequested>[]): Promise<void> {
+  private async handleBatch(channel: Channel, messages: DeliveryBatch): Promise<void> {
     const misrouted = messages.find(({ payload }) => payload.channel !== channel);
     if (misrouted) {
       throw HeraldError.validation([{ path: 'payload.channel', message: `must be ${channel} on ${misrouted.message.topic}` }]);

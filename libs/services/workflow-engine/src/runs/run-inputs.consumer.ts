@@ -1,18 +1,23 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import {
   DELIVERY_OUTCOME_TYPE,
+  DeliveryOutcome,
+  EventAccepted,
   EVENT_ACCEPTED_TYPE,
   TIMER_FIRED_TYPE,
   TOPICS,
   TRIGGER_ACCEPTED_TYPE,
   TRIGGER_CHUNK_ACCEPTED_TYPE,
+  TimerFiredMessage,
+  TriggerAccepted,
+  TriggerChunkAccepted,
   parseDeliveryOutcome,
   parseEventAccepted,
   parseTimerFired,
   parseTriggerAccepted,
   parseTriggerChunkAccepted,
 } from '@herald/contracts';
-import { ConsumerRegistry } from '@herald/runtime';
+import { ConsumerOf, ParsedMessage } from '@herald/runtime';
 import { RunHost } from './run-host';
 
 /** Chunks in one batch at most: each is up to 100 runs, which RunHost starts 500 at a time. */
@@ -34,47 +39,37 @@ const CHUNKS_PER_BATCH = 100;
  * broadcast members, and what an older ingest published). A chunk is one message to
  * the bus: a poison chunk is dead-lettered whole.
  */
-@Injectable()
-export class RunInputsConsumer implements OnApplicationBootstrap {
-  constructor(
-    private readonly consumers: ConsumerRegistry,
-    private readonly runs: RunHost,
-  ) {}
+@Controller()
+export class RunInputsConsumer {
+  constructor(private readonly runs: RunHost) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consumeBatches([TOPICS.triggerAccepted.name], {
-      groupId: 'herald.engine.triggers',
-      type: TRIGGER_ACCEPTED_TYPE,
-      parsePayload: parseTriggerAccepted,
-      handleBatch: (triggers) => this.runs.startFromTriggers(triggers.map((t) => t.envelope)),
-    });
-    await this.consumers.consumeBatches(
-      [TOPICS.triggerChunkAccepted.name],
-      {
-        groupId: 'herald.engine.trigger_chunks',
-        type: TRIGGER_CHUNK_ACCEPTED_TYPE,
-        parsePayload: parseTriggerChunkAccepted,
-        handleBatch: (chunks) => this.runs.startFromTriggerChunks(chunks.map((c) => c.envelope)),
-      },
-      CHUNKS_PER_BATCH,
-    );
-    await this.consumers.consumeBatches([TOPICS.eventAccepted.name], {
-      groupId: 'herald.engine.events',
-      type: EVENT_ACCEPTED_TYPE,
-      parsePayload: parseEventAccepted,
-      handleBatch: (events) => this.runs.eventsAccepted(events.map((e) => e.envelope)),
-    });
-    await this.consumers.consumeBatches([TOPICS.timerFired.name], {
-      groupId: 'herald.engine.timers',
-      type: TIMER_FIRED_TYPE,
-      parsePayload: parseTimerFired,
-      handleBatch: (timers) => this.runs.timersFired(timers.map(({ payload }) => ({ streamId: payload.stream_id, timerId: payload.timer_id }))),
-    });
-    await this.consumers.consumeBatches([TOPICS.deliveryOutcome.name], {
-      groupId: 'herald.engine.outcomes',
-      type: DELIVERY_OUTCOME_TYPE,
-      parsePayload: parseDeliveryOutcome,
-      handleBatch: (outcomes) => this.runs.deliveryOutcomes(outcomes.map(({ envelope, payload }) => ({ workspaceId: envelope.workspace_id, outcome: payload }))),
-    });
+  @ConsumerOf({ groupId: 'herald.engine.triggers', topics: [TOPICS.triggerAccepted.name], messages: { type: TRIGGER_ACCEPTED_TYPE, parsePayload: parseTriggerAccepted }, batch: true })
+  async triggers(triggers: readonly ParsedMessage<TriggerAccepted>[]): Promise<void> {
+    await this.runs.startFromTriggers(triggers.map((t) => t.envelope));
+  }
+
+  @ConsumerOf({
+    groupId: 'herald.engine.trigger_chunks',
+    topics: [TOPICS.triggerChunkAccepted.name],
+    messages: { type: TRIGGER_CHUNK_ACCEPTED_TYPE, parsePayload: parseTriggerChunkAccepted },
+    batch: { maxBatchMessages: CHUNKS_PER_BATCH },
+  })
+  async triggerChunks(chunks: readonly ParsedMessage<TriggerChunkAccepted>[]): Promise<void> {
+    await this.runs.startFromTriggerChunks(chunks.map((c) => c.envelope));
+  }
+
+  @ConsumerOf({ groupId: 'herald.engine.events', topics: [TOPICS.eventAccepted.name], messages: { type: EVENT_ACCEPTED_TYPE, parsePayload: parseEventAccepted }, batch: true })
+  async events(events: readonly ParsedMessage<EventAccepted>[]): Promise<void> {
+    await this.runs.eventsAccepted(events.map((e) => e.envelope));
+  }
+
+  @ConsumerOf({ groupId: 'herald.engine.timers', topics: [TOPICS.timerFired.name], messages: { type: TIMER_FIRED_TYPE, parsePayload: parseTimerFired }, batch: true })
+  async timers(timers: readonly ParsedMessage<TimerFiredMessage>[]): Promise<void> {
+    await this.runs.timersFired(timers.map(({ payload }) => ({ streamId: payload.stream_id, timerId: payload.timer_id })));
+  }
+
+  @ConsumerOf({ groupId: 'herald.engine.outcomes', topics: [TOPICS.deliveryOutcome.name], messages: { type: DELIVERY_OUTCOME_TYPE, parsePayload: parseDeliveryOutcome }, batch: true })
+  async outcomes(outcomes: readonly ParsedMessage<DeliveryOutcome>[]): Promise<void> {
+    await this.runs.deliveryOutcomes(outcomes.map(({ envelope, payload }) => ({ workspaceId: envelope.workspace_id, outcome: payload })));
   }
 }

@@ -1,5 +1,6 @@
-import { ArgumentsHost, Catch, ExceptionFilter, UseFilters, applyDecorators } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Type, UseFilters, applyDecorators } from '@nestjs/common';
 import { BaseRpcContext, EventPattern } from '@nestjs/microservices';
+import { PATTERN_EXTRAS_METADATA } from '@nestjs/microservices/constants';
 import { Envelope, ParseResult } from '@herald/contracts';
 import { IncomingMessage, MessageOutcome } from '@herald/bus';
 import { ParsedMessage } from '../../messaging/dead-letter';
@@ -108,4 +109,18 @@ export function ConsumerOf(declaration: ConsumerDeclaration): MethodDecorator {
   // The pattern names the subscription (Nest keys handlers by it); the whole declaration, parser included, rides in the extras.
   const pattern = { group: declaration.groupPerReplica ? `${declaration.groupId}.<replica>` : declaration.groupId, topics: declaration.topics.join(',') };
   return applyDecorators(EventPattern(pattern, { [CONSUMER_DECLARATION]: declaration }), UseFilters(new RethrowToTheBus()));
+}
+
+/** The consumers a controller declares with `@ConsumerOf`, by method name: what the transport subscribes for it. */
+export function declaredConsumers(controller: Type): Map<string, ConsumerDeclaration> {
+  const prototype: Record<string, unknown> = controller.prototype;
+  const declared = new Map<string, ConsumerDeclaration>();
+  for (const name of Object.getOwnPropertyNames(prototype)) {
+    const method = prototype[name];
+    if (name === 'constructor' || typeof method !== 'function') continue;
+    const extras: Record<string, ConsumerDeclaration> | undefined = Reflect.getMetadata(PATTERN_EXTRAS_METADATA, method);
+    const declaration = extras?.[CONSUMER_DECLARATION];
+    if (declaration !== undefined) declared.set(name, declaration);
+  }
+  return declared;
 }
