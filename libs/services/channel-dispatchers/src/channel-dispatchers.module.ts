@@ -26,7 +26,8 @@ import { JsInboxController, JsInboxPreflightController } from './http/js-inbox.c
 import { JsInboxSockets } from './http/js-inbox-sockets';
 import { FormBodyParser, VendorCallbacksController } from './http/vendor-callbacks.controller';
 import { FeedRepository } from './inbox/feed.repository';
-import { InboxStore } from './inbox/inbox-store';
+import { InboxRepository } from './inbox/inbox.repository';
+import { InboxWrites } from './inbox/inbox-writes';
 import { DEFAULT_STREAM_LIMITS, INBOX_STREAM_LIMITS, InboxStreams, StreamLimits } from './inbox/inbox-streams';
 import { InboxUpdatesController } from './inbox/inbox-updates.controller';
 import { dispatchOpenApi } from './openapi/dispatch-openapi';
@@ -80,8 +81,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         { provide: HTTP_PORT, inject: [HERALD_CONFIG], useFactory: (config: HeraldConfig): HttpPort => new GuardedHttp(config.outboundAllow) },
         {
           provide: VENDOR_REGISTRY,
-          inject: [HTTP_PORT, HERALD_CONFIG, InboxStore],
-          useFactory: (http: HttpPort, config: HeraldConfig, inbox: InboxStore) =>
+          inject: [HTTP_PORT, HERALD_CONFIG, InboxWrites],
+          useFactory: (http: HttpPort, config: HeraldConfig, inbox: InboxWrites) =>
             new VendorRegistry(http, new AddressGuard(config.outboundAllow), inbox, new StatusCallbackUrls(config.publicUrl)),
         },
         {
@@ -102,7 +103,8 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         EngagementTracking,
         EngagementRoutes,
         VendorTester,
-        InboxStore,
+        InboxRepository,
+        InboxWrites,
         FeedRepository,
         FeedAuthGuard,
         VendorRepository,

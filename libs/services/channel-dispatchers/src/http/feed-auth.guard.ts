@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError, MAX_ID_LENGTH } from '@herald/contracts';
 import { BrowserAuthenticator, BrowserCaller, BrowserRequest } from '@herald/runtime';
-import { InboxOwner } from '../inbox/inbox-store';
+import { InboxOwner } from '../inbox/inbox-owner';
 
 type FeedRequest = FastifyRequest & { feedOwner?: InboxOwner };
 

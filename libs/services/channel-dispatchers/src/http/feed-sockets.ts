@@ -6,7 +6,7 @@ import { Server, Socket } from 'socket.io';
 import { HeraldError } from '@herald/contracts';
 import { BrowserAuthenticator, CLOCK, Clock, HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, firstHeader } from '@herald/runtime';
 import { feedEventOfBulk, feedEventOfItem, feedSocketRefusal, readFeedSocketCredential } from '../inbox/feed-socket-events';
-import { InboxOwner } from '../inbox/inbox-store';
+import { InboxOwner } from '../inbox/inbox-owner';
 import { InboxStreams, StreamSink } from '../inbox/inbox-streams';
 import { feedOwnerOf } from './feed-auth.guard';
 import { JS_INBOX_NAMESPACE, JsInboxSockets } from './js-inbox-sockets';

@@ -4,7 +4,8 @@ import { HeraldError } from '@herald/contracts';
 import { BrowserAuthenticator, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
 import { FeedItem, isNotificationId, readFeedCountQuery, readFeedPageQuery } from '../inbox/feed-query';
 import { FeedRepository } from '../inbox/feed.repository';
-import { InboxOwner, InboxStore, InboxUpdate } from '../inbox/inbox-store';
+import { InboxOwner, InboxUpdate } from '../inbox/inbox-owner';
+import { InboxRepository } from '../inbox/inbox.repository';
 import { DISPATCH_BODIES, FeedNotificationsSeen } from './dispatch-schemas';
 import { FeedAuthGuard, FeedOwner } from './feed-auth.guard';
 
@@ -24,7 +25,7 @@ const FEED_CORS_METHODS = 'GET, POST, PATCH, OPTIONS';
 /**
  * SuprSend's feed API (`/v1/feed/`, as `@suprsend/web-sdk` 4.x calls it; docs/sdk-compatibility.md)
  * over Herald's inbox: the same messages and states as `/v1/user/{id}/inbox/`, in the
- * SDK's shapes. Every mark goes through InboxStore.update, so seen and clicks reach the
+ * SDK's shapes. Every mark goes through InboxRepository.update, so seen and clicks reach the
  * run as delivery outcomes and the user's other pages hear of it, as with the inbox.
  * Errors come in the SDK's shape (`error.type`, `error.message`), CORS included.
  */
@@ -34,7 +35,7 @@ const FEED_CORS_METHODS = 'GET, POST, PATCH, OPTIONS';
 export class FeedController {
   constructor(
     private readonly feed: FeedRepository,
-    private readonly inbox: InboxStore,
+    private readonly inbox: InboxRepository,
   ) {}
 
   @Get('notifications')
@@ -94,11 +95,11 @@ export class FeedController {
 }
 
 /**
- * Marks every unread message of the owner read, one by one through InboxStore.update (each
+ * Marks every unread message of the owner read, one by one through InboxRepository.update (each
  * published as part of a bulk change), then announces the change whole once. Answers how
  * many it marked. Shared by the feed and `@suprsend/js-inbox`'s `mark-all-read`.
  */
-export async function markAllRead(feed: FeedRepository, inbox: InboxStore, owner: InboxOwner): Promise<number> {
+export async function markAllRead(feed: FeedRepository, inbox: InboxRepository, owner: InboxOwner): Promise<number> {
   let updated = 0;
   for (let round = 0; round < MARK_ALL_MAX_ROUNDS; round += 1) {
     const ids = await feed.unreadIds(owner, MARK_ALL_CHUNK);

@@ -2,7 +2,8 @@ import { Controller, Get, HttpCode, Inject, Param, Patch, Query, Req, Res, UseGu
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FieldError, HeraldError, readQueryBigint } from '@herald/contracts';
 import { CLOCK, Clock, ValidBody } from '@herald/runtime';
-import { InboxItem, InboxOwner, InboxStore } from '../inbox/inbox-store';
+import { InboxOwner } from '../inbox/inbox-owner';
+import { InboxItem, InboxRepository } from '../inbox/inbox.repository';
 import { DISPATCH_BODIES, InboxMessageUpdate } from './dispatch-schemas';
 import { InboxStreams } from '../inbox/inbox-streams';
 import { CurrentCaller, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
@@ -26,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 @UseGuards(InboxAuthGuard)
 export class InboxController {
   constructor(
-    private readonly inbox: InboxStore,
+    private readonly inbox: InboxRepository,
     private readonly streams: InboxStreams,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HeraldError } from '@herald/contracts';
 import { AuthFailureLimiter, AuthenticatedWorkspace, BrowserKeys, BrowserRequest, HERALD_LOGGER, HeraldLogger, corsHeadersFor, firstHeader } from '@herald/runtime';
 import { readJsInboxUser, subscriberIdMatches, workspaceKeyOf } from '../inbox/js-inbox-protocol';
-import { InboxOwner } from '../inbox/inbox-store';
+import { InboxOwner } from '../inbox/inbox-owner';
 import { WorkspaceKeySecrets } from '../read-models/workspace-key-secrets';
 
 const MAX_ORIGIN_LENGTH = 512;

@@ -4,7 +4,7 @@ import type { Namespace, Socket } from 'socket.io';
 import { HeraldError } from '@herald/contracts';
 import { HERALD_LOGGER, HeraldLogger, firstHeader } from '@herald/runtime';
 import { feedSocketRefusal } from '../inbox/feed-socket-events';
-import { InboxOwner } from '../inbox/inbox-store';
+import { InboxOwner } from '../inbox/inbox-owner';
 import { InboxStreams, StreamSink } from '../inbox/inbox-streams';
 import { jsInboxEventOfBulk, jsInboxEventOfItem, workspaceKeyOf } from '../inbox/js-inbox-protocol';
 import { JsInboxAuthenticator } from './js-inbox-auth';

@@ -4,7 +4,8 @@ import { HeraldError } from '@herald/contracts';
 import { BrowserAuthenticator, RequestBodySchema, SuprSendClientErrorFilter, ValidBody } from '@herald/runtime';
 import { isNotificationId } from '../inbox/feed-query';
 import { FeedRepository } from '../inbox/feed.repository';
-import { InboxOwner, InboxStore } from '../inbox/inbox-store';
+import { InboxOwner } from '../inbox/inbox-owner';
+import { InboxRepository } from '../inbox/inbox.repository';
 import { JsInboxItem, jsInboxItemOf, jsInboxPageOf, jsInboxUpdateOf, readJsInboxCountQuery, readJsInboxPageQuery } from '../inbox/js-inbox-protocol';
 import { DISPATCH_BODIES, JsInboxActionBody, JsInboxClick, JsInboxUserSchema } from './dispatch-schemas';
 import { JsInboxCaller, JsInboxOwner, JsInboxUserGuard, JsInboxWorkspace, JsInboxWorkspaceGuard } from './js-inbox-auth';
@@ -18,7 +19,7 @@ const JS_INBOX_CORS_METHODS = 'GET, POST, OPTIONS';
  * SuprSend's older inbox protocol, as `@suprsend/js-inbox` 2.x (under
  * `@suprsend/react-inbox` 3.x) calls it, over Herald's inbox: the same messages and
  * states as `/v1/feed/` and `/v1/user/{id}/inbox/`, in this SDK's shapes
- * (inbox/js-inbox-protocol.ts). Every change goes through InboxStore.update, so seen and
+ * (inbox/js-inbox-protocol.ts). Every change goes through InboxRepository.update, so seen and
  * clicks reach the run as delivery outcomes and the user's other pages hear of it.
  * Errors in the browser SDKs' shape (`error.type`, `error.message`), CORS included.
  */
@@ -27,7 +28,7 @@ const JS_INBOX_CORS_METHODS = 'GET, POST, OPTIONS';
 export class JsInboxController {
   constructor(
     private readonly feed: FeedRepository,
-    private readonly inbox: InboxStore,
+    private readonly inbox: InboxRepository,
   ) {}
 
   /** `page_no`, `page_size`, `before` and `store`: `{results, meta: {current_page, total_pages, total_count, page_size}}`. */

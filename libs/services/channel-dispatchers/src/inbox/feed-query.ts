@@ -1,5 +1,5 @@
 import { FieldError, HeraldError } from '@herald/contracts';
-import type { InboxExtras } from './inbox-store';
+import type { InboxExtras } from './inbox.entities';
 
 /**
  * SuprSend's feed API (`/v1/feed/`, as `@suprsend/web-sdk` 4.x calls it) over Herald's

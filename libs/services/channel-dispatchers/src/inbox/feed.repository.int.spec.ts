@@ -8,7 +8,7 @@ import { openDispatchDatabase } from '../testing/repository-database';
 import { ALL_NOT_ARCHIVED, FeedFilter } from './feed-query';
 import { FeedRepository } from './feed.repository';
 import { InboxMessage, InboxMessageEntity } from './inbox.entities';
-import { InboxOwner } from './inbox-store';
+import { InboxOwner } from './inbox-owner';
 
 describe.each(databaseTargets())('the feed repository ($kind)', (target) => {
   let db: DataSource;

@@ -6,7 +6,8 @@ import { writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { FeedCursor, FeedFilter, FeedItem, FeedPageQuery, FeedRow, FeedStore, feedItemOf } from './feed-query';
 import { InboxBadgeReset, InboxBadgeResetEntity, InboxMessage, InboxMessageEntity } from './inbox.entities';
-import { DEFAULT_TENANT, InboxOwner, bulkUpdateOf, inboxBulkUpdatedMessage } from './inbox-store';
+import { bulkUpdateOf, inboxBulkUpdatedMessage } from './inbox-announcements';
+import { DEFAULT_TENANT, InboxOwner } from './inbox-owner';
 
 /** The item's time as the SDK's `created_on` (ms), which is also its page cursor. */
 const CREATED_MS = 'floor(extract(epoch FROM m.created_at) * 1000)::bigint';
@@ -67,7 +68,7 @@ function filterSql(filter: FeedFilter, params: unknown[]): string {
  * The reads of SuprSend's feed API over the inbox (`dispatch.inbox_messages`): pages in
  * the SDK's order (newest first, by `created_on`), counts per store and the badge, and
  * the badge reset (`dispatch.inbox_badge_resets`). Every change of a message goes through
- * InboxStore.update, so it is published and reported as the inbox's own changes are.
+ * InboxRepository.update, so it is published and reported as the inbox's own changes are.
  */
 @Injectable()
 export class FeedRepository {

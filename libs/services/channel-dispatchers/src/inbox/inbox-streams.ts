@@ -12,7 +12,7 @@ import {
 } from '@herald/contracts';
 import { IncomingMessage } from '@herald/bus';
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
-import { DEFAULT_TENANT, InboxOwner } from './inbox-store';
+import { DEFAULT_TENANT, InboxOwner } from './inbox-owner';
 
 /** Where a stream's events go: the HTTP response of one open event stream, or one web SDK socket. */
 export interface StreamSink {

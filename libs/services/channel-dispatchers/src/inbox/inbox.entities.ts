@@ -1,5 +1,18 @@
 import { EntitySchema } from 'typeorm';
-import type { InboxExtras } from './inbox-store';
+
+/**
+ * What a message shows besides its text, stored as JSON (`extras`): only the feed reads
+ * it, and nothing filters on it. Null when the template set none of it.
+ */
+export interface InboxExtras {
+  readonly subtext?: { readonly text: string; readonly url?: string };
+  readonly buttons?: ReadonlyArray<{ readonly text: string; readonly url: string; readonly open_in_new_tab?: boolean }>;
+  readonly avatar_url?: string;
+  readonly open_in_new_tab?: boolean;
+  readonly extra_data?: string;
+  readonly expiry_visible?: boolean;
+  readonly importance?: 'high';
+}
 
 /** A message in `dispatch.inbox_messages`, a recipient's inbox. */
 export interface InboxMessage {
@@ -37,8 +50,8 @@ export interface InboxBadgeReset {
 
 /**
  * `dispatch.inbox_messages` (created by the migrations, never by TypeORM). The hot path
- * (InboxStore) stores and updates messages with its own SQL; this maps the table for the
- * repositories that read it.
+ * (InboxRepository) stores and updates messages with its own SQL; this maps the table for
+ * the repositories that read it.
  */
 export const InboxMessageEntity = new EntitySchema<InboxMessage>({
   name: 'InboxMessage',

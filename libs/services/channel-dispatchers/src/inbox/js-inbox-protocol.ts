@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { FieldError, HeraldError, InboxBulkUpdated, MAX_ID_LENGTH } from '@herald/contracts';
 import { JsInboxAction, MAX_SUBSCRIBER_ID_LENGTH } from '../http/dispatch-schemas';
 import { FeedFilter, FeedItem, FeedStore, ALL_NOT_ARCHIVED, readFeedCountQuery } from './feed-query';
-import { InboxUpdate } from './inbox-store';
+import { InboxUpdate } from './inbox-owner';
 
 /**
  * SuprSend's older inbox protocol, as `@suprsend/js-inbox` 2.x (under

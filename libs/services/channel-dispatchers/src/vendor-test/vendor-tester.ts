@@ -4,7 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CHANNELS, Channel, HeraldError, VENDOR_TEST_MAX_AGE_MS, VENDOR_TEST_SEAL, VendorTestAnswer, VendorTestRequest } from '@herald/contracts';
 import { RenderedContent } from '@herald/rendering';
 import { CLOCK, Clock, HERALD_CONFIG, HeraldConfig, SecretBox } from '@herald/runtime';
-import { InboxStore } from '../inbox/inbox-store';
+import { InboxWrites } from '../inbox/inbox-writes';
 import { DISPATCH_SECRET_BOX } from '../read-models/dispatch-secret-box';
 import { HTTP_PORT, HttpPort } from '../vendors/http/http.port';
 import { AddressGuard } from '../vendors/net/address-guard';
@@ -52,7 +52,7 @@ export class VendorTester {
     @Inject(HTTP_PORT) private readonly http: HttpPort,
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly inbox: InboxStore,
+    private readonly inbox: InboxWrites,
   ) {}
 
   /** The request inside `sealed`, or a 401 when there is none, or it was not sealed with this installation's key, or is too old. */

@@ -1,5 +1,5 @@
 import { Channel } from '@herald/contracts';
-import { InboxStore } from '../inbox/inbox-store';
+import { InboxWrites } from '../inbox/inbox-writes';
 import { MsTeamsVendor } from './chat/ms-teams-vendor';
 import { SlackVendor } from './chat/slack-vendor';
 import { MailgunVendor, PostmarkVendor, ResendVendor, SendgridVendor } from './email/http-email-vendors';
@@ -24,7 +24,7 @@ export class VendorRegistry {
   constructor(
     private readonly http: HttpPort,
     guard: AddressGuard,
-    inbox: InboxStore,
+    inbox: InboxWrites,
     /** The per-message status callback URLs the SMS vendors name (none without HERALD_PUBLIC_URL). */
     callbacks: StatusCallbackUrls = NO_STATUS_CALLBACKS,
   ) {

@@ -1,5 +1,5 @@
 import { deterministicUuid } from '@herald/contracts';
-import { InboxStore } from '../../inbox/inbox-store';
+import { InboxWrites } from '../../inbox/inbox-writes';
 import { ChannelVendor, SendRequest, SendResult, contentOf, permanent, sent } from '../vendor.port';
 
 /**
@@ -12,7 +12,7 @@ export class HeraldInboxVendor implements ChannelVendor {
   readonly vendor = 'herald_inbox';
   readonly dedupesByKey = true;
 
-  constructor(private readonly store: InboxStore) {}
+  constructor(private readonly store: InboxWrites) {}
 
   async send(request: SendRequest): Promise<SendResult> {
     const content = contentOf(request, 'inbox');

@@ -1,26 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { readThenWrite } from '@herald/database';
+import { readThenWrite, returningRows } from '@herald/database';
 import { DataSource, EntityManager } from 'typeorm';
-import {
-  DeliveryRequested,
-  INBOX_BULK_UPDATED_TYPE,
-  INBOX_BULK_UPDATED_VERSION,
-  INBOX_UPDATED_TYPE,
-  INBOX_UPDATED_VERSION,
-  InboxBulkUpdated,
-  InboxItemState,
-  InboxUpdated,
-  TOPICS,
-  envelopeOf,
-  userKey,
-} from '@herald/contracts';
-import { OutboxMessage, writeOutbox } from '@herald/event-store';
+import { DeliveryRequested, InboxItemState, InboxUpdated } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
+import { InboxContent } from '@herald/rendering';
 import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
 import { outcomeMessage } from '../dispatch/outcome-message';
-import { WriteBatcher } from '../dispatch/write-batcher';
-import { InboxContent } from '@herald/rendering';
+import { bulkUpdateOf, inboxBulkUpdatedMessage, inboxUpdatedMessage } from './inbox-announcements';
+import { InboxExtras } from './inbox.entities';
+import { DEFAULT_TENANT, InboxOwner, InboxUpdate } from './inbox-owner';
 
 /** The engagement a recipient's client reports, each published once as a delivery outcome. */
 type EngagementKind = 'seen' | 'clicked';
@@ -33,6 +22,25 @@ export interface InboxCounts {
   readonly unread: number;
 }
 
+export interface InboxPage {
+  readonly items: readonly InboxItem[];
+  readonly before?: string;
+  readonly after?: string;
+  readonly hasPrev: boolean;
+  readonly hasNext: boolean;
+}
+
+/** A message to store, as the inbox vendor hands it over. */
+export interface NewInboxMessage {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly distinctId: string;
+  readonly deliveryId: string;
+  readonly content: InboxContent;
+  readonly tenantId?: string;
+}
+
+/** A row as ITEM_COLUMNS reads it. */
 interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' | 'archived_at' | 'clicked_at'> {
   seq: string;
   created_at: Date;
@@ -42,54 +50,27 @@ interface InboxRow extends Omit<InboxItem, 'created_at' | 'seen_at' | 'read_at' 
   clicked_at: Date | null;
 }
 
-/** A message to store, as the inbox vendor hands it over. */
-interface NewInboxMessage {
-  readonly id: string;
-  readonly workspaceId: string;
-  readonly distinctId: string;
-  readonly deliveryId: string;
-  readonly content: InboxContent;
-  readonly tenantId?: string;
-}
-
-interface StoreFailure {
-  readonly error: unknown;
-}
-
+/** A row the insert of `store` returns. */
 interface StoredRow extends InboxRow {
   workspace_id: string;
   distinct_id: string;
   tenant_id: string | null;
 }
 
+/** A row the update of `update` returns. */
 interface UpdatedRow extends InboxRow {
   delivery_id: string;
   tenant_id: string | null;
   outcomes_published: EngagementKind[];
 }
 
+/** The ledger row of the delivery that stored a message, for its engagement outcomes. */
+interface DeliveryOfMessageRow {
+  command: DeliveryRequested;
+  message_key: string;
+}
+
 const ITEM_COLUMNS = 'seq, id, created_at, title, body, avatar, action_url, seen_at, read_at, archived_at, clicked_at';
-
-export interface InboxPage {
-  readonly items: readonly InboxItem[];
-  readonly before?: string;
-  readonly after?: string;
-  readonly hasPrev: boolean;
-  readonly hasNext: boolean;
-}
-
-/**
- * Whose feed: a recipient's, and with `tenantId` only the messages sent for that tenant
- * (a trigger without a tenant is the `default` tenant's, as in the reference).
- */
-export interface InboxOwner {
-  readonly workspaceId: string;
-  readonly distinctId: string;
-  readonly tenantId?: string;
-}
-
-/** The tenant of a message whose trigger named none. */
-export const DEFAULT_TENANT = 'default';
 
 /** The owner's rows, with its parameters numbered from `first`. */
 function ownerFilter(owner: InboxOwner, first: number): { sql: string; params: string[] } {
@@ -98,58 +79,30 @@ function ownerFilter(owner: InboxOwner, first: number): { sql: string; params: s
   return { sql: `${base} AND COALESCE(tenant_id, '${DEFAULT_TENANT}') = $${first + 2}`, params: [owner.workspaceId, owner.distinctId, owner.tenantId] };
 }
 
-/** `clicked` only ever sets: a click happened or it did not. */
-export type InboxUpdate = { readonly seen?: boolean; readonly read?: boolean; readonly archived?: boolean; readonly clicked?: true };
-
 /**
- * The inbox: messages of the `inbox` channel, per workspace and recipient. The cursor
- * is the row's sequence number (newest first); an id derived from the delivery makes a
- * repeated store a no-op.
+ * The inbox (`dispatch.inbox_messages`): messages of the `inbox` channel, per workspace and
+ * recipient. The cursor is the row's sequence number (newest first); an id derived from the
+ * delivery makes a repeated store a no-op. Every statement is hand-written: `store` is the
+ * end of every inbox delivery (the flow bench ends at its row) and `update` the path of every
+ * seen, read and click, and each keeps the statements and round trips it was measured with.
+ * The coalescing of stores is InboxWrites' (inbox-writes.ts).
  */
 @Injectable()
-export class InboxStore {
-  /** Resolves with each message's own failure, if any (see storeBatch). */
-  private readonly stores = new WriteBatcher<NewInboxMessage, StoreFailure | undefined>((messages) => this.storeBatch(messages));
-
+export class InboxRepository {
   constructor(@InjectDataSource('dispatch') private readonly db: DataSource) {}
 
   /**
-   * Stores one inbox message; a new one is announced on notify.inbox.updated.v1 (for open
-   * event streams) in the same transaction. Stores that arrive while one is being written
-   * go together into the next (`storeAll`): the inbox is the one vendor every delivery of
-   * its channel writes to, and one transaction per message cost more than the rest of the
-   * dispatcher's writes of that delivery, which are batched already.
-   */
-  async store(id: string, workspaceId: string, distinctId: string, deliveryId: string, content: InboxContent, tenantId?: string): Promise<void> {
-    const failure = await this.stores.run({ id, workspaceId, distinctId, deliveryId, content, tenantId });
-    if (failure) throw failure.error;
-  }
-
-  /**
-   * A batch of stores: one transaction for all (`storeAll`). A batch that fails is
-   * written again one message at a time, so a message that can never be stored (a NUL
-   * in its text) fails its own delivery only.
-   */
-  private async storeBatch(messages: readonly NewInboxMessage[]): Promise<Array<StoreFailure | undefined>> {
-    try {
-      await this.storeAll(messages);
-      return messages.map(() => undefined);
-    } catch (error) {
-      if (messages.length === 1) return [{ error }];
-      const results = await Promise.allSettled(messages.map((message) => this.storeAll([message])));
-      return results.map((result) => (result.status === 'rejected' ? { error: result.reason as unknown } : undefined));
-    }
-  }
-
-  /**
    * Many messages in one transaction: one multi-row insert (a message stored before is
-   * skipped, by its id) and the announcements of the new ones, in two round trips (the
-   * announcements carry the sequence numbers the insert gave the rows).
+   * skipped, by its id) and the announcements of the new ones on notify.inbox.updated.v1
+   * (for open event streams), in two round trips (the announcements carry the sequence
+   * numbers the insert gave the rows). Fails whole: nothing is stored when one message
+   * cannot be.
    */
-  private async storeAll(messages: readonly NewInboxMessage[]): Promise<void> {
+  async store(messages: readonly NewInboxMessage[]): Promise<void> {
     await readThenWrite<StoredRow, void>(
       this.db,
       {
+        // Hand-written: the hot path of every inbox delivery, one multi-row insert over unnest that returns what the announcements need, sent with BEGIN in one round trip (readThenWrite).
         // A relative expiry counts from now, on the database's clock as every other stamp of the row.
         sql: `INSERT INTO dispatch.inbox_messages (id, workspace_id, distinct_id, delivery_id, title, body, avatar, action_url, tenant_id, pinned, expires_at, tags, extras)
               SELECT m.id, m.workspace_id, m.distinct_id, m.delivery_id, m.title, m.body, m.avatar, m.action_url, m.tenant_id, m.pinned,
@@ -190,11 +143,14 @@ export class InboxStore {
 
   async counts(owner: InboxOwner): Promise<InboxCounts> {
     const filter = ownerFilter(owner, 1);
-    const [row] = (await this.db.query(
-      `SELECT count(*) FILTER (WHERE seen_at IS NULL)::int AS unseen, count(*) FILTER (WHERE read_at IS NULL)::int AS unread
+    // Hand-written: two filtered counts in one scan of the owner's rows, with the owner's tenant filter (ownerFilter) shared with list and update.
+    const [row] = returningRows<InboxCounts>(
+      await this.db.query(
+        `SELECT count(*) FILTER (WHERE seen_at IS NULL)::int AS unseen, count(*) FILTER (WHERE read_at IS NULL)::int AS unread
          FROM dispatch.inbox_messages WHERE ${filter.sql} AND archived_at IS NULL`,
-      filter.params,
-    )) as InboxCounts[];
+        filter.params,
+      ),
+    );
     return row;
   }
 
@@ -204,12 +160,15 @@ export class InboxStore {
     const cursor = page.before ?? page.after;
     const filter = ownerFilter(owner, 2);
     const at = `$${filter.params.length + 2}`;
-    const rows = (await this.db.query(
-      `SELECT ${ITEM_COLUMNS} FROM dispatch.inbox_messages
+    // Hand-written: a keyset page on seq in either direction, with the owner's tenant filter (ownerFilter) shared with counts and update.
+    const rows = returningRows<InboxRow>(
+      await this.db.query(
+        `SELECT ${ITEM_COLUMNS} FROM dispatch.inbox_messages
         WHERE ${filter.sql} ${cursor === undefined ? '' : newerFirst ? `AND seq < ${at}` : `AND seq > ${at}`}
         ORDER BY seq ${newerFirst ? 'DESC' : 'ASC'} LIMIT $1`,
-      [page.limit + 1, ...filter.params, ...(cursor === undefined ? [] : [cursor])],
-    )) as InboxRow[];
+        [page.limit + 1, ...filter.params, ...(cursor === undefined ? [] : [cursor])],
+      ),
+    );
     const more = rows.length > page.limit;
     const kept = rows.slice(0, page.limit);
     const ordered = newerFirst ? kept : kept.reverse();
@@ -235,20 +194,22 @@ export class InboxStore {
       flag === undefined ? column : flag ? `COALESCE(${column}, now())` : 'NULL';
     const seen = (update.read === true || update.clicked === true) && update.seen === undefined ? true : update.seen;
     return this.db.transaction(async (tx) => {
+      // Hand-written: sets each flag in one statement that keeps a first stamp (COALESCE) and returns the engagement already published, on every seen, read and click.
       // The row lock makes a concurrent update wait and then see what this one published.
-      const rows = (await tx.query(
-        `UPDATE dispatch.inbox_messages SET seen_at = ${stamp(seen, 'seen_at')}, read_at = ${stamp(update.read, 'read_at')},
+      const [row] = returningRows<UpdatedRow>(
+        await tx.query(
+          `UPDATE dispatch.inbox_messages SET seen_at = ${stamp(seen, 'seen_at')}, read_at = ${stamp(update.read, 'read_at')},
                 archived_at = ${stamp(update.archived, 'archived_at')}, clicked_at = ${stamp(update.clicked, 'clicked_at')}
           WHERE id = $1 AND ${filter.sql}
           RETURNING ${ITEM_COLUMNS}, delivery_id, tenant_id, outcomes_published`,
-        [id, ...filter.params],
-      )) as [UpdatedRow[], number] | UpdatedRow[];
-      const row = (Array.isArray(rows[0]) ? rows[0] : rows) as UpdatedRow[];
-      if (!row[0]) return null;
-      await publishEngagement(tx, workspaceId, row[0]);
-      const item = itemOf(row[0]);
+          [id, ...filter.params],
+        ),
+      );
+      if (!row) return null;
+      await this.publishEngagement(tx, workspaceId, row);
+      const item = itemOf(row);
       // The recipient's other open pages update their badges from this.
-      const announcement: InboxUpdated = { workspace_id: workspaceId, distinct_id: distinctId, tenant_id: row[0].tenant_id ?? undefined, change: 'updated', item };
+      const announcement: InboxUpdated = { workspace_id: workspaceId, distinct_id: distinctId, tenant_id: row.tenant_id ?? undefined, change: 'updated', item };
       await writeOutbox(tx, DISPATCH_OUTBOX, [inboxUpdatedMessage(options.bulk ? { ...announcement, bulk: true } : announcement)]);
       return item;
     });
@@ -261,44 +222,29 @@ export class InboxStore {
   async announceBulk(owner: InboxOwner, change: 'all_read' | 'seen', notificationIds?: readonly string[]): Promise<void> {
     await this.db.transaction((tx) => writeOutbox(tx, DISPATCH_OUTBOX, [inboxBulkUpdatedMessage(bulkUpdateOf(owner, change, notificationIds))]));
   }
+
+  /** Writes the outcome of each engagement kind the row shows and has not reported yet, in the update's transaction. */
+  private async publishEngagement(tx: EntityManager, workspaceId: string, row: UpdatedRow): Promise<void> {
+    const due = engagementOf(row).filter(([kind]) => !row.outcomes_published.includes(kind));
+    if (due.length === 0) return;
+    // Hand-written: on the path of a message's first seen and first click, as measured; reads the two columns the outcome needs.
+    const [ledgered] = returningRows<DeliveryOfMessageRow>(
+      await tx.query(`SELECT command, message_key FROM dispatch.deliveries WHERE delivery_id = $1 AND workspace_id = $2`, [row.delivery_id, workspaceId]),
+    );
+    // Every stored message has its ledger row; without one there is no run to report to.
+    if (!ledgered) return;
+    const delivery = { command: ledgered.command, workspaceId, messageKey: ledgered.message_key };
+    // Hand-written: appends to the array column in place (the query builder would carry the expression as a raw string).
+    await tx.query(`UPDATE dispatch.inbox_messages SET outcomes_published = outcomes_published || $2::text[] WHERE id = $1`, [row.id, due.map(([kind]) => kind)]);
+    await writeOutbox(
+      tx,
+      DISPATCH_OUTBOX,
+      due.map(([kind, at]) => outcomeMessage(delivery, { status: kind, vendor: 'inbox/herald_inbox' }, at, kind)),
+    );
+  }
 }
 
-export function bulkUpdateOf(owner: InboxOwner, change: InboxBulkUpdated['change'], notificationIds?: readonly string[]): InboxBulkUpdated {
-  return {
-    workspace_id: owner.workspaceId,
-    distinct_id: owner.distinctId,
-    ...(owner.tenantId === undefined ? {} : { tenant_id: owner.tenantId }),
-    change,
-    ...(notificationIds === undefined ? {} : { notification_ids: notificationIds }),
-  };
-}
-
-/** On the inbox's topic and key, after the updates of the change it sums up. */
-export function inboxBulkUpdatedMessage(update: InboxBulkUpdated): OutboxMessage {
-  const messageId = randomUUID();
-  return {
-    messageId,
-    topic: TOPICS.inboxUpdated.name,
-    key: userKey(update.workspace_id, update.distinct_id),
-    value: JSON.stringify(envelopeOf(INBOX_BULK_UPDATED_TYPE, INBOX_BULK_UPDATED_VERSION, messageId, update.workspace_id, new Date(), update)),
-    headers: { 'message-id': messageId },
-  };
-}
-
-/**
- * What a message shows besides its text, stored as JSON (`extras`): only the feed reads
- * it, and nothing filters on it. Null when the template set none of it.
- */
-export interface InboxExtras {
-  readonly subtext?: { readonly text: string; readonly url?: string };
-  readonly buttons?: ReadonlyArray<{ readonly text: string; readonly url: string; readonly open_in_new_tab?: boolean }>;
-  readonly avatar_url?: string;
-  readonly open_in_new_tab?: boolean;
-  readonly extra_data?: string;
-  readonly expiry_visible?: boolean;
-  readonly importance?: 'high';
-}
-
+/** The `extras` column of a message: what it shows besides its text, or null when the template set none of it. */
 function inboxExtrasOf(content: InboxContent): string | null {
   const extras: InboxExtras = {
     ...(content.subtext ? { subtext: content.subtext } : {}),
@@ -312,43 +258,12 @@ function inboxExtrasOf(content: InboxContent): string | null {
   return Object.keys(extras).length === 0 ? null : JSON.stringify(extras);
 }
 
-/** Keyed by recipient, so one recipient's changes stay in order; a random id, since each change is news. */
-function inboxUpdatedMessage(update: InboxUpdated): OutboxMessage {
-  const messageId = randomUUID();
-  return {
-    messageId,
-    topic: TOPICS.inboxUpdated.name,
-    key: userKey(update.workspace_id, update.distinct_id),
-    value: JSON.stringify(envelopeOf(INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, messageId, update.workspace_id, new Date(), update)),
-    headers: { 'message-id': messageId },
-  };
-}
-
-/** Writes the outcome of each engagement kind the row shows and has not reported yet. */
-async function publishEngagement(tx: EntityManager, workspaceId: string, row: UpdatedRow): Promise<void> {
-  const due = engagementOf(row).filter(([kind]) => !row.outcomes_published.includes(kind));
-  if (due.length === 0) return;
-  const deliveries = (await tx.query(`SELECT command, message_key FROM dispatch.deliveries WHERE delivery_id = $1 AND workspace_id = $2`, [
-    row.delivery_id,
-    workspaceId,
-  ])) as Array<{ command: DeliveryRequested; message_key: string }>;
-  // Every stored message has its ledger row; without one there is no run to report to.
-  if (!deliveries[0]) return;
-  const delivery = { command: deliveries[0].command, workspaceId, messageKey: deliveries[0].message_key };
-  await tx.query(`UPDATE dispatch.inbox_messages SET outcomes_published = outcomes_published || $2::text[] WHERE id = $1`, [row.id, due.map(([kind]) => kind)]);
-  await writeOutbox(
-    tx,
-    DISPATCH_OUTBOX,
-    due.map(([kind, at]) => outcomeMessage(delivery, { status: kind, vendor: 'inbox/herald_inbox' }, at, kind)),
-  );
-}
-
 function engagementOf(row: UpdatedRow): Array<[EngagementKind, Date]> {
   const happened: Array<[EngagementKind, Date | null]> = [
     ['seen', row.seen_at],
     ['clicked', row.clicked_at],
   ];
-  return happened.flatMap(([kind, at]) => (at === null ? [] : [[kind, new Date(at)] as [EngagementKind, Date]]));
+  return happened.flatMap(([kind, at]): Array<[EngagementKind, Date]> => (at === null ? [] : [[kind, new Date(at)]]));
 }
 
 function itemOf(row: InboxRow): InboxItem {
