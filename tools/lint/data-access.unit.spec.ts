@@ -33,10 +33,6 @@ const DATABASE_NAMES = ['DataSource', 'EntityManager', 'InjectDataSource', 'Quer
  */
 const DATABASE_ACCESS_ALLOWED: Record<string, string> = {
   'libs/services/channel-dispatchers/src/dispatch/dispatch-owner.ts': 'holds its owner advisory lock on a connection of its own (QueryRunner)',
-  'libs/services/workflow-engine/src/outbox/engine-loops.ts': 'hot path: builds the EventStore its stream compactor uses',
-  'libs/services/workflow-engine/src/runs/run-context-loader.ts': 'hot path: the engine\'s batch reads of run context',
-  'libs/services/workflow-engine/src/runs/run-host.ts': 'hot path: the engine\'s EventStore and batch reads',
-  'libs/services/workflow-engine/src/runs/run-projection.ts': 'hot path: the run index written in the append\'s transaction',
 };
 
 /** Files that read `SELECT *` (a table's columns, whatever they become) today, each with why. */

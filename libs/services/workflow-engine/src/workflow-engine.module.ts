@@ -15,11 +15,13 @@ import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { ReplayWorker } from './replays/replay-worker';
 import { AudienceReadModel } from './read-models/audience-read-model';
 import { DefinitionChangesConsumer, DefinitionsReadModel } from './read-models/definitions-read-model';
+import { EngineEventStoreRepository } from './runs/engine-event-store.repository';
 import { HttpWorker } from './runs/http-worker';
 import { RunContextLoader } from './runs/run-context-loader';
 import { runExpressions } from './runs/run-expressions';
 import { PREFERENCE_POLICY, RUN_EXPRESSIONS, RunHost } from './runs/run-host';
 import { RunInputsConsumer } from './runs/run-inputs.consumer';
+import { RunProjectionRepository } from './runs/run-projection.repository';
 import { audiencePreferencePolicy } from './runs/run-preferences';
 import { WebpushEngagementConsumer } from './runs/webpush-engagement.consumer';
 
@@ -53,7 +55,9 @@ export class WorkflowEngineModule implements NestModule {
       providers: [
         DefinitionsReadModel,
         AudienceReadModel,
+        EngineEventStoreRepository,
         EngineLoops,
+        RunProjectionRepository,
         RunContextLoader,
         RunHost,
         RunIndexRepository,

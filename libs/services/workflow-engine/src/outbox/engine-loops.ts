@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
-import { EventStore, OutboxRelay, StreamCompactor, TimerPoller } from '@herald/event-store';
+import { OutboxRelay, StreamCompactor, TimerPoller } from '@herald/event-store';
 import { Registry } from 'prom-client';
-import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, startOutboxRelay, timerPollerMetrics } from '@herald/runtime';
+import { HERALD_CONFIG, HERALD_LOGGER, HeraldConfig, HeraldLogger, MESSAGE_BUS, METRICS_REGISTRY, timerPollerMetrics } from '@herald/runtime';
+import { EngineEventStoreRepository } from '../runs/engine-event-store.repository';
 
 /**
  * The engine's background loops over its schema: the outbox relay (delivery commands,
@@ -21,7 +20,7 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
   private compactor?: StreamCompactor;
 
   constructor(
-    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly eventStore: EngineEventStoreRepository,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
@@ -32,12 +31,12 @@ export class EngineLoops implements OnApplicationBootstrap, OnModuleDestroy {
     const timerLog = this.logger.child({ component: 'engine-timers' });
     const compactionLog = this.logger.child({ component: 'engine-compaction' });
     const timerMetrics = timerPollerMetrics(this.metrics, 'engine');
-    this.poller = new TimerPoller(this.db, 'engine', this.bus, (level, message, fields) => timerLog.write(level, message, fields), {
+    this.poller = this.eventStore.timerPoller(this.bus, (level, message, fields) => timerLog.write(level, message, fields), {
       onFired: timerMetrics.onFired,
     });
     timerMetrics.watch(this.poller);
-    this.compactor = new StreamCompactor(new EventStore(this.db, 'engine'), (level, message, fields) => compactionLog.write(level, message, fields));
-    this.relay = startOutboxRelay({ db: this.db, schema: 'engine', bus: this.bus, logger: this.logger, config: this.config, metrics: this.metrics });
+    this.compactor = new StreamCompactor(this.eventStore.streams, (level, message, fields) => compactionLog.write(level, message, fields));
+    this.relay = this.eventStore.startOutboxRelay({ bus: this.bus, logger: this.logger, config: this.config, metrics: this.metrics });
     this.poller.start();
     this.compactor.start();
   }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { CategoryDocument } from '@herald/audience';
 import { Channel, Recipient } from '@herald/contracts';
 import { RunContext, TemplateEntry, TemplateVariant, WorkflowDefinition, WorkflowNode } from '@herald/workflow';
 import { AudienceReadModel, recipientSubject } from '../read-models/audience-read-model';
 import { DefinitionKey, DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { RunProjectionRepository } from './run-projection.repository';
 import { preferenceSnapshot } from './run-preferences';
 
 /** A live template as management announces it (only what a run reads). */
@@ -35,9 +34,6 @@ export interface ContextRequest {
   readonly tenantId?: string;
 }
 
-/** How far back the rate limit looks at most; a workflow's sliding_window is shorter in practice. */
-const ADMISSIONS_LOOKBACK = '1 day';
-
 /**
  * Loads what a run may read before the host feeds it an input: the live variants of
  * the templates its send nodes name, and for a rate-limited workflow the recipient's
@@ -48,7 +44,7 @@ const ADMISSIONS_LOOKBACK = '1 day';
 @Injectable()
 export class RunContextLoader {
   constructor(
-    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly projection: RunProjectionRepository,
     private readonly definitions: DefinitionsReadModel,
     private readonly audience: AudienceReadModel,
   ) {}
@@ -101,13 +97,7 @@ export class RunContextLoader {
   }
 
   private async recentAdmissions(workspaceId: string, workflowSlug: string, recipientKey: string): Promise<string[]> {
-    const rows = (await this.db.query(
-      `SELECT admitted_at FROM engine.admissions
-        WHERE workspace_id = $1 AND workflow_slug = $2 AND recipient_key = $3 AND admitted_at > now() - interval '${ADMISSIONS_LOOKBACK}'
-        ORDER BY admitted_at`,
-      [workspaceId, workflowSlug, recipientKey],
-    )) as Array<{ admitted_at: Date }>;
-    return rows.map((r) => new Date(r.admitted_at).toISOString());
+    return (await this.projection.recentAdmissions(workspaceId, workflowSlug, recipientKey)).map((at) => at.toISOString());
   }
 }
 

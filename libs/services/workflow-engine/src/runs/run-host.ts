@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DeliveryOutcome, Envelope, EventAccepted, Recipient, TOPICS, TriggerAccepted, TriggerChunkAccepted, deterministicUuid, expandTriggerChunk, userKey } from '@herald/contracts';
 import { DEFAULT_MAX_BATCH_MESSAGES, MessageBus } from '@herald/bus';
-import { BatchInput, EventStore, FollowUpAsk, ProcessBatchOptions, StreamProcessor } from '@herald/event-store';
+import { BatchInput, FollowUpAsk, ProcessBatchOptions, StreamProcessor } from '@herald/event-store';
 import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS } from '@herald/runtime';
 import {
   AccumulationPlace,
@@ -28,9 +26,11 @@ import {
 import { AudienceReadModel } from '../read-models/audience-read-model';
 import { AnnouncedWorkflow, DefinitionsReadModel } from '../read-models/definitions-read-model';
 import { childRunMessages } from './child-runs';
+import { EngineEventStoreRepository } from './engine-event-store.repository';
 import { ContextRequest, RunContextLoader } from './run-context-loader';
 import { runEffects } from './run-effects';
 import { RunProjectionRows, runProjectionRows, writeRunProjections } from './run-projection';
+import { RunProjectionRepository } from './run-projection.repository';
 import { accumulatorStreamId, parseRunStreamId, runKey, runStreamId } from './run-stream';
 
 export const RUN_EXPRESSIONS = Symbol('RUN_EXPRESSIONS');
@@ -62,10 +62,10 @@ export class RunHost {
   private readonly processor: StreamProcessor<RunInput, RunEvent, RunState, RunProjectionRows>;
   /** Batch and digest accumulators: streams of their own, with no effects (the owner run holds the timer). */
   private readonly accumulators: StreamProcessor<AccumulatorInput, AccumulatorEvent, AccumulatorState>;
-  private readonly store: EventStore;
 
   constructor(
-    @InjectDataSource('engine') private readonly db: DataSource,
+    eventStore: EngineEventStoreRepository,
+    private readonly projection: RunProjectionRepository,
     private readonly definitions: DefinitionsReadModel,
     private readonly contexts: RunContextLoader,
     @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
@@ -75,19 +75,21 @@ export class RunHost {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {
-    this.store = new EventStore(db, 'engine');
     this.processor = new StreamProcessor(
-      this.store,
+      eventStore.streams,
       createRunDecider({ expressions, preferences }),
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as RunEvent },
       (events, _before, after, streamId, now) => runEffects(events, after, streamId, now),
       {
-        projection: { rowsOf: (events, _before, after, streamId, now) => runProjectionRows(events, after, streamId, now), write: writeRunProjections },
+        projection: {
+          rowsOf: (events, _before, after, streamId, now) => runProjectionRows(events, after, streamId, now),
+          write: (tx, rows) => writeRunProjections(this.projection, tx, rows),
+        },
         recentStreams: RECENT_RUNS,
       },
     );
     this.accumulators = new StreamProcessor(
-      this.store,
+      eventStore.streams,
       createAccumulatorDecider(),
       { toStored: (event) => ({ type: event.type, data: event }), fromStored: (recorded) => recorded.data as AccumulatorEvent },
       () => ({}),
@@ -185,15 +187,12 @@ export class RunHost {
    */
   async resumeWaiting(envelope: Envelope<EventAccepted>): Promise<void> {
     const event = envelope.payload;
-    const waits = (await this.db.query(
-      `SELECT run_id, stream_id FROM engine.waits WHERE workspace_id = $1 AND recipient_key = $2 AND event_name = $3 ORDER BY since`,
-      [envelope.workspace_id, userKey(envelope.workspace_id, event.distinct_id), event.event],
-    )) as Array<{ run_id: string; stream_id: string }>;
+    const waits = await this.projection.waitingRuns(envelope.workspace_id, userKey(envelope.workspace_id, event.distinct_id), event.event);
     for (const wait of waits) {
-      const context = await this.contextOfStream(wait.stream_id);
+      const context = await this.contextOfStream(wait.streamId);
       if (!context) continue;
-      const step = await this.step(wait.stream_id, { type: 'future_event', event: futureEventOf(event), context });
-      if (step.events.length === 0) this.logger.debug('event did not resume the waiting run', { run_id: wait.run_id, event: event.event, message_id: event.message_id });
+      const step = await this.step(wait.streamId, { type: 'future_event', event: futureEventOf(event), context });
+      if (step.events.length === 0) this.logger.debug('event did not resume the waiting run', { run_id: wait.runId, event: event.event, message_id: event.message_id });
     }
   }
 

@@ -1,6 +1,7 @@
 import { SqlWriter } from '@herald/database';
 import { Channel, DeliveryOutcome, deterministicUuid, withoutCredentials } from '@herald/contracts';
 import { DeliverySkipped, LiveRun, RunEvent, RunState, SEND_NODE_CHANNELS, SendNode, SkipReason, WorkflowNode, nodeAt, pathKey } from '@herald/workflow';
+import { AdmissionRow, FailedRunMessageRow, MessageRow, RunProjectionRepository, RunRow, RunStatus, WaitRow } from './run-projection.repository';
 import { parseRunStreamId, runKey } from './run-stream';
 
 /**
@@ -12,29 +13,12 @@ import { parseRunStreamId, runKey } from './run-stream';
  */
 const SKIPS_BY_DESIGN: ReadonlySet<SkipReason> = new Set<SkipReason>(['not_in_recipient_channels', 'not_routed']);
 
-/** A row of `engine.messages` as a run's step inserts it (a delivery, or a channel it did not send on). */
-interface MessageRow {
-  readonly delivery_id: string;
-  readonly workspace_id: string;
-  readonly run_id: string;
-  readonly message_id: string;
-  readonly workflow_slug: string;
-  readonly workflow_version: number;
-  readonly node_name: string;
-  readonly channel: string;
-  readonly recipient_type: string;
-  readonly distinct_id: string | null;
-  readonly object_type: string | null;
-  readonly object_id: string | null;
-  readonly tenant_id: string | null;
-  readonly category: string | null;
-  readonly idempotency_key: string | null;
-  readonly template_slug: string;
-  readonly channel_identity: string;
-  readonly status: 'triggered' | 'not_sent';
-  readonly failure_reason: string | null;
-  readonly at: string;
-}
+/** A rare update of one step (a statement each, in the order of the step's events). */
+export type RunIndexUpdate =
+  | { readonly kind: 'outcome_reason'; readonly runId: string; readonly reason: string }
+  | { readonly kind: 'failed_before_sending'; readonly row: FailedRunMessageRow }
+  | { readonly kind: 'wait_started'; readonly wait: WaitRow }
+  | { readonly kind: 'wait_ended'; readonly runId: string };
 
 /**
  * What one step (one or several inputs of a run) adds to the read models. The frequent
@@ -43,13 +27,13 @@ interface MessageRow {
  * updates (reasons, waits) keep a statement each, in the order of their events.
  */
 export interface RunProjectionRows {
-  readonly run?: readonly unknown[];
-  readonly admission?: readonly unknown[];
+  readonly run?: RunRow;
+  readonly admission?: AdmissionRow;
   readonly messages: readonly MessageRow[];
   /** Outcomes to record on the message log, in the order of their events. */
   readonly outcomes: readonly DeliveryOutcome[];
-  readonly updates: ReadonlyArray<(tx: SqlWriter) => Promise<void>>;
-  readonly status: { readonly runId: string; readonly status: string; readonly at: string };
+  readonly updates: readonly RunIndexUpdate[];
+  readonly status: RunStatus;
 }
 
 /**
@@ -60,25 +44,31 @@ export interface RunProjectionRows {
  * message log, and a run that ends without sending keeps why; a run that failed before
  * sending anything is a `not_sent` row too, so a client following its trigger sees every
  * recipient's outcome without reading the run log. Everything is an upsert keyed by ids from the events, so a
- * projection replayed from the log gives the same rows.
+ * projection replayed from the log gives the same rows. RunProjectionRepository writes them.
  */
 export function runProjectionRows(events: readonly RunEvent[], after: RunState, streamId: string, now: Date): RunProjectionRows | undefined {
   if (after.status === 'new') return undefined;
   const run = after;
   const { workspaceId, runId } = parseRunStreamId(streamId);
   const at = now.toISOString();
-  let runRow: unknown[] | undefined;
-  let admission: unknown[] | undefined;
+  let runRow: RunRow | undefined;
+  let admission: AdmissionRow | undefined;
   const messages: MessageRow[] = [];
   const outcomes: DeliveryOutcome[] = [];
-  const updates: Array<(tx: SqlWriter) => Promise<void>> = [];
+  const updates: RunIndexUpdate[] = [];
   for (const event of events) {
     switch (event.type) {
       case 'run.started.v1':
         runRow = runRowOf(workspaceId, runId, streamId, run);
         break;
       case 'run.admitted.v1':
-        admission = [workspaceId, run.started.workflow.slug, runKey(workspaceId, run.started.recipient, runId), runId, at];
+        admission = {
+          workspace_id: workspaceId,
+          workflow_slug: run.started.workflow.slug,
+          recipient_key: runKey(workspaceId, run.started.recipient, runId),
+          run_id: runId,
+          admitted_at: at,
+        };
         break;
       case 'delivery.requested.v1':
         messages.push(messageRowOf(workspaceId, run, event.delivery, at));
@@ -91,40 +81,40 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
         break;
       case 'run.failed.v1': {
         const reason = event.node ? `${event.node.name} (${event.node.label}): ${event.reason}` : event.reason;
-        updates.push((tx) => setOutcomeReason(tx, runId, reason));
-        updates.push((tx) => insertFailedBeforeSending(tx, workspaceId, runId, run, reason, at));
+        updates.push({ kind: 'outcome_reason', runId, reason });
+        const failed = failedBeforeSendingRowOf(workspaceId, runId, run, reason, at);
+        if (failed) updates.push({ kind: 'failed_before_sending', row: failed });
         break;
       }
-      case 'run.discarded.v1': {
-        const reason = `${event.reason}: ${event.detail}`;
-        updates.push((tx) => setOutcomeReason(tx, runId, reason));
+      case 'run.discarded.v1':
+        updates.push({ kind: 'outcome_reason', runId, reason: `${event.reason}: ${event.detail}` });
         break;
-      }
-      case 'run.cancelled.v1': {
-        const reason = event.reason;
-        updates.push((tx) => setOutcomeReason(tx, runId, reason));
+      case 'run.cancelled.v1':
+        updates.push({ kind: 'outcome_reason', runId, reason: event.reason });
         break;
-      }
-      case 'digest.skipped.v1': {
-        const reason = `digest_skipped: ${event.count} trigger(s), fewer than trigger_min_count ${event.trigger_min_count}`;
-        updates.push((tx) => setOutcomeReason(tx, runId, reason));
-        break;
-      }
-      case 'wait.started.v1': {
-        const params = [runId, workspaceId, runKey(workspaceId, run.started.recipient, runId), event.event_name, streamId, event.since];
-        updates.push(async (tx) => {
-          await tx.query(
-            `INSERT INTO engine.waits (run_id, workspace_id, recipient_key, event_name, stream_id, since) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-            params,
-          );
+      case 'digest.skipped.v1':
+        updates.push({
+          kind: 'outcome_reason',
+          runId,
+          reason: `digest_skipped: ${event.count} trigger(s), fewer than trigger_min_count ${event.trigger_min_count}`,
         });
         break;
-      }
+      case 'wait.started.v1':
+        updates.push({
+          kind: 'wait_started',
+          wait: {
+            run_id: runId,
+            workspace_id: workspaceId,
+            recipient_key: runKey(workspaceId, run.started.recipient, runId),
+            event_name: event.event_name,
+            stream_id: streamId,
+            since: event.since,
+          },
+        });
+        break;
       case 'wait.ended.v1':
       case 'wait.cancelled.v1':
-        updates.push(async (tx) => {
-          await tx.query(`DELETE FROM engine.waits WHERE run_id = $1`, [runId]);
-        });
+        updates.push({ kind: 'wait_ended', runId });
         break;
       default:
         break;
@@ -134,115 +124,56 @@ export function runProjectionRows(events: readonly RunEvent[], after: RunState, 
 }
 
 /**
- * Writes the rows of a batch of steps: runs, admissions and messages with one
- * multi-row insert each (before the updates, which may refer to them), then each
- * step's rare updates in order, the outcomes (see recordOutcomes), then every run's
- * status with one statement. The outcomes touch only their deliveries' message rows,
- * which no rare update reads or writes, so they can follow them.
+ * Writes the rows of a batch of steps in the append's transaction (`tx`): runs, admissions
+ * and messages with one multi-row insert each (before the updates, which may refer to
+ * them), then each step's rare updates in order, the outcomes (see recordOutcomes), then
+ * the status of every run the batch did not insert with one statement. The outcomes touch
+ * only their deliveries' message rows, which no rare update reads or writes, so they can
+ * follow them. A kind of row the batch has none of costs no statement.
  */
-export async function writeRunProjections(tx: SqlWriter, steps: readonly RunProjectionRows[]): Promise<void> {
-  const runs = steps.flatMap((s) => (s.run ? [s.run] : []));
-  if (runs.length > 0) {
-    await tx.query(
-      `INSERT INTO engine.runs (run_id, workspace_id, stream_id, message_id, workflow_slug, workflow_version, recipient_type, distinct_id,
-                                object_type, object_id, tenant_id, idempotency_key, status, started_at, updated_at)
-       SELECT r.run_id, r.workspace_id, r.stream_id, r.message_id, r.workflow_slug, r.workflow_version, r.recipient_type, r.distinct_id,
-              r.object_type, r.object_id, r.tenant_id, r.idempotency_key, r.status, r.started_at, r.started_at
-         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::text[], $10::text[],
-                     $11::text[], $12::text[], $13::text[], $14::timestamptz[])
-              AS r(run_id, workspace_id, stream_id, message_id, workflow_slug, workflow_version, recipient_type, distinct_id, object_type, object_id,
-                   tenant_id, idempotency_key, status, started_at)
-       ON CONFLICT DO NOTHING`,
-      columns(runs, 14),
-    );
-  }
-  const admissions = steps.flatMap((s) => (s.admission ? [s.admission] : []));
-  if (admissions.length > 0) {
-    await tx.query(
-      `INSERT INTO engine.admissions (workspace_id, workflow_slug, recipient_key, run_id, admitted_at)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-       ON CONFLICT DO NOTHING`,
-      columns(admissions, 5),
-    );
-  }
-  const messages = steps.flatMap((s) => s.messages);
-  if (messages.length > 0) {
-    await tx.query(
-      `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
-                                    recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
-                                    template_slug, channel_identity, status, failure_reason, created_at, updated_at)
-       SELECT m.delivery_id, m.workspace_id, m.run_id, m.message_id, m.workflow_slug, m.workflow_version, m.node_name, m.channel,
-              m.recipient_type, m.distinct_id, m.object_type, m.object_id, m.tenant_id, m.category, m.idempotency_key,
-              m.template_slug, m.channel_identity, m.status, m.failure_reason, m.at, m.at
-         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::text[], $10::text[],
-                     $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::jsonb[], $18::text[], $19::text[], $20::timestamptz[])
-              AS m(delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel, recipient_type, distinct_id,
-                   object_type, object_id, tenant_id, category, idempotency_key, template_slug, channel_identity, status, failure_reason, at)
-       ON CONFLICT DO NOTHING`,
-      MESSAGE_COLUMNS.map((column) => messages.map((m) => m[column])),
-    );
-  }
-  for (const step of steps) for (const update of step.updates) await update(tx);
-  await recordOutcomes(tx, steps.flatMap((s) => s.outcomes));
+export async function writeRunProjections(repository: RunProjectionRepository, tx: SqlWriter, steps: readonly RunProjectionRows[]): Promise<void> {
+  await repository.insertRuns(tx, steps.flatMap((s) => (s.run ? [s.run] : [])));
+  await repository.insertAdmissions(tx, steps.flatMap((s) => (s.admission ? [s.admission] : [])));
+  await repository.insertMessages(tx, steps.flatMap((s) => s.messages));
+  for (const step of steps) for (const update of step.updates) await writeUpdate(repository, tx, update);
+  await recordOutcomes(repository, tx, steps.flatMap((s) => s.outcomes));
   // Only the rows that change: a run inserted above already has its status as of the
   // step (`runRowOf`, updated_at = started_at = the step's time), and an UPDATE that sets
   // the same values still writes a new row version, one per run.
-  const moved = steps.filter((s) => s.run === undefined);
-  if (moved.length === 0) return;
-  await tx.query(
-    `UPDATE engine.runs r SET status = s.status, updated_at = s.at
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS s(run_id, status, at)
-      WHERE r.run_id = s.run_id AND (r.status IS DISTINCT FROM s.status OR r.updated_at IS DISTINCT FROM s.at)`,
-    [moved.map((s) => s.status.runId), moved.map((s) => s.status.status), moved.map((s) => s.status.at)],
-  );
+  await repository.updateStatuses(tx, steps.filter((s) => s.run === undefined).map((s) => s.status));
 }
 
-const MESSAGE_COLUMNS: ReadonlyArray<keyof MessageRow> = [
-  'delivery_id',
-  'workspace_id',
-  'run_id',
-  'message_id',
-  'workflow_slug',
-  'workflow_version',
-  'node_name',
-  'channel',
-  'recipient_type',
-  'distinct_id',
-  'object_type',
-  'object_id',
-  'tenant_id',
-  'category',
-  'idempotency_key',
-  'template_slug',
-  'channel_identity',
-  'status',
-  'failure_reason',
-  'at',
-];
-
-/** Rows as one array per column, for unnest. */
-function columns(rows: ReadonlyArray<readonly unknown[]>, width: number): unknown[][] {
-  return Array.from({ length: width }, (_, i) => rows.map((row) => row[i]));
+async function writeUpdate(repository: RunProjectionRepository, tx: SqlWriter, update: RunIndexUpdate): Promise<void> {
+  switch (update.kind) {
+    case 'outcome_reason':
+      return repository.setOutcomeReason(tx, update.runId, update.reason);
+    case 'failed_before_sending':
+      return repository.insertFailedBeforeSending(tx, update.row);
+    case 'wait_started':
+      return repository.insertWait(tx, update.wait);
+    case 'wait_ended':
+      return repository.deleteWait(tx, update.runId);
+  }
 }
 
-function runRowOf(workspaceId: string, runId: string, streamId: string, run: LiveRun): unknown[] {
+function runRowOf(workspaceId: string, runId: string, streamId: string, run: LiveRun): RunRow {
   const { recipient, workflow, message_id: messageId, started_at: startedAt } = run.started;
-  return [
-    runId,
-    workspaceId,
-    streamId,
-    messageId,
-    workflow.slug,
-    workflow.version,
-    recipient.kind,
-    recipient.kind === 'user' ? recipient.distinct_id : null,
-    recipient.kind === 'object' ? recipient.object_type : null,
-    recipient.kind === 'object' ? recipient.id : null,
-    run.tenant_id ?? null,
-    run.started.idempotency_key ?? null,
-    run.status,
-    startedAt,
-  ];
+  return {
+    run_id: runId,
+    workspace_id: workspaceId,
+    stream_id: streamId,
+    message_id: messageId,
+    workflow_slug: workflow.slug,
+    workflow_version: workflow.version,
+    recipient_type: recipient.kind,
+    distinct_id: recipient.kind === 'user' ? recipient.distinct_id : null,
+    object_type: recipient.kind === 'object' ? recipient.object_type : null,
+    object_id: recipient.kind === 'object' ? recipient.id : null,
+    tenant_id: run.tenant_id ?? null,
+    idempotency_key: run.started.idempotency_key ?? null,
+    status: run.status,
+    started_at: startedAt,
+  };
 }
 
 function messageRowOf(workspaceId: string, run: LiveRun, delivery: Extract<RunEvent, { type: 'delivery.requested.v1' }>['delivery'], at: string): MessageRow {
@@ -310,38 +241,30 @@ function skippedRowOf(workspaceId: string, runId: string, run: LiveRun, skip: De
  * node (its first static channel and its template); a workflow with no such node would
  * never have sent anything and gets no row. Its id derives from the run: replay-safe.
  */
-async function insertFailedBeforeSending(tx: SqlWriter, workspaceId: string, runId: string, run: LiveRun, reason: string, at: string): Promise<void> {
+function failedBeforeSendingRowOf(workspaceId: string, runId: string, run: LiveRun, reason: string, at: string): FailedRunMessageRow | undefined {
   const { started } = run;
   const target = firstSendChannel(started.definition.tree.nodes);
-  if (target === undefined) return;
-  await tx.query(
-    `INSERT INTO engine.messages (delivery_id, workspace_id, run_id, message_id, workflow_slug, workflow_version, node_name, channel,
-                                  recipient_type, distinct_id, object_type, object_id, tenant_id, category, idempotency_key,
-                                  template_slug, channel_identity, status, failure_reason, created_at, updated_at)
-     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '{}', 'not_sent', $17, $18, $18
-      WHERE NOT EXISTS (SELECT 1 FROM engine.messages WHERE run_id = $3)
-     ON CONFLICT DO NOTHING`,
-    [
-      deterministicUuid('run-failed-before-sending', runId),
-      workspaceId,
-      runId,
-      started.message_id,
-      started.workflow.slug,
-      started.workflow.version,
-      target.node.name,
-      target.channel,
-      started.recipient.kind,
-      started.recipient.kind === 'user' ? started.recipient.distinct_id : null,
-      started.recipient.kind === 'object' ? started.recipient.object_type : null,
-      started.recipient.kind === 'object' ? started.recipient.id : null,
-      run.tenant_id ?? null,
-      started.definition.category ?? null,
-      started.idempotency_key ?? null,
-      target.node.template,
-      `run_failed: ${reason}`,
-      at,
-    ],
-  );
+  if (target === undefined) return undefined;
+  return {
+    delivery_id: deterministicUuid('run-failed-before-sending', runId),
+    workspace_id: workspaceId,
+    run_id: runId,
+    message_id: started.message_id,
+    workflow_slug: started.workflow.slug,
+    workflow_version: started.workflow.version,
+    node_name: target.node.name,
+    channel: target.channel,
+    recipient_type: started.recipient.kind,
+    distinct_id: started.recipient.kind === 'user' ? started.recipient.distinct_id : null,
+    object_type: started.recipient.kind === 'object' ? started.recipient.object_type : null,
+    object_id: started.recipient.kind === 'object' ? started.recipient.id : null,
+    tenant_id: run.tenant_id ?? null,
+    category: started.definition.category ?? null,
+    idempotency_key: started.idempotency_key ?? null,
+    template_slug: target.node.template,
+    failure_reason: `run_failed: ${reason}`,
+    at,
+  };
 }
 
 /** The first send node of the tree, depth first, that names a channel without evaluating anything. */
@@ -362,21 +285,6 @@ function firstSendChannel(nodes: readonly WorkflowNode[]): { node: SendNode; cha
   return undefined;
 }
 
-async function setOutcomeReason(tx: SqlWriter, runId: string, reason: string): Promise<void> {
-  await tx.query(`UPDATE engine.runs SET outcome_reason = $2 WHERE run_id = $1`, [runId, reason]);
-}
-
-/** The timestamps an outcome sets (once). Delivered implies triggered: the inbox reports `delivered` alone. */
-const TIMESTAMPS_OF: Partial<Record<DeliveryOutcome['status'], readonly string[]>> = {
-  sent_by_vendor: ['triggered_at'],
-  delivered: ['triggered_at', 'delivered_at'],
-  seen: ['seen_at'],
-  clicked: ['clicked_at'],
-};
-const TIMESTAMP_COLUMNS = [...new Set(Object.values(TIMESTAMPS_OF).flat())];
-/** Statuses whose outcome keeps the failure the delivery recorded (engagement); any other replaces it (a success clears it). */
-const KEEPS_FAILURE_REASON: ReadonlyArray<DeliveryOutcome['status']> = ['seen', 'clicked'];
-
 /**
  * The outcomes of a batch on the message log, with one statement per kind of update
  * (retrying, or anything else) whatever their number: every delivery's outcome came one
@@ -384,7 +292,7 @@ const KEEPS_FAILURE_REASON: ReadonlyArray<DeliveryOutcome['status']> = ['seen', 
  * of one delivery are applied in order, as rounds: the n-th outcome of every delivery in
  * round n (one UPDATE sets a row once).
  */
-async function recordOutcomes(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+async function recordOutcomes(repository: RunProjectionRepository, tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
   const rounds: DeliveryOutcome[][] = [];
   const counted = new Map<string, number>();
   for (const outcome of outcomes) {
@@ -393,73 +301,7 @@ async function recordOutcomes(tx: SqlWriter, outcomes: readonly DeliveryOutcome[
     (rounds[round] ??= []).push(outcome);
   }
   for (const round of rounds) {
-    const retrying = round.filter((o) => o.status === 'retrying');
-    const settled = round.filter((o) => o.status !== 'retrying');
-    if (retrying.length > 0) await recordRetrying(tx, retrying);
-    if (settled.length > 0) await recordSettled(tx, settled);
+    await repository.recordRetrying(tx, round.filter((o) => o.status === 'retrying'));
+    await repository.recordSettled(tx, round.filter((o) => o.status !== 'retrying'));
   }
-}
-
-/**
- * Still `triggered` as the reference knows it, with the attempts so far, the next try, the
- * vendor tried and why the last one failed. Only while nothing final is recorded: a late
- * report never hides the outcome.
- */
-async function recordRetrying(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
-  await tx.query(
-    `UPDATE engine.messages m SET updated_at = o.at, attempts = greatest(coalesce(m.attempts, 0), o.attempts), next_attempt_at = o.next_attempt_at, failure_reason = o.error,
-            warnings = coalesce(o.warnings::jsonb, m.warnings), vendor = coalesce(o.vendor, m.vendor)
-       FROM unnest($1::text[], $2::timestamptz[], $3::integer[], $4::timestamptz[], $5::text[], $6::text[], $7::text[]) AS o(delivery_id, at, attempts, next_attempt_at, error, warnings, vendor)
-      WHERE m.delivery_id = o.delivery_id AND m.status = 'triggered' AND coalesce(m.attempts, 0) <= o.attempts`,
-    [
-      outcomes.map((o) => o.delivery_id),
-      outcomes.map((o) => o.at),
-      outcomes.map((o) => o.attempts ?? 1),
-      outcomes.map((o) => o.next_attempt_at ?? null),
-      outcomes.map((o) => o.error?.message ?? null),
-      outcomes.map(warningsJson),
-      // The vendor that refused this attempt: the message log names it while it retries.
-      outcomes.map((o) => o.vendor ?? null),
-    ],
-  );
-}
-
-const statusIn = (statuses: readonly string[]): string => (statuses.length === 0 ? 'false' : `o.status IN (${statuses.map((s) => `'${s}'`).join(', ')})`);
-/** The SET clauses of the timestamps an outcome sets (once), fixed by TIMESTAMPS_OF: built once, not per batch. */
-const SETTLED_TIMESTAMPS = TIMESTAMP_COLUMNS.map((column) => {
-  const statuses = Object.entries(TIMESTAMPS_OF).flatMap(([status, columns]) => (columns?.includes(column) ? [status] : []));
-  return `, ${column} = CASE WHEN ${statusIn(statuses)} THEN coalesce(m.${column}, o.at) ELSE m.${column} END`;
-}).join('');
-
-/**
- * A vendor's receipt may come after what it preceded (its `delivered` after an open, a
- * click, a bounce or a complaint, as webhooks are not ordered): it never replaces them.
- */
-const NEVER_OVERRIDES: ReadonlyArray<DeliveryOutcome['status']> = ['sent_by_vendor', 'delivered'];
-const OUTLASTS: ReadonlyArray<DeliveryOutcome['status']> = ['seen', 'clicked', 'bounced', 'complained'];
-
-/** A final outcome or an engagement: its status, vendor and failure, and the timestamps it sets (once). */
-async function recordSettled(tx: SqlWriter, outcomes: readonly DeliveryOutcome[]): Promise<void> {
-  await tx.query(
-    `UPDATE engine.messages m
-        SET status = CASE WHEN ${statusIn(NEVER_OVERRIDES)} AND m.status IN (${OUTLASTS.map((s) => `'${s}'`).join(', ')}) THEN m.status ELSE o.status END, updated_at = o.at, vendor = coalesce(o.vendor, m.vendor),
-            failure_reason = CASE WHEN ${statusIn(KEEPS_FAILURE_REASON)} THEN coalesce(o.error, m.failure_reason) ELSE o.error END,
-            attempts = coalesce(o.attempts, m.attempts), next_attempt_at = NULL, warnings = coalesce(o.warnings::jsonb, m.warnings) ${SETTLED_TIMESTAMPS}
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::integer[], $7::text[]) AS o(delivery_id, status, at, vendor, error, attempts, warnings)
-      WHERE m.delivery_id = o.delivery_id`,
-    [
-      outcomes.map((o) => o.delivery_id),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.at),
-      outcomes.map((o) => o.vendor ?? null),
-      outcomes.map((o) => o.error?.message ?? null),
-      outcomes.map((o) => o.attempts ?? null),
-      outcomes.map(warningsJson),
-    ],
-  );
-}
-
-/** An outcome's warnings as the column stores them; null (keep what the row has) when it carries none, as engagements do. */
-function warningsJson(outcome: DeliveryOutcome): string | null {
-  return outcome.warnings && outcome.warnings.length > 0 ? JSON.stringify(outcome.warnings) : null;
 }
