@@ -4,8 +4,9 @@ import { DataSource } from 'typeorm';
 import { CategoryDocument } from '@herald/audience';
 import { Channel, Recipient } from '@herald/contracts';
 import { RunContext, TemplateEntry, TemplateVariant, WorkflowDefinition, WorkflowNode } from '@herald/workflow';
-import { AudienceReadModel, recipientSubject } from '../read-models/audience-read-model';
-import { DefinitionKey, DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { DefinitionKey } from '../read-models/definition.repository';
+import { LiveAudience, recipientSubject } from '../read-models/live-audience';
+import { LiveDefinitions } from '../read-models/live-definitions';
 import { preferenceSnapshot } from './run-preferences';
 
 /** A live template as management announces it (only what a run reads). */
@@ -49,8 +50,8 @@ const ADMISSIONS_LOOKBACK = '1 day';
 export class RunContextLoader {
   constructor(
     @InjectDataSource('engine') private readonly db: DataSource,
-    private readonly definitions: DefinitionsReadModel,
-    private readonly audience: AudienceReadModel,
+    private readonly definitions: LiveDefinitions,
+    private readonly audience: LiveAudience,
   ) {}
 
   async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, recipientKey: string, tenantId?: string): Promise<RunContext> {
@@ -60,7 +61,7 @@ export class RunContextLoader {
 
   /**
    * The contexts of a batch of inputs: the definitions in one statement (cached by
-   * version, see DefinitionsReadModel.currentDocuments) and the recipients' data in
+   * version, see LiveDefinitions.currentDocuments) and the recipients' data in
    * another, sent together (each round trip is a hop's latency); only a rate-limited
    * workflow adds one for its input's admissions.
    */
