@@ -52,8 +52,6 @@ const NOT_YET_REPOSITORIES: Record<string, string> = {
   'libs/services/ingest-api/src/acceptance/signed-request-ledger.ts': 'hot path: every signed request; convert with the ingest bench before and after',
   'libs/services/preference-service/src/preferences/preference-store.ts': 'hot path: preferences read for every recipient of a send; convert with the flow bench before and after',
   'libs/services/preference-service/src/profiles/profile-store.ts': 'hot path: every identify and trigger recipient; convert with the ingest bench before and after',
-  'libs/services/workflow-engine/src/read-models/audience-read-model.ts': 'hot path: audience reads of every run; convert with the flow bench before and after',
-  'libs/services/workflow-engine/src/read-models/definitions-read-model.ts': 'hot path: the definitions every run starts from; convert with the flow bench before and after',
 };
 
 /** Repositories without a spec of their own yet, each with why (none today: a new repository comes with its spec). */

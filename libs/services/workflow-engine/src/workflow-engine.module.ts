@@ -13,8 +13,11 @@ import { engineOpenApi } from './openapi/engine-openapi';
 import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { ReplayWorker } from './replays/replay-worker';
-import { AudienceReadModel } from './read-models/audience-read-model';
-import { DefinitionChangesConsumer, DefinitionsReadModel } from './read-models/definitions-read-model';
+import { AudienceRepository } from './read-models/audience.repository';
+import { DefinitionChangesConsumer } from './read-models/definition-changes.consumer';
+import { DefinitionRepository } from './read-models/definition.repository';
+import { LiveAudience } from './read-models/live-audience';
+import { LiveDefinitions } from './read-models/live-definitions';
 import { EngineEventStoreRepository } from './runs/engine-event-store.repository';
 import { HttpWorker } from './runs/http-worker';
 import { RunContextLoader } from './runs/run-context-loader';
@@ -53,8 +56,10 @@ export class WorkflowEngineModule implements NestModule {
       ],
       controllers: [RunsController, LiveTemplatesController, RunInputsConsumer, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer],
       providers: [
-        DefinitionsReadModel,
-        AudienceReadModel,
+        DefinitionRepository,
+        LiveDefinitions,
+        AudienceRepository,
+        LiveAudience,
         EngineEventStoreRepository,
         EngineLoops,
         RunProjectionRepository,

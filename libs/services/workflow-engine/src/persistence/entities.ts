@@ -1,4 +1,5 @@
 import { EntitySchema } from 'typeorm';
+import { DEFINITION_ENTITIES } from '../read-models/definition.repository';
 
 /** Who a run or a message is for: a user by distinct id, or an object by type and id. */
 interface RecipientColumns {
@@ -121,7 +122,9 @@ export const LoggedMessageEntity = new EntitySchema<LoggedMessage>({
 
 /**
  * The tables workflow-engine reads through TypeORM's repositories (the HTTP side: runs and
- * the message log). Registered with its DataSource for their column mappings only; the hot
- * path writes them with its own SQL in the append's transaction (run-projection.ts).
+ * the message log; the definitions read model's cold reads and writes). Registered with its
+ * DataSource for their column mappings only; the hot path writes runs and messages with its
+ * own SQL in the append's transaction (run-projection.ts).
  */
-export const ENGINE_ENTITIES = [IndexedRunEntity, LoggedMessageEntity];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- EntitySchema's parameter differs per table
+export const ENGINE_ENTITIES: EntitySchema<any>[] = [IndexedRunEntity, LoggedMessageEntity, ...DEFINITION_ENTITIES];

@@ -1,5 +1,5 @@
 import { AudienceChanged } from '@herald/contracts';
-import { acknowledgedIds } from './audience-read-model';
+import { acknowledgedIds } from './live-audience';
 
 describe('acknowledgedIds: what the engine acknowledges once it applied an audience change', () => {
   const subject = { type: 'user' as const, distinct_id: 'ada' };

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { CategoryDocument } from '@herald/audience';
 import { Channel, Recipient } from '@herald/contracts';
 import { RunContext, TemplateEntry, TemplateVariant, WorkflowDefinition, WorkflowNode } from '@herald/workflow';
-import { AudienceReadModel, recipientSubject } from '../read-models/audience-read-model';
-import { DefinitionKey, DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { DefinitionKey } from '../read-models/definition.repository';
+import { LiveAudience, recipientSubject } from '../read-models/live-audience';
+import { LiveDefinitions } from '../read-models/live-definitions';
 import { RunProjectionRepository } from './run-projection.repository';
 import { preferenceSnapshot } from './run-preferences';
 
@@ -45,8 +46,8 @@ export interface ContextRequest {
 export class RunContextLoader {
   constructor(
     private readonly projection: RunProjectionRepository,
-    private readonly definitions: DefinitionsReadModel,
-    private readonly audience: AudienceReadModel,
+    private readonly definitions: LiveDefinitions,
+    private readonly audience: LiveAudience,
   ) {}
 
   async load(workspaceId: string, workflow: { slug: string; definition: WorkflowDefinition }, recipient: Recipient, recipientKey: string, tenantId?: string): Promise<RunContext> {
@@ -56,7 +57,7 @@ export class RunContextLoader {
 
   /**
    * The contexts of a batch of inputs: the definitions in one statement (cached by
-   * version, see DefinitionsReadModel.currentDocuments) and the recipients' data in
+   * version, see LiveDefinitions.currentDocuments) and the recipients' data in
    * another, sent together (each round trip is a hop's latency); only a rate-limited
    * workflow adds one for its input's admissions.
    */

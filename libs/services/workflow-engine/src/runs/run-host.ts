@@ -23,8 +23,9 @@ import {
   startFromEvent,
   startFromTrigger,
 } from '@herald/workflow';
-import { AudienceReadModel } from '../read-models/audience-read-model';
-import { AnnouncedWorkflow, DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { AnnouncedWorkflow } from '../read-models/definition.repository';
+import { LiveAudience } from '../read-models/live-audience';
+import { LiveDefinitions } from '../read-models/live-definitions';
 import { childRunMessages } from './child-runs';
 import { EngineEventStoreRepository } from './engine-event-store.repository';
 import { ContextRequest, RunContextLoader } from './run-context-loader';
@@ -66,11 +67,11 @@ export class RunHost {
   constructor(
     eventStore: EngineEventStoreRepository,
     private readonly projection: RunProjectionRepository,
-    private readonly definitions: DefinitionsReadModel,
+    private readonly definitions: LiveDefinitions,
     private readonly contexts: RunContextLoader,
     @Inject(RUN_EXPRESSIONS) expressions: RunExpressions,
     @Inject(PREFERENCE_POLICY) preferences: PreferencePolicy,
-    private readonly audience: AudienceReadModel,
+    private readonly audience: LiveAudience,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,

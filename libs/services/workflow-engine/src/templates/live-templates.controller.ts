@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { FieldError, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
-import { DefinitionsReadModel } from '../read-models/definitions-read-model';
+import { LiveDefinitions } from '../read-models/live-definitions';
 
 /** The part of management's live template document (definition.changed) these reads show. */
 export interface AnnouncedTemplateDocument {
@@ -38,7 +38,7 @@ const DEFAULT_LIMIT = 20;
 @Controller('v1/template')
 @UseGuards(WorkspaceAuthGuard)
 export class LiveTemplatesController {
-  constructor(private readonly definitions: DefinitionsReadModel) {}
+  constructor(private readonly definitions: LiveDefinitions) {}
 
   @Get()
   async list(@CurrentWorkspace() workspace: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {

@@ -5,11 +5,11 @@ import { TestHttpApp, openTargetDatabase, startTestHttpApp } from '@herald/runti
 import { databaseTargets, expectEventually } from '@herald/testing';
 import { Client } from 'pg';
 import { workflowEngine } from '../workflow-engine.module';
-import { DefinitionsReadModel } from './definitions-read-model';
+import { LiveDefinitions } from './live-definitions';
 
-describe.each(databaseTargets())('the engine definitions read model ($kind)', (target) => {
+describe.each(databaseTargets())('the engine definitions read model, LiveDefinitions ($kind)', (target) => {
   let app: TestHttpApp;
-  let model: DefinitionsReadModel;
+  let model: LiveDefinitions;
   let dispose: () => Promise<void>;
   let databaseUrl: string;
   const workspace = randomUUID();
@@ -20,7 +20,7 @@ describe.each(databaseTargets())('the engine definitions read model ($kind)', (t
     dispose = drop;
     databaseUrl = url;
     app = await startTestHttpApp(workflowEngine, url, { bus: new InProcessBus() });
-    model = app.get(DefinitionsReadModel);
+    model = app.get(LiveDefinitions);
   });
   afterAll(async () => {
     await app?.close();

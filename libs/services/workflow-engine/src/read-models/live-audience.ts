@@ -1,6 +1,4 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SubjectPreferences, TenantPreferences } from '@herald/audience';
 import {
   AUDIENCE_CHANGED_TYPE,
@@ -18,6 +16,7 @@ import {
 import { MessageBus } from '@herald/bus';
 import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, coalescedBatches } from '@herald/runtime';
 import { StoredProfile, TenantContext } from '@herald/workflow';
+import { AudienceRepository, GLOBAL_SCOPE, RecipientRow } from './audience.repository';
 
 /**
  * What applying a change acknowledges: the announcement itself, and the accepted
@@ -41,19 +40,12 @@ function chunked<T>(items: readonly T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
 
-/** Where a recipient's stored data lives: `user:<distinct_id>` or `object:<type>:<id>`. */
-export function subjectKey(subject: AudienceSubject): string {
-  return subject.type === 'user' ? `user:${subject.distinct_id}` : `object:${subject.object_type}:${subject.id}`;
-}
-
 export function recipientSubject(recipient: Recipient): AudienceSubject | undefined {
   if (recipient.kind === 'object') return { type: 'object', object_type: recipient.object_type, id: recipient.id };
   return recipient.distinct_id === null ? undefined : { type: 'user', distinct_id: recipient.distinct_id };
 }
 
-const GLOBAL = '';
-
-/** See AudienceReadModel.recipientData. */
+/** See LiveAudience.recipientData. */
 export interface RecipientData {
   readonly profile?: StoredProfile;
   readonly preferences: { readonly global: SubjectPreferences | null; readonly inTenant: SubjectPreferences | null };
@@ -69,15 +61,20 @@ function storedProfile(ordered: ReadonlyArray<{ properties: JsonRecord; channels
 }
 
 /** A recipient's data from the rows read for it (see `recipientDataMany`). */
-function recipientDataOf(rows: ReadonlyArray<{ source: string; tenant_id: string; document: JsonRecord }>, tenantId: string | undefined): RecipientData {
-  const of = (source: string, id: string | undefined): JsonRecord | undefined => (id === undefined ? undefined : rows.find((r) => r.source === source && r.tenant_id === id)?.document);
-  const tenantRow = of('tenant', tenantId) as { tenant: JsonRecord; preferences: { blocked_channels: string[]; categories: TenantPreferences['categories'] } } | undefined;
+function recipientDataOf(rows: readonly RecipientRow[], tenantId: string | undefined): RecipientData {
+  // By scope (each scope has one row of a kind at most: the tables' keys).
+  const profiles = new Map<string, { properties: JsonRecord; channels: JsonRecord }>();
+  const preferences = new Map<string, SubjectPreferences>();
+  let tenantRow: Extract<RecipientRow, { source: 'tenant' }>['document'] | undefined;
+  for (const row of rows) {
+    if (row.source === 'profile') profiles.set(row.tenant_id, row.document);
+    else if (row.source === 'preferences') preferences.set(row.tenant_id, row.document);
+    else if (row.tenant_id === tenantId) tenantRow = row.document;
+  }
+  const inTenant = <T>(byScope: ReadonlyMap<string, T>): T | undefined => (tenantId === undefined ? undefined : byScope.get(tenantId));
   return {
-    profile: storedProfile([of('profile', GLOBAL), of('profile', tenantId)].filter((r) => r !== undefined) as Array<{ properties: JsonRecord; channels: JsonRecord }>),
-    preferences: {
-      global: (of('preferences', GLOBAL) as SubjectPreferences | undefined) ?? null,
-      inTenant: (of('preferences', tenantId) as SubjectPreferences | undefined) ?? null,
-    },
+    profile: storedProfile([profiles.get(GLOBAL_SCOPE), inTenant(profiles)].filter((r): r is { properties: JsonRecord; channels: JsonRecord } => r !== undefined)),
+    preferences: { global: preferences.get(GLOBAL_SCOPE) ?? null, inTenant: inTenant(preferences) ?? null },
     tenant: tenantRow && tenantId ? { context: { tenant_id: tenantId, properties: tenantRow.tenant }, preferences: { tenant_id: tenantId, ...tenantRow.preferences } } : undefined,
   };
 }
@@ -85,13 +82,14 @@ function recipientDataOf(rows: ReadonlyArray<{ source: string; tenant_id: string
 /**
  * What the engine knows of the audience, from preference-service's announcements: the
  * stored profile of every user and object (global and per tenant), their preferences,
- * and tenants with their defaults. One consumer group for the engine's replicas; the
- * announcements of one recipient arrive in order (keyed by recipient).
+ * and tenants with their defaults, kept in the engine's tables (AudienceRepository). One
+ * consumer group for the engine's replicas; the announcements of one recipient arrive in
+ * order (keyed by recipient).
  */
 @Injectable()
-export class AudienceReadModel implements OnApplicationBootstrap {
+export class LiveAudience implements OnApplicationBootstrap {
   constructor(
-    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly stored: AudienceRepository,
     private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -140,35 +138,15 @@ export class AudienceReadModel implements OnApplicationBootstrap {
   /** `recipientData` of every input of a batch, in one statement, in the order asked. */
   async recipientDataMany(requests: ReadonlyArray<{ workspaceId: string; subject: AudienceSubject | undefined; tenantId: string | undefined }>): Promise<RecipientData[]> {
     if (requests.length === 0) return [];
-    const tenants = requests.map((r) => r.tenantId || undefined);
-    const rows = (await this.db.query(
-      `WITH asked AS (
-         SELECT r.workspace_id, r.subject_key, r.tenant_id, r.i
-           FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS r(workspace_id, subject_key, tenant_id, i)
-       )
-       SELECT a.i, 'profile' AS source, p.tenant_id, jsonb_build_object('properties', p.properties, 'channels', p.channels) AS document
-         FROM asked a JOIN engine.audience_profiles p
-           ON p.workspace_id = a.workspace_id AND p.subject_key = a.subject_key AND p.tenant_id IN ('${GLOBAL}', coalesce(a.tenant_id, '${GLOBAL}'))
-       UNION ALL
-       SELECT a.i, 'preferences', p.tenant_id, p.preferences
-         FROM asked a JOIN engine.audience_preferences p
-           ON p.workspace_id = a.workspace_id AND p.subject_key = a.subject_key AND p.tenant_id IN ('${GLOBAL}', coalesce(a.tenant_id, '${GLOBAL}'))
-       UNION ALL
-       SELECT a.i, 'tenant', t.tenant_id, jsonb_build_object('tenant', t.tenant, 'preferences', t.preferences)
-         FROM asked a JOIN engine.audience_tenants t ON t.workspace_id = a.workspace_id AND t.tenant_id = a.tenant_id`,
-      [requests.map((r) => r.workspaceId), requests.map((r) => (r.subject ? subjectKey(r.subject) : null)), tenants.map((t) => t ?? null)],
-    )) as Array<{ i: string | number; source: 'profile' | 'preferences' | 'tenant'; tenant_id: string; document: JsonRecord }>;
-    const byRequest = requests.map((): typeof rows => []);
-    for (const row of rows) byRequest[Number(row.i) - 1]?.push(row);
-    return byRequest.map((ofRequest, index) => recipientDataOf(ofRequest, tenants[index]));
+    // An empty tenant id names no tenant.
+    const asked = requests.map((r) => ({ workspaceId: r.workspaceId, subject: r.subject, tenantId: r.tenantId || undefined }));
+    const rows = await this.stored.recipientRows(asked);
+    return rows.map((ofRequest, index) => recipientDataOf(ofRequest, asked[index].tenantId));
   }
 
   /** The users and objects subscribed to an object, as recipients (the relation's properties as `subscription`). */
   async subscribers(workspaceId: string, objectType: string, id: string): Promise<Recipient[]> {
-    const rows = (await this.db.query(
-      `SELECT subscriber, properties FROM engine.object_subscriptions WHERE workspace_id = $1 AND object_key = $2 ORDER BY subscriber_key`,
-      [workspaceId, subjectKey({ type: 'object', object_type: objectType, id })],
-    )) as Array<{ subscriber: AudienceSubject; properties: JsonRecord }>;
+    const rows = await this.stored.subscribers(workspaceId, { object_type: objectType, id });
     return rows.map(({ subscriber, properties }): Recipient => {
       const inline = { inline: false, channels: {}, properties: Object.keys(properties).length > 0 ? { subscription: properties } : {} };
       return subscriber.type === 'user'
@@ -179,54 +157,21 @@ export class AudienceReadModel implements OnApplicationBootstrap {
 
   private async apply(workspaceId: string, change: AudienceChanged): Promise<void> {
     switch (change.kind) {
-      case 'profile': {
-        const key = [workspaceId, subjectKey(change.subject), change.tenant_id ?? GLOBAL];
-        if (change.change === 'deleted' || !change.profile) {
-          // A deleted global profile takes its per-tenant ones with it.
-          const scope = change.tenant_id === undefined ? '' : ' AND tenant_id = $3';
-          await this.db.query(`DELETE FROM engine.audience_profiles WHERE workspace_id = $1 AND subject_key = $2${scope}`, change.tenant_id === undefined ? key.slice(0, 2) : key);
-          if (change.tenant_id === undefined) await this.db.query(`DELETE FROM engine.audience_preferences WHERE workspace_id = $1 AND subject_key = $2`, key.slice(0, 2));
-        } else {
-          await this.db.query(
-            `INSERT INTO engine.audience_profiles (workspace_id, subject_key, tenant_id, properties, channels) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (workspace_id, subject_key, tenant_id) DO UPDATE SET properties = EXCLUDED.properties, channels = EXCLUDED.channels`,
-            [...key, JSON.stringify(change.profile.properties), JSON.stringify(change.profile.channels)],
-          );
-        }
+      case 'profile':
+        // A deleted global profile takes its per-tenant ones (and the preferences) with it.
+        if (change.change === 'deleted' || !change.profile) await this.stored.removeProfile(workspaceId, change.subject, change.tenant_id);
+        else await this.stored.saveProfile(workspaceId, change.subject, change.tenant_id, change.profile);
         break;
-      }
       case 'preferences':
-        await this.db.query(
-          `INSERT INTO engine.audience_preferences (workspace_id, subject_key, tenant_id, preferences) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (workspace_id, subject_key, tenant_id) DO UPDATE SET preferences = EXCLUDED.preferences`,
-          [workspaceId, subjectKey(change.subject), change.tenant_id ?? GLOBAL, JSON.stringify(change.preferences)],
-        );
+        await this.stored.savePreferences(workspaceId, change.subject, change.tenant_id, change.preferences);
         break;
       case 'tenant':
-        if (change.change === 'deleted' || !change.tenant) {
-          await this.db.query(`DELETE FROM engine.audience_tenants WHERE workspace_id = $1 AND tenant_id = $2`, [workspaceId, change.tenant_id]);
-        } else {
-          await this.db.query(
-            `INSERT INTO engine.audience_tenants (workspace_id, tenant_id, tenant, preferences) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (workspace_id, tenant_id) DO UPDATE SET tenant = EXCLUDED.tenant, preferences = EXCLUDED.preferences`,
-            [workspaceId, change.tenant_id, JSON.stringify(change.tenant), JSON.stringify(change.preferences ?? { blocked_channels: [], categories: {} })],
-          );
-        }
+        if (change.change === 'deleted' || !change.tenant) await this.stored.removeTenant(workspaceId, change.tenant_id);
+        else await this.stored.saveTenant(workspaceId, change.tenant_id, change.tenant, change.preferences);
         break;
-      case 'object_subscriptions': {
-        const objectKey = subjectKey({ type: 'object', ...change.object });
-        for (const subscriber of change.removed) {
-          await this.db.query(`DELETE FROM engine.object_subscriptions WHERE workspace_id = $1 AND object_key = $2 AND subscriber_key = $3`, [workspaceId, objectKey, subjectKey(subscriber)]);
-        }
-        for (const subscriber of change.added) {
-          await this.db.query(
-            `INSERT INTO engine.object_subscriptions (workspace_id, object_key, subscriber_key, subscriber, properties) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (workspace_id, object_key, subscriber_key) DO UPDATE SET properties = EXCLUDED.properties`,
-            [workspaceId, objectKey, subjectKey(subscriber), JSON.stringify(subscriber), JSON.stringify(change.properties ?? {})],
-          );
-        }
+      case 'object_subscriptions':
+        await this.stored.updateSubscriptions(workspaceId, change.object, { removed: change.removed, added: change.added, properties: change.properties ?? {} });
         break;
-      }
       default:
         // inline_profile and user_operations are preference-service's to apply (it announces the result as `profile`); lists are not read by runs.
         return;
