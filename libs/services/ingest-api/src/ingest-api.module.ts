@@ -2,8 +2,10 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } 
 import { AudienceVisibilityModule, BrowserAuthModule, OperatorCors, ServiceDatabaseModule, ServiceDefinition, WorkspaceAuthModule } from '@herald/runtime';
 import { Acceptance } from './acceptance/acceptance';
 import { WebpushEngagements } from './acceptance/webpush-engagements';
-import { IdempotencyLedger } from './acceptance/idempotency-ledger';
-import { SignedRequestLedger } from './acceptance/signed-request-ledger';
+import { IdempotencyClaims } from './acceptance/idempotency-claims';
+import { IdempotencyRepository } from './acceptance/idempotency.repository';
+import { SignedRequestClaims } from './acceptance/signed-request-claims';
+import { SignedRequestRepository } from './acceptance/signed-request.repository';
 import { SignedRequestReplays } from './acceptance/signed-request-replays';
 import { BacklogPushBack } from './http/backlog-push-back.guard';
 import { BroadcastController } from './http/broadcast.controller';
@@ -42,7 +44,7 @@ export class IngestApiModule implements NestModule {
         AudienceVisibilityModule,
       ],
       controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, DefinitionChangesConsumer],
-      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyLedger, SignedRequestLedger, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
+      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyRepository, IdempotencyClaims, SignedRequestRepository, SignedRequestClaims, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
     };
   }
 }

@@ -18,7 +18,8 @@ import { PayloadSchemas } from '../read-models/payload-schemas';
 import { LiveWorkflows } from '../read-models/live-workflows';
 import { NormalisedBroadcast, NormalisedIdentityEvent } from '../validation';
 import { AcceptedMessages, ChunkLimits, broadcastMessages, eventMessages, identityMessages, triggerMessages } from './accepted-messages';
-import { IdempotencyLedger, RequestKind } from './idempotency-ledger';
+import { IdempotencyClaims } from './idempotency-claims';
+import { RequestKind } from './idempotency.repository';
 
 /** Where each kind of request's accepted messages go. */
 const ACCEPTED_TOPIC: Record<RequestKind, string> = {
@@ -46,7 +47,7 @@ export class Acceptance {
   constructor(
     private readonly workflows: LiveWorkflows,
     private readonly schemas: PayloadSchemas,
-    private readonly ledger: IdempotencyLedger,
+    private readonly idempotency: IdempotencyClaims,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
@@ -147,19 +148,19 @@ export class Acceptance {
       await this.publish(kind, build(proposedMessageId));
       return { messageId: proposedMessageId, repeat: false };
     }
-    const claim = await this.infrastructure('claiming the idempotency key', () => this.ledger.claim(workspace.id, kind, idempotencyKey, proposedMessageId));
+    const claim = await this.infrastructure('claiming the idempotency key', () => this.idempotency.claim(workspace.id, kind, idempotencyKey, proposedMessageId));
     if (claim.kind === 'repeat') return { messageId: claim.messageId, repeat: true };
     try {
       await this.publish(kind, build(claim.messageId));
     } catch (error) {
-      await this.ledger.release(workspace.id, kind, idempotencyKey, claim.messageId).catch((releaseError: Error) =>
+      await this.idempotency.release(workspace.id, kind, idempotencyKey, claim.messageId).catch((releaseError: Error) =>
         // The claim stays pending; the next request takes it over after the lease.
         this.logger.warn('could not release an idempotency claim', { message_id: claim.messageId, err: releaseError.message }),
       );
       throw error;
     }
     try {
-      await this.ledger.markAccepted(workspace.id, kind, idempotencyKey, claim.messageId);
+      await this.idempotency.markAccepted(workspace.id, kind, idempotencyKey, claim.messageId);
     } catch (error) {
       // The messages are in the bus, so the request is accepted. A repeat after the lease
       // republishes the same ids, which consumers dedupe.

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { HeraldError, deterministicUuid } from '@herald/contracts';
 import { AuthenticatedRequest, AuthenticatedWorkspace, HERALD_LOGGER, HeraldLogger, refuseInfrastructureFailure } from '@herald/runtime';
-import { SignedAnswer, SignedRequestLedger } from './signed-request-ledger';
+import { SignedRequestClaims } from './signed-request-claims';
+import { SignedAnswer } from './signed-request.repository';
 
 /** The message id the record at `index` of a request proposes (index 0 for a single body). */
 export type MessageIdAt = (index: number) => string;
@@ -22,7 +23,7 @@ export type MessageIdAt = (index: number) => string;
 @Injectable()
 export class SignedRequestReplays {
   constructor(
-    private readonly ledger: SignedRequestLedger,
+    private readonly claims: SignedRequestClaims,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
@@ -30,7 +31,7 @@ export class SignedRequestReplays {
     const replayKey = request.signatureReplayKey;
     if (replayKey === undefined) return work(() => randomUUID());
 
-    const claim = await this.infrastructure(() => this.ledger.claim(workspace.id, replayKey));
+    const claim = await this.infrastructure(() => this.claims.claim(workspace.id, replayKey));
     if (claim.kind === 'repeat') {
       this.logger.warn('signed request replayed; answered with the first answer and nothing started', { workspace_id: workspace.id, status: claim.answer.status });
       return claim.answer;
@@ -41,14 +42,14 @@ export class SignedRequestReplays {
     try {
       answer = await work((index) => deterministicUuid('signed-request', workspace.id, replayKey, String(index)));
     } catch (error) {
-      await this.ledger.release(workspace.id, replayKey).catch((releaseError: Error) =>
+      await this.claims.release(workspace.id, replayKey).catch((releaseError: Error) =>
         // The claim stays pending; a replay takes it over after the lease.
         this.logger.warn('could not release a signed-request claim', { workspace_id: workspace.id, err: releaseError.message }),
       );
       throw error;
     }
     try {
-      await this.ledger.answered(workspace.id, replayKey, answer);
+      await this.claims.answered(workspace.id, replayKey, answer);
     } catch (error) {
       // The work is done. A replay after the lease runs it again with the same ids, which consumers dedupe.
       this.logger.warn('answered, but could not record the answer of a signed request', { workspace_id: workspace.id, err: (error as Error).message });

@@ -1,12 +1,11 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
 import { HeraldLogger } from '../../logging/logger';
 import { ConsumerRegistry } from '../consumer-registry';
 import { HERALD_LOGGER } from '../tokens';
 import { BrowserAuthenticator } from './browser-authenticator';
 import { BrowserKeys } from './browser-keys';
+import { BrowserKeysRepository } from './browser-keys.repository';
 
 export interface BrowserAuthOptions {
   /** The service's schema (and DataSource name), which holds `public_keys` and `signing_keys` (`browserKeysMigration`). */
@@ -47,10 +46,11 @@ export class BrowserAuthModule {
       providers: [
         // Also keeps two services' instances of this module apart in one process (embedded mode).
         { provide: 'BROWSER_AUTH_GROUP', useValue: options.groupId },
+        BrowserKeysRepository.forSchema(options.schema),
         {
           provide: BrowserKeys,
-          inject: [getDataSourceToken(options.schema), HERALD_LOGGER],
-          useFactory: (db: DataSource, logger: HeraldLogger) => new BrowserKeys(db, options.schema, logger),
+          inject: [BrowserKeysRepository, HERALD_LOGGER],
+          useFactory: (keys: BrowserKeysRepository, logger: HeraldLogger) => new BrowserKeys(keys, options.schema, logger),
         },
         BrowserKeysFeed,
         BrowserAuthenticator,

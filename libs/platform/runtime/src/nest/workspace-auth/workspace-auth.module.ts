@@ -1,6 +1,4 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { MessageBus } from '@herald/bus';
 import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
 import { HeraldConfig } from '../../config/herald-config';
@@ -11,6 +9,7 @@ import { CLOCK, Clock, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS } from '../toke
 import { acknowledgeCredentials } from './credentials-acknowledgement';
 import { WORKSPACE_CREDENTIALS, WorkspaceAuthGuard } from './workspace-auth.guard';
 import { WorkspaceCredentials } from './workspace-credentials';
+import { WorkspaceCredentialsRepository } from './workspace-credentials.repository';
 
 export interface WorkspaceAuthOptions {
   readonly service: string;
@@ -61,13 +60,14 @@ export class WorkspaceAuthModule {
       module: WorkspaceAuthModule,
       providers: [
         { provide: 'WORKSPACE_AUTH_OPTIONS', useValue: options },
+        WorkspaceCredentialsRepository.forSchema(options.schema),
         {
           provide: WORKSPACE_CREDENTIALS,
-          inject: [getDataSourceToken(options.schema), HERALD_CONFIG, HERALD_LOGGER],
-          useFactory: (db: DataSource, config: HeraldConfig, logger: HeraldLogger): WorkspaceCredentials => {
+          inject: [WorkspaceCredentialsRepository, HERALD_CONFIG, HERALD_LOGGER],
+          useFactory: (credentials: WorkspaceCredentialsRepository, config: HeraldConfig, logger: HeraldLogger): WorkspaceCredentials => {
             // Workspace secrets arrive sealed by management-api; the same key opens them.
             if (!config.secretsKey) throw new Error(`HERALD_SECRETS_KEY is required by ${options.service} (it verifies workspace-key signatures)`);
-            return new WorkspaceCredentials(db, options.schema, new SecretBox(config.secretsKey), logger);
+            return new WorkspaceCredentials(credentials, new SecretBox(config.secretsKey), logger);
           },
         },
         CredentialsFeed,

@@ -1,7 +1,7 @@
-import { DataSource } from 'typeorm';
 import { CredentialsChanged } from '@herald/contracts';
 import { HeraldLogger } from '../../logging/logger';
 import { SecretBox, hashToken } from '../../security/secret-box';
+import { WorkspaceCredentialsRepository } from './workspace-credentials.repository';
 
 /** The workspace a request or a message was proven to belong to. */
 export interface AuthenticatedWorkspace {
@@ -23,18 +23,18 @@ const CACHE_CAPACITY = 10_000;
 /**
  * A service's read model of the credentials management-api announces on
  * `notify.credentials.changed.v1`, in the service's own schema (`<schema>.api_keys`,
- * `<schema>.workspace_keys`, created by `workspaceCredentialsMigration`). API keys are
- * kept as SHA-256 hashes; workspace secrets stay sealed in the table and are opened
- * only in memory. Lookups are cached for 5 s per replica; the replica that applies a
- * change drops its cache at once, the others see it within the TTL.
+ * `<schema>.workspace_keys`, created by `workspaceCredentialsMigration`, read and written
+ * through WorkspaceCredentialsRepository). API keys are kept as SHA-256 hashes; workspace
+ * secrets stay sealed in the table and are opened only in memory. Lookups are cached for
+ * 5 s per replica; the replica that applies a change drops its cache at once, the others
+ * see it within the TTL.
  */
 export class WorkspaceCredentials {
   private readonly apiKeys = new ExpiringCache<AuthenticatedWorkspace | null>(CACHE_TTL_MS, CACHE_CAPACITY);
   private readonly workspaceKeys = new ExpiringCache<readonly WorkspaceKeySecret[]>(CACHE_TTL_MS, CACHE_CAPACITY);
 
   constructor(
-    private readonly db: DataSource,
-    private readonly schema: string,
+    private readonly credentials: WorkspaceCredentialsRepository,
     private readonly box: SecretBox,
     private readonly logger: HeraldLogger,
   ) {}
@@ -42,15 +42,7 @@ export class WorkspaceCredentials {
   /** The workspace of a Bearer API key, or null. */
   async workspaceOfApiKey(apiKey: string): Promise<AuthenticatedWorkspace | null> {
     const hash = hashToken(apiKey).toString('hex');
-    return this.apiKeys.load(hash, async () => {
-      const [row] = (await this.db.query(`SELECT workspace_id, workspace_slug, read_only FROM ${this.schema}.api_keys WHERE key_hash = $1`, [hash])) as Array<{
-        workspace_id: string;
-        workspace_slug: string;
-        read_only: boolean;
-      }>;
-      if (!row) return null;
-      return row.read_only ? { id: row.workspace_id, slug: row.workspace_slug, readOnly: true } : { id: row.workspace_id, slug: row.workspace_slug };
-    });
+    return this.apiKeys.load(hash, () => this.credentials.workspaceOfApiKeyHash(hash));
   }
 
   /** The secrets a workspace key signs with (none when unknown). */
@@ -59,17 +51,14 @@ export class WorkspaceCredentials {
   }
 
   private async loadSecretsOfWorkspaceKey(key: string): Promise<readonly WorkspaceKeySecret[]> {
-    const rows = (await this.db.query(
-      `SELECT workspace_key_id, workspace_id, workspace_slug, secret_sealed FROM ${this.schema}.workspace_keys WHERE key = $1`,
-      [key],
-    )) as Array<{ workspace_key_id: string; workspace_id: string; workspace_slug: string; secret_sealed: string }>;
-    const secrets = rows.flatMap((row) => {
+    const sealed = await this.credentials.sealedKeysOf(key);
+    const secrets = sealed.flatMap((stored) => {
       try {
-        const secret = this.box.open(Buffer.from(row.secret_sealed, 'base64'), `workspace_key:${row.workspace_key_id}`);
-        return [{ workspace: { id: row.workspace_id, slug: row.workspace_slug }, secret }];
+        const secret = this.box.open(Buffer.from(stored.secretSealed, 'base64'), `workspace_key:${stored.workspaceKeyId}`);
+        return [{ workspace: stored.workspace, secret }];
       } catch {
         // Sealed under another HERALD_SECRETS_KEY: the services disagree on the key.
-        this.logger.error("cannot open a workspace secret; is HERALD_SECRETS_KEY the same as management-api's?", { workspace_key_id: row.workspace_key_id });
+        this.logger.error("cannot open a workspace secret; is HERALD_SECRETS_KEY the same as management-api's?", { workspace_key_id: stored.workspaceKeyId });
         return [];
       }
     });
@@ -79,24 +68,16 @@ export class WorkspaceCredentials {
   async apply(change: CredentialsChanged): Promise<void> {
     if (change.kind === 'api_key') {
       if (change.change === 'deleted') {
-        await this.db.query(`DELETE FROM ${this.schema}.api_keys WHERE api_key_id = $1`, [change.api_key_id]);
+        await this.credentials.removeApiKey(change.api_key_id);
       } else {
-        await this.db.query(
-          `INSERT INTO ${this.schema}.api_keys (api_key_id, key_hash, workspace_id, workspace_slug, read_only) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (api_key_id) DO UPDATE SET key_hash = EXCLUDED.key_hash, workspace_slug = EXCLUDED.workspace_slug, read_only = EXCLUDED.read_only`,
-          [change.api_key_id, change.key_hash, change.workspace_id, change.workspace_slug, change.read_only === true],
-        );
+        await this.credentials.saveApiKey(change);
       }
       this.apiKeys.clear();
     } else if (change.kind === 'workspace_key') {
       if (change.change === 'deleted') {
-        await this.db.query(`DELETE FROM ${this.schema}.workspace_keys WHERE workspace_key_id = $1`, [change.workspace_key_id]);
+        await this.credentials.removeWorkspaceKey(change.workspace_key_id);
       } else {
-        await this.db.query(
-          `INSERT INTO ${this.schema}.workspace_keys (workspace_key_id, key, workspace_id, workspace_slug, secret_sealed) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (workspace_key_id) DO UPDATE SET key = EXCLUDED.key, secret_sealed = EXCLUDED.secret_sealed, workspace_slug = EXCLUDED.workspace_slug`,
-          [change.workspace_key_id, change.key, change.workspace_id, change.workspace_slug, change.secret_sealed],
-        );
+        await this.credentials.saveWorkspaceKey(change);
       }
       this.workspaceKeys.clear();
     } else {

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The answers to SDK-signed requests, so an exact replay inside the signature's clock
- * window is answered as a repeat instead of starting work again (SignedRequestLedger).
+ * window is answered as a repeat instead of starting work again (SignedRequestClaims).
  */
 export class SignedRequestReplays1764400000000 implements MigrationInterface {
   name = 'SignedRequestReplays1764400000000';
