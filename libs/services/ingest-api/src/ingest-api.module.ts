@@ -43,8 +43,8 @@ export class IngestApiModule implements NestModule {
         BrowserAuthModule.forService({ schema: 'ingest', groupId: 'herald.ingest.browser-keys' }),
         AudienceVisibilityModule,
       ],
-      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, DefinitionChangesConsumer],
-      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyRepository, IdempotencyClaims, SignedRequestRepository, SignedRequestClaims, SignedRequestReplays, Acceptance, WebpushEngagements, KafkaIngressConsumer],
+      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, DefinitionChangesConsumer, KafkaIngressConsumer],
+      providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyRepository, IdempotencyClaims, SignedRequestRepository, SignedRequestClaims, SignedRequestReplays, Acceptance, WebpushEngagements],
     };
   }
 }

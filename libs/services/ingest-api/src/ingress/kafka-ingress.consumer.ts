@@ -1,8 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { FieldError, HeraldError, ParseResult, TOPICS, deterministicUuid, inputHygieneProblems, jsonTextNestingProblem } from '@herald/contracts';
 import { IncomingMessage, MessageOutcome, classifyFailure } from '@herald/bus';
 import {
   AuthenticatedWorkspace,
+  ConsumerOf,
   ConsumerRegistry,
   WORKSPACE_CREDENTIALS,
   WorkspaceCredentials,
@@ -35,22 +36,13 @@ class Rejected extends Error {
  * the reasons; a bus or database failure is retried. The message id is derived from the
  * message's place in the topic, so a redelivery republishes the same ids.
  */
-@Injectable()
-export class KafkaIngressConsumer implements OnApplicationBootstrap {
+@Controller()
+export class KafkaIngressConsumer {
   constructor(
     private readonly consumers: ConsumerRegistry,
     @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
     private readonly acceptance: Acceptance,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.subscribe({
-      groupId: INGRESS_GROUP_ID,
-      topics: [TOPICS.ingressTrigger.name, TOPICS.ingressEvent.name],
-      handler: (message) => this.handle(message),
-      batchHandler: (messages) => this.handleBatch(messages),
-    });
-  }
 
   /**
    * A partition's messages at once: those of one Kafka key in order (the README promises
@@ -61,7 +53,9 @@ export class KafkaIngressConsumer implements OnApplicationBootstrap {
    * batch comes again (a split one by one, unless an outage) and what was accepted is
    * not accepted twice (the message id comes from the message's place in the topic).
    */
-  private async handleBatch(messages: readonly IncomingMessage[]): Promise<MessageOutcome[]> {
+  // Raw messages: the body is validated here, as at the HTTP edge, and what can never be accepted is dead-lettered with its field errors.
+  @ConsumerOf({ groupId: INGRESS_GROUP_ID, topics: [TOPICS.ingressTrigger.name, TOPICS.ingressEvent.name], batch: true })
+  async handleBatch(messages: readonly IncomingMessage[]): Promise<MessageOutcome[]> {
     const outcomes: MessageOutcome[] = new Array<MessageOutcome>(messages.length);
     const byKey = new Map<string, number[]>();
     messages.forEach((message, index) => {
