@@ -32,7 +32,6 @@ const DATABASE_NAMES = ['DataSource', 'EntityManager', 'InjectDataSource', 'Quer
  * Move the access into a repository (or an existing persistence class) and delete the line.
  */
 const DATABASE_ACCESS_ALLOWED: Record<string, string> = {
-  'libs/services/channel-dispatchers/src/dispatch/dispatch-owner.ts': 'holds its owner advisory lock on a connection of its own (QueryRunner)',
   'libs/services/workflow-engine/src/outbox/engine-loops.ts': 'hot path: builds the EventStore its stream compactor uses',
   'libs/services/workflow-engine/src/runs/run-context-loader.ts': 'hot path: the engine\'s batch reads of run context',
   'libs/services/workflow-engine/src/runs/run-host.ts': 'hot path: the engine\'s EventStore and batch reads',
@@ -51,7 +50,6 @@ const SELECT_STAR_ALLOWED: Record<string, string> = {
  * a spec of its own. New persistence code is a `*.repository.ts`.
  */
 const NOT_YET_REPOSITORIES: Record<string, string> = {
-  'libs/services/channel-dispatchers/src/dispatch/delivery-ledger.ts': 'hot path: claims and records every delivery; convert with the flow bench before and after',
   'libs/services/channel-dispatchers/src/inbox/inbox-store.ts': 'hot path: the flow bench ends at its inbox row; convert with the bench before and after',
   'libs/services/ingest-api/src/acceptance/idempotency-ledger.ts': 'hot path: every trigger; convert with the ingest bench before and after',
   'libs/services/ingest-api/src/acceptance/signed-request-ledger.ts': 'hot path: every signed request; convert with the ingest bench before and after',

@@ -17,7 +17,7 @@ import {
   userKey,
 } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { outcomeMessage } from '../dispatch/outcome-message';
 import { WriteBatcher } from '../dispatch/write-batcher';
 import { InboxContent } from '@herald/rendering';
