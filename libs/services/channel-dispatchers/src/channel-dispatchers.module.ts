@@ -3,12 +3,15 @@ import { BrowserAuthModule, HERALD_CONFIG, HeraldConfig, SecretBox, ServiceDatab
 import { AttachmentLoader } from './attachments/attachment-loader';
 import { ClaimLeases } from './dispatch/claim-leases';
 import { DeliveryConsumers } from './dispatch/delivery-consumers';
-import { DeliveryLedger } from './dispatch/delivery-ledger';
+import { DeliveryClaims } from './dispatch/delivery-claims';
+import { DeliveryRepository } from './dispatch/delivery.repository';
 import { DEFAULT_DISPATCH_OPTIONS, DISPATCH_OPTIONS, DispatchOptions } from './dispatch/dispatch-options';
 import { DispatchHost } from './dispatch/dispatch-host';
 import { DispatchMetrics } from './dispatch/dispatch-metrics';
 import { DispatchOutboxRelay } from './dispatch/dispatch-outbox-relay';
+import { DispatchOutboxRepository } from './dispatch/dispatch-outbox.repository';
 import { DispatchOwner } from './dispatch/dispatch-owner';
+import { DispatchOwnerLockRepository } from './dispatch/dispatch-owner-lock.repository';
 import { Dispatcher, VENDOR_REGISTRY } from './dispatch/dispatcher';
 import { RetryPoller } from './dispatch/retry-poller';
 import { DeliveryRetryController } from './http/delivery-retry.controller';
@@ -123,8 +126,11 @@ export class ChannelDispatchersModule implements OnApplicationShutdown {
         JsInboxUserGuard,
         JsInboxWorkspaceGuard,
         JsInboxSockets,
+        DispatchOwnerLockRepository,
         DispatchOwner,
-        DeliveryLedger,
+        DispatchOutboxRepository,
+        DeliveryRepository,
+        DeliveryClaims,
         ClaimLeases,
         AttachmentLoader,
         DispatchMetrics,

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { DispatchOwner } from './dispatch-owner';
-import { DeliveryLedger } from './delivery-ledger';
+import { DeliveryClaims } from './delivery-claims';
 
 /**
  * The heartbeat of this process's claims: while an attempt runs, its claim's lease is
@@ -19,7 +19,7 @@ export class ClaimLeases implements OnApplicationBootstrap, BeforeApplicationShu
   private stopped = false;
 
   constructor(
-    private readonly ledger: DeliveryLedger,
+    private readonly ledger: DeliveryClaims,
     private readonly owner: DispatchOwner,
     @Inject(DISPATCH_OPTIONS) private readonly options: DispatchOptions,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,

@@ -1,7 +1,7 @@
 import { DeliveryStatus } from '@herald/contracts';
 import { assertNever } from '@herald/decider';
 import { DispatchOptions, retryDelayMs } from './dispatch-options';
-import { FinalState } from './delivery-ledger';
+import { FinalState } from './delivery.repository';
 import { OutcomeFields } from './outcome-message';
 
 /** What one destination identity's sends (every vendor of the route by priority) came to. */

@@ -28,8 +28,8 @@ export interface LedgeredDelivery {
 
 /**
  * `dispatch.deliveries` (created by the migrations, never by TypeORM). The hot path
- * (DeliveryLedger) claims and finishes deliveries with its own SQL; this maps the table
- * for the repositories that read it and record vendor callbacks.
+ * (DeliveryRepository) claims and finishes deliveries with its own SQL; this maps the table
+ * for its cold paths and for the repositories that read it and record vendor callbacks.
  */
 export const LedgeredDeliveryEntity = new EntitySchema<LedgeredDelivery>({
   name: 'LedgeredDelivery',

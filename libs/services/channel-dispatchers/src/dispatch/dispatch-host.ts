@@ -2,7 +2,8 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
-import { ClaimedDelivery, CommandToClaim, DeliveryLedger } from './delivery-ledger';
+import { DeliveryClaims } from './delivery-claims';
+import { ClaimedDelivery, CommandToClaim } from './delivery.repository';
 import { Dispatcher, Preparation } from './dispatcher';
 import { RetryPoller } from './retry-poller';
 import { WriteBatcher } from './write-batcher';
@@ -37,7 +38,7 @@ export class DispatchHost implements OnModuleDestroy {
   private stopping = false;
 
   constructor(
-    private readonly ledger: DeliveryLedger,
+    private readonly ledger: DeliveryClaims,
     private readonly dispatcher: Dispatcher,
     private readonly leases: ClaimLeases,
     private readonly poller: RetryPoller,

@@ -1,42 +1,24 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryRunner } from 'typeorm';
 import { HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
-
-/** The advisory lock key space of owners: `(hashtext(OWNER_LOCK_SPACE), hashtext(owner))`. */
-const OWNER_LOCK_SPACE = 'herald:dispatch-owner';
-
-/**
- * SQL: whether the process that owns the claim of `ownerSql` is alive. A live owner holds
- * its session-level advisory lock; the lock goes with the session, and Postgres ends the
- * session as soon as the process's connection closes (a crash, kill -9: the kernel closes
- * the socket). A hash collision can only make a dead owner look alive (its claim then
- * waits for its lease to run out), never the reverse.
- */
-export function ownerIsAliveSql(ownerSql: string): string {
-  return `EXISTS (SELECT 1 FROM pg_locks l
-     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-       AND l.classid::int4 = hashtext('${OWNER_LOCK_SPACE}') AND l.objid::int4 = hashtext(${ownerSql}))`;
-}
+import { DispatchOwnerLockRepository, HeldOwnerLock } from './dispatch-owner-lock.repository';
 
 /**
  * This dispatcher process as the owner of delivery claims: an id unique to the process
  * (host, pid, a random part, so a restart is a new owner) and a session-level advisory
- * lock held on a dedicated connection while the process lives, by which others tell
- * whether the owner of a claim is gone. In the embedded mode (PGlite) every connection
+ * lock held on a dedicated connection while the process lives (DispatchOwnerLockRepository),
+ * by which others tell whether the owner of a claim is gone. In the embedded mode (PGlite) every connection
  * shares one session; a single process uses the data folder, so any other owner there
  * is a previous run, and its lock went with it.
  */
 @Injectable()
 export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
   private ownerId = newOwnerId();
-  private lock?: QueryRunner;
+  private lock?: HeldOwnerLock;
 
   constructor(
-    @InjectDataSource('dispatch') private readonly db: DataSource,
+    private readonly locks: DispatchOwnerLockRepository,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 
@@ -68,10 +50,10 @@ export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
     const lock = this.lock;
     if (lock && !lock.isReleased) {
       try {
-        await lock.query('SELECT 1');
+        await lock.keepAlive();
         return;
       } catch {
-        await lock.release();
+        await lock.abandon();
       }
     }
     this.lock = undefined;
@@ -85,28 +67,15 @@ export class DispatchOwner implements OnModuleInit, BeforeApplicationShutdown {
     this.lock = undefined;
     if (!lock || lock.isReleased) return;
     try {
-      await lock.query(`SELECT pg_advisory_unlock(hashtext('${OWNER_LOCK_SPACE}'), hashtext($1))`, [this.id]);
-    } catch {
-      // The session is most likely gone, and the lock with it.
-    } finally {
       await lock.release();
+    } catch {
+      // The session is most likely gone, and the lock with it (its connection was given back all the same).
     }
   }
 
   private async tryLock(): Promise<boolean> {
-    const runner = this.db.createQueryRunner();
-    try {
-      const [row] = (await runner.query(`SELECT pg_try_advisory_lock(hashtext('${OWNER_LOCK_SPACE}'), hashtext($1)) AS locked`, [this.id])) as Array<{ locked: boolean }>;
-      if (row?.locked) {
-        this.lock = runner;
-        return true;
-      }
-    } catch (error) {
-      await runner.release();
-      throw error;
-    }
-    await runner.release();
-    return false;
+    this.lock = (await this.locks.tryLock(this.id)) ?? undefined;
+    return this.lock !== undefined;
   }
 }
 

@@ -14,7 +14,8 @@ import { ChannelVendor, SendResult, VendorConfig, VendorConfigError, permanent, 
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
 import { DeliveryDecision, DeliveryInput, DeliveryState, IdentityResult, VendorAnswer, decideDelivery, decideIdentity } from './delivery-decider';
-import { ClaimedDelivery, DeliveryLedger, FinishRecord } from './delivery-ledger';
+import { DeliveryClaims } from './delivery-claims';
+import { ClaimedDelivery, FinishRecord } from './delivery.repository';
 import { DispatchMetrics } from './dispatch-metrics';
 import { OutcomeFields, outcomeMessage } from './outcome-message';
 import { renderWarnings } from './render-warnings';
@@ -50,7 +51,7 @@ export class Dispatcher {
   private readonly finishes: WriteBatcher<FinishRecord, boolean>;
 
   constructor(
-    private readonly ledger: DeliveryLedger,
+    private readonly ledger: DeliveryClaims,
     private readonly leases: ClaimLeases,
     private readonly vendorModel: WorkspaceVendors,
     private readonly translationModel: LiveTranslations,

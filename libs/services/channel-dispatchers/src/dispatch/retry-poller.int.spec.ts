@@ -1,7 +1,7 @@
 import { runModeTargets } from '@herald/runtime';
 import { RecordingServer } from '../testing/recording-server';
 import { DispatchTestApp, deliveryCommand, startDispatchTestApp } from '../testing/dispatch-test-app';
-import { DeliveryLedger } from './delivery-ledger';
+import { DeliveryClaims } from './delivery-claims';
 
 const TWILIO = { account_sid: `AC${'d'.repeat(32)}`, auth_token: 'tw-token', from: '+14155550100' };
 
@@ -24,7 +24,7 @@ describe.each(runModeTargets())('retry poller ($name)', ({ database, bus }) => {
   });
 
   it('sleeps until each scheduled retry is due, woken by the retry it was told of: a round per retry, no polling in between', async () => {
-    const ledger = dispatch.app.get(DeliveryLedger);
+    const ledger = dispatch.app.get(DeliveryClaims);
     // Idle: nothing scheduled or held, so the poller has nothing to wake for (not "due now").
     expect(await ledger.nextDueInMs()).toBeNull();
     const rounds = jest.spyOn(ledger, 'claimDue');

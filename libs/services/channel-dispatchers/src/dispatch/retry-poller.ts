@@ -2,7 +2,8 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { DueLoop, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { DISPATCH_OPTIONS, DispatchOptions } from './dispatch-options';
 import { ClaimLeases } from './claim-leases';
-import { ClaimedDelivery, DeliveryLedger } from './delivery-ledger';
+import { DeliveryClaims } from './delivery-claims';
+import { ClaimedDelivery } from './delivery.repository';
 import { Dispatcher } from './dispatcher';
 
 const BATCH = 20;
@@ -33,7 +34,7 @@ export class RetryPoller implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = false;
 
   constructor(
-    private readonly ledger: DeliveryLedger,
+    private readonly ledger: DeliveryClaims,
     private readonly dispatcher: Dispatcher,
     private readonly leases: ClaimLeases,
     @Inject(DISPATCH_OPTIONS) options: DispatchOptions,

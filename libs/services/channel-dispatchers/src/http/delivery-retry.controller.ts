@@ -1,7 +1,7 @@
 import { CanActivate, Controller, ExecutionContext, HttpCode, Injectable, Options, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HeraldError } from '@herald/contracts';
-import { DeliveryLedger } from '../dispatch/delivery-ledger';
+import { DeliveryClaims } from '../dispatch/delivery-claims';
 import { CurrentCaller, InboxAuthGuard, InboxCaller } from './inbox-auth.guard';
 
 /**
@@ -27,7 +27,7 @@ class OperatorCors implements CanActivate {
  */
 @Controller('v1/message/:message_id/retry')
 export class DeliveryRetryController {
-  constructor(private readonly ledger: DeliveryLedger) {}
+  constructor(private readonly ledger: DeliveryClaims) {}
 
   @Post()
   @HttpCode(202)

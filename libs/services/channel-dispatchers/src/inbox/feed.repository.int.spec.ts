@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DeliveryRequested, InboxBulkUpdated } from '@herald/contracts';
 import { databaseTargets } from '@herald/testing';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
 import { openDispatchDatabase } from '../testing/repository-database';
 import { ALL_NOT_ARCHIVED, FeedFilter } from './feed-query';

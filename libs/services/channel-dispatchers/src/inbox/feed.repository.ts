@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { returningRows } from '@herald/database';
 import { writeOutbox } from '@herald/event-store';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { FeedCursor, FeedFilter, FeedItem, FeedPageQuery, FeedRow, FeedStore, feedItemOf } from './feed-query';
 import { InboxBadgeReset, InboxBadgeResetEntity, InboxMessage, InboxMessageEntity } from './inbox.entities';
 import { bulkUpdateOf, inboxBulkUpdatedMessage } from './inbox-announcements';

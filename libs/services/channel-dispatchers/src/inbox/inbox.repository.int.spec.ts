@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryOutcome, Envelope, InboxBulkUpdated, InboxUpdated, TOPICS, userKey } from '@herald/contracts';
 import { InboxContent } from '@herald/rendering';
 import { databaseTargets } from '@herald/testing';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
 import { deliveryCommand } from '../testing/dispatch-test-app';
 import { openDispatchDatabase } from '../testing/repository-database';

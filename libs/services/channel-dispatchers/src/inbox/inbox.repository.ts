@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryRequested, InboxItemState, InboxUpdated } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { InboxContent } from '@herald/rendering';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { outcomeMessage } from '../dispatch/outcome-message';
 import { bulkUpdateOf, inboxBulkUpdatedMessage, inboxUpdatedMessage } from './inbox-announcements';
 import { InboxExtras } from './inbox.entities';

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryRequested, SuppressionChanged, TOPICS } from '@herald/contracts';
 import { OutboxMessage } from '@herald/event-store';
 import { databaseTargets } from '@herald/testing';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { LedgeredDelivery, LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
 import { SuppressionList } from '../suppressions/suppression-list';
 import { SuppressionRepository } from '../suppressions/suppression.repository';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { Channel, DeliveryRequested, SuppressionChanged, TOPICS, suppressionChangedMessage } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
-import { DISPATCH_OUTBOX } from '../dispatch/delivery-ledger';
+import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { LedgeredDelivery, LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
 import { SuppressionList } from '../suppressions/suppression-list';
 import { SuppressionRepository } from '../suppressions/suppression.repository';
