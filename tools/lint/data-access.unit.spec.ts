@@ -55,8 +55,6 @@ const NOT_YET_REPOSITORIES: Record<string, string> = {
   'libs/services/channel-dispatchers/src/inbox/inbox-store.ts': 'hot path: the flow bench ends at its inbox row; convert with the bench before and after',
   'libs/services/ingest-api/src/acceptance/idempotency-ledger.ts': 'hot path: every trigger; convert with the ingest bench before and after',
   'libs/services/ingest-api/src/acceptance/signed-request-ledger.ts': 'hot path: every signed request; convert with the ingest bench before and after',
-  'libs/services/preference-service/src/preferences/preference-store.ts': 'hot path: preferences read for every recipient of a send; convert with the flow bench before and after',
-  'libs/services/preference-service/src/profiles/profile-store.ts': 'hot path: every identify and trigger recipient; convert with the ingest bench before and after',
   'libs/services/workflow-engine/src/read-models/audience-read-model.ts': 'hot path: audience reads of every run; convert with the flow bench before and after',
   'libs/services/workflow-engine/src/read-models/definitions-read-model.ts': 'hot path: the definitions every run starts from; convert with the flow bench before and after',
 };
