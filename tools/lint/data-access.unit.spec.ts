@@ -68,16 +68,12 @@ const SELECT_STAR_ALLOWED: Record<string, string> = {
 };
 
 /**
- * The older persistence classes (Store, Ledger, ReadModel, Log, Queries): typed SQL with
- * hand casts, each to become a repository (named, typed methods on TypeORM entity schemas
- * and its query builder; hand-written SQL only where a bench needs it, rows typed once) with
- * a spec of its own. New persistence code is a `*.repository.ts`.
+ * The older persistence classes (Store, Ledger, ReadModel, Log, Queries: typed SQL with
+ * hand casts) still to become repositories. None is left: the last eight, all on hot
+ * paths, moved on 2026-12-06 with their statements unchanged. A file by one of those names
+ * fails the test below; new persistence code is a `*.repository.ts` with its own spec.
  */
-const NOT_YET_REPOSITORIES: Record<string, string> = {
-  'libs/services/channel-dispatchers/src/dispatch/delivery-ledger.ts': 'hot path: claims and records every delivery; convert with the flow bench before and after',
-  'libs/services/preference-service/src/preferences/preference-store.ts': 'hot path: preferences read for every recipient of a send; convert with the flow bench before and after',
-  'libs/services/preference-service/src/profiles/profile-store.ts': 'hot path: every identify and trigger recipient; convert with the ingest bench before and after',
-};
+const NOT_YET_REPOSITORIES: Record<string, string> = {};
 
 /** Repositories without a spec of their own yet, each with why (none today: a new repository comes with its spec). */
 const REPOSITORIES_WITHOUT_SPEC: Record<string, string> = {};

@@ -13,13 +13,14 @@ import { AudienceOutboxRelay } from './outbox/audience-outbox-relay';
 import { AudienceWriteVisibilityInterceptor } from './outbox/audience-write-visibility';
 import { AUDIENCE_MIGRATIONS } from './persistence/migrations';
 import { AUDIENCE_ENTITIES } from './persistence/entities';
-import { PreferenceStore } from './preferences/preference-store';
+import { PreferenceRepository } from './preferences/preference.repository';
+import { Preferences } from './preferences/preferences';
 import { UserPreferencesAuthGuard, UserPreferencesPreflightController } from './preferences/user-preferences-auth.guard';
 import { BulkUserPreferencesController, ObjectPreferencesController, UserPreferencesController } from './preferences/preferences.controllers';
 import { SubscriberPreferencesController, SubscriberPreferencesPreflightController } from './preferences/subscriber-preferences.controller';
 import { ProfileUpdatesConsumer } from './profiles/profile-updates.consumer';
 import { ObjectsController } from './profiles/objects.controller';
-import { ProfileStore } from './profiles/profile-store';
+import { ProfileRepository } from './profiles/profile.repository';
 import { UsersController } from './profiles/users.controller';
 import { UserTenantsController } from './profiles/user-tenants.controller';
 import { TenantRepository } from './tenants/tenant.repository';
@@ -81,13 +82,14 @@ export class PreferenceServiceModule implements NestModule {
         { provide: BROADCAST_FAN_OUT_OPTIONS, useValue: { ...DEFAULT_BROADCAST_FAN_OUT_OPTIONS, ...fanOut } },
         CategoryDocumentRepository,
         LiveCategories,
-        ProfileStore,
+        ProfileRepository,
         ListRepository,
         ListVersionRepository,
         UserMerge,
         UserMergeRepository,
         TenantRepository,
-        PreferenceStore,
+        PreferenceRepository,
+        Preferences,
         UnsubscribeBodyParser,
         UserPreferencesAuthGuard,
         SubscriptionRepository,

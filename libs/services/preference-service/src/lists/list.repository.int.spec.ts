@@ -5,14 +5,14 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { databaseTargets } from '@herald/testing';
 import { AUDIENCE_OUTBOX } from '../outbox/audience-events';
 import { openAudienceDatabase } from '../testing/repository-database';
-import { ProfileStore } from '../profiles/profile-store';
+import { ProfileRepository } from '../profiles/profile.repository';
 import { ListRepository } from './list.repository';
 
 describe.each(databaseTargets())('the list repository ($kind)', (target) => {
   let db: DataSource;
   let dispose: () => Promise<void>;
   let lists: ListRepository;
-  let profiles: ProfileStore;
+  let profiles: ProfileRepository;
   const now = new Date('2026-03-01T10:00:00Z');
 
   beforeAll(async () => {
@@ -20,7 +20,7 @@ describe.each(databaseTargets())('the list repository ($kind)', (target) => {
     db = opened.db;
     dispose = opened.close;
     lists = new ListRepository(db, { now: () => now });
-    profiles = new ProfileStore(db, { now: () => now });
+    profiles = new ProfileRepository(db, { now: () => now });
   });
   afterAll(async () => {
     await dispose?.();

@@ -237,7 +237,7 @@ export class ListRepository {
    * `tenantId` ('' for none: the global one again). None for a list that does not exist.
    */
   async broadcastMembers(workspaceId: string, listId: string, tenantId: string, after: string, limit: number): Promise<BroadcastMember[]> {
-    // Hand-written: the members joined to two rows of audience.profiles (ProfileStore's table, with no entity yet) in one statement.
+    // Hand-written: the members joined to two rows of audience.profiles (ProfileRepository's table, with no entity yet) in one statement.
     return returningRows<BroadcastMember>(
       await this.db.query(
         `SELECT m.id::text AS id, m.distinct_id, g.properties AS global_properties, g.channels AS global_channels, t.properties AS tenant_properties, t.channels AS tenant_channels

@@ -5,7 +5,7 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { localeQuery } from '../categories/category-texts';
 import { parseOffsetQuery } from '../http/offset-page';
 import { tenantQuery } from '../http/request';
-import { PreferenceStore } from './preference-store';
+import { Preferences } from './preferences';
 import {
   BulkUserPreferenceReset,
   BulkUserPreferenceUpdate,
@@ -22,7 +22,7 @@ import { UserPreferencesAuthGuard } from './user-preferences-auth.guard';
 @Controller('v1/object/:object_type/:id/preference')
 @UseGuards(WorkspaceAuthGuard)
 export class ObjectPreferencesController {
-  constructor(private readonly preferences: PreferenceStore) {}
+  constructor(private readonly preferences: Preferences) {}
 
   /** `locale` (here and on the category reads) translates the section and category texts. */
   @Get()
@@ -109,7 +109,7 @@ export class ObjectPreferencesController {
 @Controller('v1/user/:distinct_id/preference')
 @UseGuards(UserPreferencesAuthGuard)
 export class UserPreferencesController {
-  constructor(private readonly preferences: PreferenceStore) {}
+  constructor(private readonly preferences: Preferences) {}
 
   @Get()
   full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Query('locale') locale: unknown): Promise<unknown> {
@@ -181,7 +181,7 @@ export class UserPreferencesController {
 @Controller('v1/bulk/user/preference')
 @UseGuards(WorkspaceAuthGuard)
 export class BulkUserPreferencesController {
-  constructor(private readonly preferences: PreferenceStore) {}
+  constructor(private readonly preferences: Preferences) {}
 
   @Patch()
   @HttpCode(202)

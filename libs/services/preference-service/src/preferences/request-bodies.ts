@@ -2,7 +2,7 @@ import { Static, Type } from '@sinclair/typebox';
 import { CategoryChoice, PREFERENCE_CHANNELS } from '@herald/audience';
 import { FormattedString, Nullable, StringEnum } from '@herald/contracts';
 import { audienceSchemas } from '../http/audience-schemas';
-import type { FullUpdate } from './preference-store';
+import type { FullUpdate } from './preferences';
 
 /**
  * The request bodies of the preference routes, each one schema (docs/architecture.md,

@@ -5,7 +5,7 @@ import { AuthenticatedWorkspace, BrowserAuthenticator, CurrentWorkspace, SuprSen
 import { localeQuery } from '../categories/category-texts';
 import { parseOffsetQuery } from '../http/offset-page';
 import { tenantQuery } from '../http/request';
-import { PreferenceStore } from './preference-store';
+import { Preferences } from './preferences';
 import { CategoryPreferenceUpdate, ChannelPreferencesUpdate, PREFERENCE_BODIES, categoryChoiceOf } from './request-bodies';
 import { UserPreferencesAuthGuard } from './user-preferences-auth.guard';
 
@@ -22,7 +22,7 @@ const SUBSCRIBER_CORS_METHODS = 'GET, PATCH, OPTIONS';
 @UseGuards(UserPreferencesAuthGuard)
 @UseFilters(SuprSendClientErrorFilter)
 export class SubscriberPreferencesController {
-  constructor(private readonly preferences: PreferenceStore) {}
+  constructor(private readonly preferences: Preferences) {}
 
   @Get('full_preference')
   full(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Param('distinct_id') distinctId: string, @Query('tenant_id') tenant: unknown, @Query('locale') locale: unknown): Promise<unknown> {

@@ -3,14 +3,14 @@ import { CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { applyOperations, applyUpsert } from './profile-document';
 import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
-import { ProfileStore } from './profile-store';
+import { ProfileRepository } from './profile.repository';
 import { objectView } from './profile-views';
 
 /** Objects (reference `/v1/object/{object_type}/{id}/`; interface 4.4 for the delete). */
 @Controller('v1/object/:object_type/:id')
 @UseGuards(WorkspaceAuthGuard)
 export class ObjectsController {
-  constructor(private readonly profiles: ProfileStore) {}
+  constructor(private readonly profiles: ProfileRepository) {}
 
   @Post()
   @HttpCode(201)

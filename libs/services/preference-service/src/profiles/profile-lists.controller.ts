@@ -1,14 +1,14 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { AuthenticatedWorkspace, CurrentWorkspace, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
-import { ProfileStore } from './profile-store';
+import { ProfileRepository } from './profile.repository';
 import { objectView, userView } from './profile-views';
 
 /** The reference's cursor-paged lists of users (`GET /v1/user/`) and of one type's objects (`GET /v1/object/{object_type}/`). */
 @Controller('v1')
 @UseGuards(WorkspaceAuthGuard)
 export class ProfileListsController {
-  constructor(private readonly profiles: ProfileStore) {}
+  constructor(private readonly profiles: ProfileRepository) {}
 
   @Get('user')
   async users(@CurrentWorkspace() ws: AuthenticatedWorkspace, @Query() query: Record<string, unknown>): Promise<unknown> {

@@ -14,7 +14,7 @@ import {
 } from '@herald/contracts';
 import { AuthenticatedWorkspace, BusMessageContext, ConsumerOf, HERALD_LOGGER, HeraldLogger } from '@herald/runtime';
 import { applyInline, applyUserOperations } from './profile-document';
-import { ProfileStore } from './profile-store';
+import { ProfileRepository } from './profile.repository';
 
 /**
  * Applies the profile changes ingest-api accepts: the inline recipients of triggers
@@ -25,7 +25,7 @@ import { ProfileStore } from './profile-store';
 @Controller()
 export class ProfileUpdatesConsumer {
   constructor(
-    private readonly profiles: ProfileStore,
+    private readonly profiles: ProfileRepository,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
   ) {}
 

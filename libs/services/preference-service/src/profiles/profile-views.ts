@@ -1,5 +1,5 @@
 import { channelView } from './profile-document';
-import { StoredProfile } from './profile-store';
+import { StoredProfile } from './profile-changes';
 
 export function userView(distinctId: string, profile: StoredProfile): Record<string, unknown> {
   return {

@@ -4,7 +4,7 @@ import { parseCursorQuery } from '../http/cursor-page';
 import { TenantRepository } from '../tenants/tenant.repository';
 import { applyOperations, applyUpsert } from './profile-document';
 import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
-import { ProfileStore } from './profile-store';
+import { ProfileRepository } from './profile.repository';
 import { userInTenantView } from './profile-views';
 
 /**
@@ -19,7 +19,7 @@ import { userInTenantView } from './profile-views';
 @UseGuards(WorkspaceAuthGuard)
 export class UserTenantsController {
   constructor(
-    private readonly profiles: ProfileStore,
+    private readonly profiles: ProfileRepository,
     private readonly tenants: TenantRepository,
   ) {}
 

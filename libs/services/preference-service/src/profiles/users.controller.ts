@@ -4,14 +4,14 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { tenantQuery } from '../http/request';
 import { applyOperations, applyUpsert } from './profile-document';
 import { PROFILE_BODIES, ProfileOperations, ProfileUpsert } from './request-bodies';
-import { ProfileStore } from './profile-store';
+import { ProfileRepository } from './profile.repository';
 import { userView } from './profile-views';
 
 /** Users (reference `/v1/user/{distinct_id}/`). `tenant_id` selects the per-tenant profile, merged over the global one. */
 @Controller('v1/user/:distinct_id')
 @UseGuards(WorkspaceAuthGuard)
 export class UsersController {
-  constructor(private readonly profiles: ProfileStore) {}
+  constructor(private readonly profiles: ProfileRepository) {}
 
   @Post()
   @HttpCode(201)

@@ -3,7 +3,7 @@ import { AudienceSubject, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CurrentWorkspace, ValidBody, WorkspaceAuthGuard } from '@herald/runtime';
 import { parseCursorQuery } from '../http/cursor-page';
 import { ListRepository } from '../lists/list.repository';
-import { ProfileStore } from '../profiles/profile-store';
+import { ProfileRepository } from '../profiles/profile.repository';
 import { userView } from '../profiles/profile-views';
 import { BulkObjectDelete, BulkUserDelete, SDK_COMPAT_BODIES, UserMergeBody } from './request-bodies';
 import { UserMerge } from './user-merge';
@@ -41,7 +41,7 @@ export class UserListsController {
 @Controller('v1/bulk')
 @UseGuards(WorkspaceAuthGuard)
 export class BulkDeleteController {
-  constructor(private readonly profiles: ProfileStore) {}
+  constructor(private readonly profiles: ProfileRepository) {}
 
   @Delete('user')
   @HttpCode(204)

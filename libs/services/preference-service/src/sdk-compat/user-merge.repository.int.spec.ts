@@ -5,7 +5,7 @@ import { AuthenticatedWorkspace } from '@herald/runtime';
 import { databaseTargets } from '@herald/testing';
 import { AUDIENCE_OUTBOX } from '../outbox/audience-events';
 import { ProfileDocument } from '../profiles/profile-document';
-import { ProfileStore } from '../profiles/profile-store';
+import { ProfileRepository } from '../profiles/profile.repository';
 import { openAudienceDatabase } from '../testing/repository-database';
 import { mergeDocuments } from './user-merge';
 import { UserMergeRepository } from './user-merge.repository';
@@ -13,7 +13,7 @@ import { UserMergeRepository } from './user-merge.repository';
 describe.each(databaseTargets())('the user merge repository ($kind)', (target) => {
   let db: DataSource;
   let dispose: () => Promise<void>;
-  let profiles: ProfileStore;
+  let profiles: ProfileRepository;
   let merges: UserMergeRepository;
   const now = new Date('2026-03-01T10:00:00Z');
 
@@ -21,7 +21,7 @@ describe.each(databaseTargets())('the user merge repository ($kind)', (target) =
     const opened = await openAudienceDatabase(target);
     db = opened.db;
     dispose = opened.close;
-    profiles = new ProfileStore(db, { now: () => now });
+    profiles = new ProfileRepository(db, { now: () => now });
     merges = new UserMergeRepository(db, profiles);
   });
   afterAll(async () => {

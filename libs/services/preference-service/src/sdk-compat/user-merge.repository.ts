@@ -4,19 +4,20 @@ import { DataSource } from 'typeorm';
 import { HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { ProfileDocument } from '../profiles/profile-document';
-import { ProfileStore, StoredProfile } from '../profiles/profile-store';
+import { StoredProfile } from '../profiles/profile-changes';
+import { ProfileRepository } from '../profiles/profile.repository';
 
-/** The write of a user merge (see UserMerge): both profiles in one transaction, through ProfileStore's statements. */
+/** The write of a user merge (see UserMerge): both profiles in one transaction, through ProfileRepository's statements. */
 @Injectable()
 export class UserMergeRepository {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly profiles: ProfileStore,
+    private readonly profiles: ProfileRepository,
   ) {}
 
   /**
    * In one transaction: reads user `fromId` (the secondary) and writes user `distinctId`'s
-   * global profile as `combine` makes it from both, announced as ProfileStore announces a
+   * global profile as `combine` makes it from both, announced as ProfileRepository announces a
    * change. The secondary stays. A missing secondary is a 404 (short shape) naming
    * `from_user_id`, a missing primary the user's own 404; either way nothing is written.
    */

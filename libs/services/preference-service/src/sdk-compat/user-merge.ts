@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { JsonObject, ProfileDocument } from '../profiles/profile-document';
-import { ProfileStore, StoredProfile } from '../profiles/profile-store';
+import { StoredProfile } from '../profiles/profile-changes';
+import { ProfileRepository } from '../profiles/profile.repository';
 import { UserMergeBody } from './request-bodies';
 import { UserMergeRepository } from './user-merge.repository';
 
@@ -16,7 +17,7 @@ import { UserMergeRepository } from './user-merge.repository';
 export class UserMerge {
   constructor(
     private readonly merges: UserMergeRepository,
-    private readonly profiles: ProfileStore,
+    private readonly profiles: ProfileRepository,
   ) {}
 
   async merge(ws: AuthenticatedWorkspace, distinctId: string, body: UserMergeBody): Promise<StoredProfile> {

@@ -6,7 +6,7 @@ import { databaseTargets } from '@herald/testing';
 import { CursorQuery } from '../http/cursor-page';
 import { AUDIENCE_OUTBOX } from '../outbox/audience-events';
 import { applyUpsert } from '../profiles/profile-document';
-import { ProfileStore } from '../profiles/profile-store';
+import { ProfileRepository } from '../profiles/profile.repository';
 import { openAudienceDatabase } from '../testing/repository-database';
 import { SubscriptionEntry, SubscriptionRepository } from './subscription.repository';
 
@@ -18,7 +18,7 @@ const newestFirst = (limit = 20, cursor: Partial<Pick<CursorQuery, 'before' | 'a
 describe.each(databaseTargets())('the subscription repository ($kind)', (target) => {
   let db: DataSource;
   let dispose: () => Promise<void>;
-  let profiles: ProfileStore;
+  let profiles: ProfileRepository;
   let subscriptions: SubscriptionRepository;
 
   beforeAll(async () => {
@@ -26,7 +26,7 @@ describe.each(databaseTargets())('the subscription repository ($kind)', (target)
     db = opened.db;
     dispose = opened.close;
     const clock = { now: () => new Date('2026-03-01T10:00:00Z') };
-    profiles = new ProfileStore(db, clock);
+    profiles = new ProfileRepository(db, clock);
     subscriptions = new SubscriptionRepository(db, profiles, clock);
   });
   afterAll(async () => {

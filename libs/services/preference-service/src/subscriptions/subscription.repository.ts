@@ -9,7 +9,7 @@ import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
 import { sqlCursorRows } from '../persistence/cursor-rows.repository';
 import { AUDIENCE_OUTBOX, subscriptionMessages } from '../outbox/audience-events';
 import { JsonObject, applyUpsert } from '../profiles/profile-document';
-import { ProfileStore } from '../profiles/profile-store';
+import { ProfileRepository } from '../profiles/profile.repository';
 import { subjectColumns, subjectFromColumns, subjectNotFound } from '../profiles/subject';
 import { SubscribeRequest } from './subscription-request';
 
@@ -115,7 +115,7 @@ const SUBSCRIBER_COLUMNS = `s.properties, s.created_at, s.updated_at, s.subscrib
 export class SubscriptionRepository {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
-    private readonly profiles: ProfileStore,
+    private readonly profiles: ProfileRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 

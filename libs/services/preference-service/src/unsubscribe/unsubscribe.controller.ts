@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AudienceSubject, HeraldError } from '@herald/contracts';
 import { AuthenticatedWorkspace, CLOCK, Clock, EngagementLinks, HERALD_CONFIG, HTTP_BODY_LIMIT_BYTES, HeraldConfig, PreferenceLinkScope, RequestBodySchema } from '@herald/runtime';
-import { PreferenceStore } from '../preferences/preference-store';
+import { Preferences } from '../preferences/preferences';
 import { FORM_BODIES, FormFields, OneClickUnsubscribeSchema, PreferencePageFormSchema, formFields } from './form-bodies';
 import { PREFERENCE_PAGE_CSP, PageSection, messagePage, preferencePage } from './preference-page';
 
@@ -18,7 +18,7 @@ type Opened = { readonly ok: true; readonly ws: AuthenticatedWorkspace; readonly
  * category and tenant, and expires (EngagementLinks). A mail client's one-click POST
  * (RFC 8058: the body `List-Unsubscribe=One-Click`, form or multipart, no cookie, no
  * script) opts the user out of that category; a GET opens the hosted preference page,
- * whose form posts to `.../preferences`. Both write through PreferenceStore, announced
+ * whose form posts to `.../preferences`. Both write through Preferences, announced
  * like any preference change and answered once the engine holds it (the next trigger of
  * that category is not sent). A forged token is a 404, an expired one a 410.
  */
@@ -27,7 +27,7 @@ export class UnsubscribeController {
   private readonly links?: EngagementLinks;
 
   constructor(
-    private readonly preferences: PreferenceStore,
+    private readonly preferences: Preferences,
     @Inject(HERALD_CONFIG) config: HeraldConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {

@@ -1,34 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
-import { OutboxMessage, writeOutbox } from '@herald/event-store';
+import { AudienceSubject } from '@herald/contracts';
+import { writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CursorMeta, CursorQuery, readCursorPage } from '../http/cursor-page';
 import { sqlCursorRows } from '../persistence/cursor-rows.repository';
-import { AUDIENCE_OUTBOX, audienceChangedMessage, subscriptionMessages } from '../outbox/audience-events';
-import { Parsed, ProfileDocument, mergeProfiles, profileLimitProblem } from './profile-document';
-import { scopeOf, subjectColumns, subjectFromColumns, subjectNotFound } from './subject';
-
-export interface StoredProfile extends ProfileDocument {
-  readonly created_at: Date;
-  readonly updated_at: Date;
-}
+import { AUDIENCE_OUTBOX } from '../outbox/audience-events';
+import { ProfileScopeRow, StoredProfile, changedDocument, mergedProfile, notInTenant, profileMessage, profilesDeletedMessages, subscriptionsRemovedMessages } from './profile-changes';
+import { Parsed, ProfileDocument } from './profile-document';
+import { scopeOf, subjectColumns, subjectNotFound } from './subject';
 
 /** A global profile as listed, with how many subscribe to it (objects). */
 export interface ListedProfile extends StoredProfile {
   readonly subject_id: string;
   readonly subscriptions_count: number;
-}
-
-interface ProfileRow {
-  tenant_id: string;
-  properties: ProfileDocument['properties'];
-  channels: ProfileDocument['channels'];
-  created_at: Date;
-  updated_at: Date;
 }
 
 export interface MutateOptions {
@@ -38,9 +26,20 @@ export interface MutateOptions {
   readonly sourceMessageIds?: readonly string[];
 }
 
-/** Profiles of users and objects, global and per tenant; every change is announced through the outbox. */
+/** A transaction's manager (or the DataSource's, outside one) that the repository's methods run on. */
+export type ProfileTransaction = EntityManager;
+
+/**
+ * Profiles of users and objects (`audience.profiles`), global (tenant '') and per tenant;
+ * every change is announced through the outbox in its transaction. What a change makes of
+ * a profile, and its announcements, are profile-changes.ts's pure functions.
+ *
+ * Hand-written throughout: every identify and every inline trigger recipient goes through
+ * `mutate` (ingest bench), and the reads share its columns; the statements are as they
+ * were measured.
+ */
 @Injectable()
-export class ProfileStore {
+export class ProfileRepository {
   constructor(
     @InjectDataSource('audience') private readonly db: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -62,7 +61,7 @@ export class ProfileStore {
 
   /** `mutate` inside the caller's transaction, for changes that write more than the profile. */
   async mutateIn(
-    tx: EntityManager,
+    tx: ProfileTransaction,
     workspace: AuthenticatedWorkspace,
     subject: AudienceSubject,
     tenantId: string | undefined,
@@ -72,33 +71,29 @@ export class ProfileStore {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const key = [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
     if (options.create) {
+      // Hand-written (hot path, ingest bench): creates the row the locking read below finds.
       await tx.query(
         `INSERT INTO audience.profiles (workspace_id, subject_type, object_type, subject_id, tenant_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
         key,
       );
     }
-    const [row] = (await tx.query(
+    // Hand-written (hot path, ingest bench): the row locked until the change commits, so concurrent changes of one profile apply in turn.
+    const row = returningRows<ProfileScopeRow>(await tx.query(
       `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
         WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5 FOR UPDATE`,
       key,
-    )) as ProfileRow[];
+    )).at(0);
     if (!row) throw subjectNotFound(subject);
-    const next = change({ properties: row.properties, channels: row.channels });
-    if (!next.ok) throw HeraldError.validation(next.errors as FieldError[]);
-    const properties = JSON.stringify(next.value.properties);
-    const channels = JSON.stringify(next.value.channels);
-    const tooLarge = profileLimitProblem(next.value, Buffer.byteLength(properties) + Buffer.byteLength(channels));
-    // A profile stored before the limits existed may still shrink (an $unset), never grow.
-    if (tooLarge && !shrinks(next.value, { properties: row.properties, channels: row.channels })) throw tooLarge;
-    // The row's times only: the document is what was just written (reading 256 KiB back costs a parse on the event loop).
-    const [written] = returningRows<Pick<ProfileRow, 'tenant_id' | 'created_at' | 'updated_at'>>(await tx.query(
+    const next = changedDocument(row, change);
+    // Hand-written (hot path, ingest bench): the row's times only, the document is what was just written (reading 256 KiB back costs a parse on the event loop).
+    const [written] = returningRows<Pick<ProfileScopeRow, 'tenant_id' | 'created_at' | 'updated_at'>>(await tx.query(
       `UPDATE audience.profiles SET properties = $6::jsonb, channels = $7::jsonb, updated_at = now()
         WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5
         RETURNING tenant_id, created_at, updated_at`,
-      [...key, properties, channels],
+      [...key, next.properties, next.channels],
     ));
-    const stored = { ...written, properties: next.value.properties, channels: next.value.channels };
-    await writeOutbox(tx, AUDIENCE_OUTBOX, [this.profileAnnouncement(workspace, subject, tenantId, stored, options.sourceMessageIds)]);
+    const stored = { ...written, properties: next.document.properties, channels: next.document.channels };
+    await writeOutbox(tx, AUDIENCE_OUTBOX, [profileMessage(workspace, subject, tenantId, stored, options.sourceMessageIds, this.clock.now())]);
     return stored;
   }
 
@@ -111,43 +106,23 @@ export class ProfileStore {
   async announceStored(workspace: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, sourceMessageIds: readonly string[]): Promise<void> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     await this.db.transaction(async (tx) => {
-      const [row] = (await tx.query(
+      // Hand-written (ingest path: a redelivered identity event): the document alone, as the announcement carries it.
+      const row = returningRows<ProfileDocument>(await tx.query(
         `SELECT properties, channels FROM audience.profiles
           WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`,
         [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)],
-      )) as Array<Pick<ProfileRow, 'properties' | 'channels'>>;
-      await writeOutbox(tx, AUDIENCE_OUTBOX, [this.profileAnnouncement(workspace, subject, tenantId, row, sourceMessageIds)]);
+      )).at(0);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [profileMessage(workspace, subject, tenantId, row, sourceMessageIds, this.clock.now())]);
     });
-  }
-
-  private profileAnnouncement(
-    workspace: AuthenticatedWorkspace,
-    subject: AudienceSubject,
-    tenantId: string | undefined,
-    stored: ProfileDocument | undefined,
-    sourceMessageIds: readonly string[] | undefined,
-  ): OutboxMessage {
-    return audienceChangedMessage(
-      workspace.id,
-      {
-        kind: 'profile',
-        change: stored === undefined ? 'deleted' : 'upserted',
-        workspace_slug: workspace.slug,
-        subject,
-        ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
-        ...(stored === undefined ? {} : { profile: { properties: stored.properties, channels: stored.channels } }),
-        ...(sourceMessageIds && sourceMessageIds.length > 0 ? { source_message_ids: sourceMessageIds } : {}),
-      },
-      this.clock.now(),
-    );
   }
 
   /**
    * Runs `work` in a transaction unless the message was applied before; answers whether
    * it ran. For messages whose effect must not repeat on redelivery (identity events' `$add`).
    */
-  async once(workspace: AuthenticatedWorkspace, messageId: string, work: (tx: EntityManager) => Promise<void>): Promise<boolean> {
+  async once(workspace: AuthenticatedWorkspace, messageId: string, work: (tx: ProfileTransaction) => Promise<void>): Promise<boolean> {
     return this.db.transaction(async (tx) => {
+      // Hand-written (hot path, every identity event): the claim and the check in one statement; a message applied before returns no row.
       const fresh = returningRows<unknown>(await tx.query(
         `INSERT INTO audience.applied_messages (workspace_id, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
         [workspace.id, messageId],
@@ -168,6 +143,7 @@ export class ProfileStore {
       params: [workspace.id, kind.subjectType, kind.subjectType === 'object' ? kind.objectType : ''],
       id: 'p.id',
     };
+    // Hand-written: each profile with its subscription count, one statement per page (sqlCursorRows).
     return readCursorPage(
       sqlCursorRows<ListedProfile>(
         this.db.manager,
@@ -181,17 +157,15 @@ export class ProfileStore {
   }
 
   /** The global profile, with the tenant's merged over it when `tenantId` names one; 404 when there is no global profile. */
-  async read(workspace: AuthenticatedWorkspace, subject: AudienceSubject, tenantId?: string, manager: EntityManager = this.db.manager): Promise<StoredProfile> {
+  async read(workspace: AuthenticatedWorkspace, subject: AudienceSubject, tenantId?: string, manager: ProfileTransaction = this.db.manager): Promise<StoredProfile> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
-    const rows = (await manager.query(
+    // Hand-written: both scopes in one statement (tenant '' when `tenantId` is undefined, the global one twice).
+    const rows = returningRows<ProfileScopeRow>(await manager.query(
       `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
         WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id IN ('', $5)`,
       [workspace.id, subjectType, objectType, subjectId, scopeOf(tenantId)],
-    )) as ProfileRow[];
-    const global = rows.find((r) => r.tenant_id === '');
-    if (!global) throw subjectNotFound(subject);
-    const tenant = tenantId ? rows.find((r) => r.tenant_id === tenantId) : undefined;
-    return { ...global, ...mergeProfiles(global, tenant), updated_at: tenant && tenant.updated_at > global.updated_at ? tenant.updated_at : global.updated_at };
+    ));
+    return mergedProfile(rows, subject, tenantId);
   }
 
   /**
@@ -217,11 +191,12 @@ export class ProfileStore {
 
   /** A user's profile in one tenant alone (not merged over the global one); 404 when the user has none there. */
   async readInTenant(workspace: AuthenticatedWorkspace, distinctId: string, tenantId: string): Promise<StoredProfile> {
-    const [row] = (await this.db.query(
+    // Hand-written: the columns `mutateIn`'s locking read takes, for one user's scope.
+    const row = returningRows<ProfileScopeRow>(await this.db.query(
       `SELECT tenant_id, properties, channels, created_at, updated_at FROM audience.profiles
         WHERE workspace_id = $1 AND subject_type = 'user' AND object_type = '' AND subject_id = $2 AND tenant_id = $3`,
       [workspace.id, distinctId, tenantId],
-    )) as ProfileRow[];
+    )).at(0);
     if (!row) throw notInTenant(distinctId, tenantId);
     return row;
   }
@@ -230,11 +205,12 @@ export class ProfileStore {
    * The tenants a user has a profile in (the SDKs' `list_associated_tenants`), cursor-paged
    * in the order they were linked; 404 when the user does not exist.
    */
-  async tenantsOf(workspace: AuthenticatedWorkspace, distinctId: string, query: CursorQuery): Promise<{ meta: CursorMeta; rows: Array<StoredProfile & { tenant_id: string }> }> {
+  async tenantsOf(workspace: AuthenticatedWorkspace, distinctId: string, query: CursorQuery): Promise<{ meta: CursorMeta; rows: ProfileScopeRow[] }> {
     const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
     if (!(await this.exists(workspace, subject))) throw subjectNotFound(subject);
+    // Hand-written: one statement per page (sqlCursorRows), as every cursor page of the service.
     return readCursorPage(
-      sqlCursorRows<StoredProfile & { tenant_id: string }>(
+      sqlCursorRows<ProfileScopeRow>(
         this.db.manager,
         {
           from: `audience.profiles p WHERE p.workspace_id = $1 AND p.subject_type = 'user' AND p.object_type = '' AND p.subject_id = $2 AND p.tenant_id <> ''`,
@@ -255,22 +231,24 @@ export class ProfileStore {
   async unlinkTenant(workspace: AuthenticatedWorkspace, distinctId: string, tenantId: string): Promise<void> {
     const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
     await this.db.transaction(async (tx) => {
+      // Hand-written: the delete answers whether there was a row, in one statement.
       const deleted = returningRows<unknown>(await tx.query(
         `DELETE FROM audience.profiles WHERE workspace_id = $1 AND subject_type = 'user' AND object_type = '' AND subject_id = $2 AND tenant_id = $3 RETURNING 1`,
         [workspace.id, distinctId, tenantId],
       ));
       if (deleted.length === 0) throw notInTenant(distinctId, tenantId);
-      await writeOutbox(tx, AUDIENCE_OUTBOX, [this.profileAnnouncement(workspace, subject, tenantId, undefined, undefined)]);
+      await writeOutbox(tx, AUDIENCE_OUTBOX, [profileMessage(workspace, subject, tenantId, undefined, undefined, this.clock.now())]);
     });
   }
 
   /** Whether the subject has a global profile; `lock` holds its row, ordering the writers of one subject's preferences. */
-  async exists(workspace: AuthenticatedWorkspace, subject: AudienceSubject, manager: EntityManager = this.db.manager, lock = false): Promise<boolean> {
+  async exists(workspace: AuthenticatedWorkspace, subject: AudienceSubject, manager: ProfileTransaction = this.db.manager, lock = false): Promise<boolean> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
-    const rows = (await manager.query(
+    // Hand-written (hot path: every preference read and write): one probe of the key, locking it when asked.
+    const rows = returningRows<unknown>(await manager.query(
       `SELECT 1 FROM audience.profiles WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = '' ${lock ? 'FOR UPDATE' : ''}`,
       [workspace.id, subjectType, objectType, subjectId],
-    )) as unknown[];
+    ));
     return rows.length > 0;
   }
 
@@ -282,6 +260,7 @@ export class ProfileStore {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
     const key = [workspace.id, subjectType, objectType, subjectId];
     await this.db.transaction(async (tx) => {
+      // Hand-written: every scope in one statement, answering the scopes it announces.
       const deleted = returningRows<{ tenant_id: string }>(await tx.query(
         `DELETE FROM audience.profiles WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 RETURNING tenant_id`,
         key,
@@ -290,8 +269,9 @@ export class ProfileStore {
       for (const table of ['category_preferences', 'channel_preferences']) {
         await tx.query(`DELETE FROM audience.${table} WHERE workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4`, key);
       }
-      const subscriptionsGone = await this.deleteSubscriptionsOf(tx, workspace, subject);
+      const subscriptions = await this.deleteSubscriptionsOf(tx, workspace, subject);
       if (subject.type === 'user') {
+        // Hand-written: the user's memberships deleted and each list's count kept, in one statement.
         await tx.query(
           `WITH gone AS (DELETE FROM audience.list_subscribers WHERE workspace_id = $1 AND distinct_id = $2 RETURNING list_id)
            UPDATE audience.lists l SET subscribers_count = l.subscribers_count - c.n, updated_at = now()
@@ -301,27 +281,22 @@ export class ProfileStore {
         );
       }
       const now = this.clock.now();
-      await writeOutbox(
-        tx,
-        AUDIENCE_OUTBOX,
-        deleted.map((row) =>
-          audienceChangedMessage(
-            workspace.id,
-            { kind: 'profile', change: 'deleted', workspace_slug: workspace.slug, subject, ...(row.tenant_id === '' ? {} : { tenant_id: row.tenant_id }) },
-            now,
-          ),
-        ),
-      );
-      await writeOutbox(tx, AUDIENCE_OUTBOX, subscriptionsGone(now));
+      await writeOutbox(tx, AUDIENCE_OUTBOX, profilesDeletedMessages(workspace, subject, deleted, now));
+      await writeOutbox(tx, AUDIENCE_OUTBOX, subscriptionsRemovedMessages(workspace, subject, subscriptions.parents, subscriptions.subscribers, now));
     });
   }
 
   /**
    * Removes the subscriptions of a subject being deleted, as subscriber and (objects)
-   * as the object subscribed to; answers their announcements, one set per object.
+   * as the object subscribed to; answers the objects it was subscribed to and its subscribers.
    */
-  private async deleteSubscriptionsOf(tx: EntityManager, workspace: AuthenticatedWorkspace, subject: AudienceSubject): Promise<(now: Date) => OutboxMessage[]> {
+  private async deleteSubscriptionsOf(
+    tx: ProfileTransaction,
+    workspace: AuthenticatedWorkspace,
+    subject: AudienceSubject,
+  ): Promise<{ parents: Array<{ object_type: string; object_id: string }>; subscribers: Array<{ subject_type: string; object_type: string; subject_id: string }> }> {
     const { subjectType, objectType, subjectId } = subjectColumns(subject);
+    // Hand-written: the deletes answer what they removed, for the announcements.
     const parents = returningRows<{ object_type: string; object_id: string }>(await tx.query(
       `DELETE FROM audience.object_subscriptions WHERE workspace_id = $1 AND subscriber_type = $2 AND subscriber_object_type = $3 AND subscriber_id = $4
        RETURNING object_type, object_id`,
@@ -335,27 +310,16 @@ export class ProfileStore {
             [workspace.id, objectType, subjectId],
           ))
         : [];
-    return (now) => [
-      ...parents.flatMap((parent) => subscriptionMessages(workspace, { object_type: parent.object_type, id: parent.object_id }, { removed: [subject] }, now)),
-      ...(subject.type === 'object' ? subscriptionMessages(workspace, subject, { removed: subscribers.map(subjectFromColumns) }, now) : []),
-    ];
+    return { parents, subscribers };
   }
 
   /** How many users and objects are subscribed to an object. */
   async subscriptionsCount(workspace: AuthenticatedWorkspace, objectType: string, id: string): Promise<number> {
-    const [row] = (await this.db.query(
+    // Hand-written: a count, as the subscriber pages count.
+    const [row] = returningRows<{ n: number }>(await this.db.query(
       `SELECT count(*)::int AS n FROM audience.object_subscriptions WHERE workspace_id = $1 AND object_type = $2 AND object_id = $3`,
       [workspace.id, objectType, id],
-    )) as Array<{ n: number }>;
+    ));
     return row.n;
   }
-}
-
-function notInTenant(distinctId: string, tenantId: string): HeraldError {
-  return HeraldError.notFound(`user '${distinctId}' has no profile in tenant '${tenantId}'`, 'short');
-}
-
-/** Whether `next` is smaller than `current` in properties and in bytes. */
-function shrinks(next: ProfileDocument, current: ProfileDocument): boolean {
-  return Object.keys(next.properties).length <= Object.keys(current.properties).length && JSON.stringify(next).length < JSON.stringify(current).length;
 }

@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import {
   CategoryChoice,
   CategoryPreferenceRecord,
@@ -12,36 +10,41 @@ import {
   categoryPreferenceRecord,
 } from '@herald/audience';
 import { AudienceSubject, FieldError, HeraldError } from '@herald/contracts';
-import { writeOutbox } from '@herald/event-store';
+import { OutboxMessage } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { AuthenticatedWorkspace } from '@herald/runtime';
 import { CategoryDocumentRepository } from '../categories/category-document.repository';
 import { CategoryTexts } from '../categories/category-texts';
-import { AUDIENCE_OUTBOX, audienceChangedMessage } from '../outbox/audience-events';
-import { ProfileStore } from '../profiles/profile-store';
-import { scopeOf, subjectColumns, subjectNotFound } from '../profiles/subject';
+import { audienceChangedMessage } from '../outbox/audience-events';
+import { ProfileRepository } from '../profiles/profile.repository';
+import { subjectNotFound } from '../profiles/subject';
 import { TenantRepository } from '../tenants/tenant.repository';
 import { OffsetQuery } from '../http/offset-page';
+import { PreferenceRepository, PreferenceReset, PreferenceTransaction } from './preference.repository';
 
 export interface ChannelPreferenceItem {
   channel: string;
   is_restricted: boolean;
 }
 
-/** Preferences of users and objects, per scope (global, or one tenant): interface 4.1, 4.2 and the reference's reads. */
+/**
+ * Preferences of users and objects, per scope (global, or one tenant): interface 4.1, 4.2
+ * and the reference's reads. Validates and merges the changes, composes the snapshots and
+ * announces what changed; reads and writes through PreferenceRepository (no SQL here).
+ */
 @Injectable()
-export class PreferenceStore {
+export class Preferences {
   constructor(
-    @InjectDataSource('audience') private readonly db: DataSource,
+    private readonly preferences: PreferenceRepository,
     private readonly categories: CategoryDocumentRepository,
-    private readonly profiles: ProfileStore,
+    private readonly profiles: ProfileRepository,
     private readonly tenants: TenantRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Interface 4.1: merges the asked choice into the recipient's choice for the category and answers the record of 2.6. */
   async updateCategory(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, update: CategoryChoice): Promise<CategoryPreferenceRecord> {
-    return this.db.transaction(async (tx) => {
+    return this.preferences.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
       return this.updateCategoryIn(tx, ws, subject, tenantId, slug, update, '');
     });
@@ -49,7 +52,7 @@ export class PreferenceStore {
 
   /** The write of `updateCategory` inside the caller's transaction; `path` prefixes the names of refused fields. */
   private async updateCategoryIn(
-    tx: EntityManager,
+    tx: PreferenceTransaction,
     ws: AuthenticatedWorkspace,
     subject: AudienceSubject,
     tenantId: string | undefined,
@@ -59,16 +62,10 @@ export class PreferenceStore {
   ): Promise<CategoryPreferenceRecord> {
     const located = await this.categories.category(ws.id, slug, tx);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId, tx);
-    const layer = await this.layer(tx, ws, subject, tenantId);
+    const layer = await this.preferences.layer(ws, subject, tenantId, tx);
     const result = applyCategoryUpdate(located, tenant?.categories[slug], layer.categories[slug], update);
     if (!result.ok) throw HeraldError.validation(result.errors.map((e): FieldError => ({ ...e, path: joinPath(path, e.path) })));
-    const { subjectType, objectType, subjectId } = subjectColumns(subject);
-    await tx.query(
-      `INSERT INTO audience.category_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, category, choice)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
-       ON CONFLICT (workspace_id, subject_type, object_type, subject_id, tenant_id, category) DO UPDATE SET choice = EXCLUDED.choice, updated_at = now()`,
-      [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId), slug, JSON.stringify(result.value)],
-    );
+    await this.preferences.saveCategory(tx, ws, subject, tenantId, slug, result.value);
     const updated: SubjectPreferences = { ...layer, categories: { ...layer.categories, [slug]: result.value } };
     await this.announce(tx, ws, subject, tenantId, updated);
     const snapshot = await this.snapshotWith(tx, ws, subject, tenantId, tenant, updated);
@@ -82,29 +79,21 @@ export class PreferenceStore {
     tenantId: string | undefined,
     items: readonly ChannelPreferenceItem[],
   ): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
-    return this.db.transaction(async (tx) => {
+    return this.preferences.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
       return this.updateChannelsIn(tx, ws, subject, tenantId, items);
     });
   }
 
   private async updateChannelsIn(
-    tx: EntityManager,
+    tx: PreferenceTransaction,
     ws: AuthenticatedWorkspace,
     subject: AudienceSubject,
     tenantId: string | undefined,
     items: readonly ChannelPreferenceItem[],
   ): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
-    const { subjectType, objectType, subjectId } = subjectColumns(subject);
-    const layer = await this.layer(tx, ws, subject, tenantId);
-    for (const item of items) {
-      await tx.query(
-        `INSERT INTO audience.channel_preferences (workspace_id, subject_type, object_type, subject_id, tenant_id, channel, is_restricted)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (workspace_id, subject_type, object_type, subject_id, tenant_id, channel) DO UPDATE SET is_restricted = EXCLUDED.is_restricted`,
-        [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId), item.channel, item.is_restricted],
-      );
-    }
+    const layer = await this.preferences.layer(ws, subject, tenantId, tx);
+    await this.preferences.saveChannels(tx, ws, subject, tenantId, items);
     const restricted = new Set(layer.restricted_channels);
     for (const item of items) {
       if (item.is_restricted) restricted.add(item.channel);
@@ -116,25 +105,25 @@ export class PreferenceStore {
   }
 
   async channels(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<{ channel_preferences: ChannelPreferenceItem[] }> {
-    await this.requireSubject(this.db.manager, ws, subject);
-    const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, null, undefined);
+    await this.requireSubject(undefined, ws, subject);
+    const snapshot = await this.snapshotWith(undefined, ws, subject, tenantId, null, undefined);
     return { channel_preferences: channelView(restrictedIn(snapshot)) };
   }
 
   /** `locale` (optional) translates the category's name and description (locale-region, language, `en`, then as committed). */
   async category(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, slug: string, locale?: string): Promise<CategoryPreferenceRecord> {
-    await this.requireSubject(this.db.manager, ws, subject);
+    await this.requireSubject(undefined, ws, subject);
     const located = await this.categories.category(ws.id, slug);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
     const texts = await this.categories.texts(ws.id, locale);
-    return translatedRecord(texts, located, await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined));
+    return translatedRecord(texts, located, await this.snapshotWith(undefined, ws, subject, tenantId, tenant, undefined));
   }
 
   /** The full preference of the reference: sections of category records, and the channel restrictions; `locale` translates their texts. */
   async full(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, locale?: string): Promise<unknown> {
-    await this.requireSubject(this.db.manager, ws, subject);
+    await this.requireSubject(undefined, ws, subject);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
-    const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined);
+    const snapshot = await this.snapshotWith(undefined, ws, subject, tenantId, tenant, undefined);
     const located = [...(await this.categories.categories(ws.id)).values()];
     const texts = await this.categories.texts(ws.id, locale);
     const sections = new Map<object, { name: string; description: string | null; subcategories: CategoryPreferenceRecord[] }>();
@@ -152,7 +141,7 @@ export class PreferenceStore {
    * choices in one transaction, validated whole before anything is written; answers the full preference.
    */
   async updateFull(ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, update: FullUpdate): Promise<unknown> {
-    await this.db.transaction(async (tx) => {
+    await this.preferences.transaction(async (tx) => {
       await this.requireSubject(tx, ws, subject, true);
       await this.applyFull(tx, ws, subject, tenantId, update);
     });
@@ -164,7 +153,7 @@ export class PreferenceStore {
    * or nothing; a missing user is a 404 naming it, as the single-user write's. A repeated id counts once.
    */
   async updateUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, distinctIds: readonly string[], update: FullUpdate): Promise<{ success: true }> {
-    await this.db.transaction(async (tx) => {
+    await this.preferences.transaction(async (tx) => {
       if (tenantId !== undefined && !(await this.tenants.preferences(ws, tenantId, tx))) throw HeraldError.notFound(`tenant '${tenantId}' not found`);
       for (const distinctId of new Set(distinctIds)) {
         const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
@@ -177,17 +166,13 @@ export class PreferenceStore {
 
   /** Reference `PATCH /v1/bulk/user/preference/reset/`: forgets the users' channel restrictions and/or category choices in the scope. */
   async resetUsers(ws: AuthenticatedWorkspace, tenantId: string | undefined, distinctIds: readonly string[], reset: PreferenceReset): Promise<{ success: true }> {
-    await this.db.transaction(async (tx) => {
+    await this.preferences.transaction(async (tx) => {
       if (tenantId !== undefined && !(await this.tenants.preferences(ws, tenantId, tx))) throw HeraldError.notFound(`tenant '${tenantId}' not found`);
       for (const distinctId of new Set(distinctIds)) {
         const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
         await this.requireSubject(tx, ws, subject, true);
-        const { subjectType, objectType, subjectId } = subjectColumns(subject);
-        const key = [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
-        const where = `workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`;
-        if (reset.channels) await tx.query(`DELETE FROM audience.channel_preferences WHERE ${where}`, key);
-        if (reset.categories) await tx.query(`DELETE FROM audience.category_preferences WHERE ${where}`, key);
-        await this.announce(tx, ws, subject, tenantId, await this.layer(tx, ws, subject, tenantId));
+        await this.preferences.reset(tx, ws, subject, tenantId, reset);
+        await this.announce(tx, ws, subject, tenantId, await this.preferences.layer(ws, subject, tenantId, tx));
       }
     });
     return { success: true };
@@ -201,9 +186,9 @@ export class PreferenceStore {
     query: OffsetQuery,
     locale?: string,
   ): Promise<{ meta: { count: number; limit: number; offset: number }; results: CategoryPreferenceRecord[] }> {
-    await this.requireSubject(this.db.manager, ws, subject);
+    await this.requireSubject(undefined, ws, subject);
     const tenant = tenantId === undefined ? null : await this.tenants.preferences(ws, tenantId);
-    const snapshot = await this.snapshotWith(this.db.manager, ws, subject, tenantId, tenant, undefined);
+    const snapshot = await this.snapshotWith(undefined, ws, subject, tenantId, tenant, undefined);
     const texts = await this.categories.texts(ws.id, locale);
     const records = [...(await this.categories.categories(ws.id)).values()]
       .filter((entry) => tenant?.categories[entry.definition.category]?.visible_to_subscriber !== false)
@@ -211,61 +196,60 @@ export class PreferenceStore {
     return { meta: { count: records.length, limit: query.limit, offset: query.offset }, results: records.slice(query.offset, query.offset + query.limit) };
   }
 
-  private async applyFull(tx: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, update: FullUpdate): Promise<void> {
+  private async applyFull(tx: PreferenceTransaction, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, update: FullUpdate): Promise<void> {
     if (update.channels) await this.updateChannelsIn(tx, ws, subject, tenantId, update.channels);
     for (const [i, { category, choice }] of update.categories.entries()) {
       await this.updateCategoryIn(tx, ws, subject, tenantId, category, choice, `categories[${i}]`);
     }
   }
 
-  private async requireSubject(manager: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, lock = false): Promise<void> {
-    if (!(await this.profiles.exists(ws, subject, manager, lock))) throw subjectNotFound(subject);
+  /** 404 unless the subject has a global profile; `lock` (in a transaction) orders the writers of one subject's preferences. */
+  private async requireSubject(tx: PreferenceTransaction | undefined, ws: AuthenticatedWorkspace, subject: AudienceSubject, lock = false): Promise<void> {
+    if (!(await this.profiles.exists(ws, subject, tx, lock))) throw subjectNotFound(subject);
   }
 
-  /** The recipient's choices in one scope. */
-  private async layer(manager: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined): Promise<SubjectPreferences> {
-    const { subjectType, objectType, subjectId } = subjectColumns(subject);
-    const key = [ws.id, subjectType, objectType, subjectId, scopeOf(tenantId)];
-    const where = `workspace_id = $1 AND subject_type = $2 AND object_type = $3 AND subject_id = $4 AND tenant_id = $5`;
-    const categories = (await manager.query(`SELECT category, choice FROM audience.category_preferences WHERE ${where}`, key)) as Array<{
-      category: string;
-      choice: CategoryChoice;
-    }>;
-    const channels = (await manager.query(`SELECT channel FROM audience.channel_preferences WHERE ${where} AND is_restricted ORDER BY channel`, key)) as Array<{
-      channel: string;
-    }>;
-    return { categories: Object.fromEntries(categories.map((c) => [c.category, c.choice])), restricted_channels: channels.map((c) => c.channel) };
-  }
-
-  /** The snapshot of @herald/audience for this recipient and scope (`category` is filled in per category by the callers). */
+  /**
+   * The snapshot of @herald/audience for this recipient and scope (`category` is filled in
+   * per category by the callers); `tx` undefined reads outside a transaction.
+   */
   private async snapshotWith(
-    manager: EntityManager,
+    tx: PreferenceTransaction | undefined,
     ws: AuthenticatedWorkspace,
     subject: AudienceSubject,
     tenantId: string | undefined,
     tenant: PreferenceSnapshot['tenant'],
     scopeLayer: SubjectPreferences | undefined,
   ): Promise<PreferenceSnapshot> {
-    const global = tenantId === undefined ? (scopeLayer ?? (await this.layer(manager, ws, subject, undefined))) : await this.layer(manager, ws, subject, undefined);
-    const inTenant = tenantId === undefined ? null : (scopeLayer ?? (await this.layer(manager, ws, subject, tenantId)));
+    const global =
+      tenantId === undefined ? (scopeLayer ?? (await this.preferences.layer(ws, subject, undefined, tx))) : await this.preferences.layer(ws, subject, undefined, tx);
+    const inTenant = tenantId === undefined ? null : (scopeLayer ?? (await this.preferences.layer(ws, subject, tenantId, tx)));
     return { category: null, tenant, subject: global, subject_in_tenant: inTenant };
   }
 
-  private async announce(tx: EntityManager, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, preferences: SubjectPreferences): Promise<void> {
-    await writeOutbox(tx, AUDIENCE_OUTBOX, [
-      audienceChangedMessage(
-        ws.id,
-        {
-          kind: 'preferences',
-          workspace_slug: ws.slug,
-          subject,
-          ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
-          preferences: { categories: { ...preferences.categories }, restricted_channels: preferences.restricted_channels },
-        },
-        this.clock.now(),
-      ),
-    ]);
+  private async announce(tx: PreferenceTransaction, ws: AuthenticatedWorkspace, subject: AudienceSubject, tenantId: string | undefined, preferences: SubjectPreferences): Promise<void> {
+    await this.preferences.announce(tx, [preferencesMessage(ws, subject, tenantId, preferences, this.clock.now())]);
   }
+}
+
+/** The announcement of a recipient's preferences in one scope, as they are after the change. */
+export function preferencesMessage(
+  ws: AuthenticatedWorkspace,
+  subject: AudienceSubject,
+  tenantId: string | undefined,
+  preferences: SubjectPreferences,
+  now: Date,
+): OutboxMessage {
+  return audienceChangedMessage(
+    ws.id,
+    {
+      kind: 'preferences',
+      workspace_slug: ws.slug,
+      subject,
+      ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
+      preferences: { categories: { ...preferences.categories }, restricted_channels: preferences.restricted_channels },
+    },
+    now,
+  );
 }
 
 function restrictedIn(snapshot: PreferenceSnapshot): string[] {
@@ -286,12 +270,6 @@ function translatedRecord(texts: CategoryTexts, located: LocatedCategory, snapsh
 export interface FullUpdate {
   readonly channels: readonly ChannelPreferenceItem[] | null;
   readonly categories: ReadonlyArray<{ readonly category: string; readonly choice: CategoryChoice }>;
-}
-
-/** What a bulk reset forgets in the scope. */
-export interface PreferenceReset {
-  readonly channels: boolean;
-  readonly categories: boolean;
 }
 
 const joinPath = (prefix: string, path: string): string => (prefix === '' ? path : path === '' ? prefix : `${prefix}.${path}`);
