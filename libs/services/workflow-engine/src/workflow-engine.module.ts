@@ -13,6 +13,7 @@ import { engineOpenApi } from './openapi/engine-openapi';
 import { EngineLoops } from './outbox/engine-loops';
 import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { ReplayWorker } from './replays/replay-worker';
+import { AudienceChangesConsumer } from './read-models/audience-changes.consumer';
 import { AudienceRepository } from './read-models/audience.repository';
 import { DefinitionChangesConsumer } from './read-models/definition-changes.consumer';
 import { DefinitionRepository } from './read-models/definition.repository';
@@ -54,7 +55,7 @@ export class WorkflowEngineModule implements NestModule {
         ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS, entities: ENGINE_ENTITIES }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
-      controllers: [RunsController, LiveTemplatesController, RunInputsConsumer, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer],
+      controllers: [RunsController, LiveTemplatesController, RunInputsConsumer, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer, AudienceChangesConsumer],
       providers: [
         DefinitionRepository,
         LiveDefinitions,

@@ -1,7 +1,6 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SubjectPreferences, TenantPreferences } from '@herald/audience';
 import {
-  AUDIENCE_CHANGED_TYPE,
   AudienceChanged,
   AudienceSubject,
   InlineChannels,
@@ -10,11 +9,10 @@ import {
   Recipient,
   TOPICS,
   audienceAppliedMessage,
-  parseAudienceChanged,
   profileLocaleAndTimezone,
 } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
-import { CLOCK, Clock, ConsumerRegistry, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, coalescedBatches } from '@herald/runtime';
+import { CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, coalescedBatches } from '@herald/runtime';
 import { StoredProfile, TenantContext } from '@herald/workflow';
 import { AudienceRepository, GLOBAL_SCOPE, RecipientRow } from './audience.repository';
 
@@ -82,32 +80,28 @@ function recipientDataOf(rows: readonly RecipientRow[], tenantId: string | undef
 /**
  * What the engine knows of the audience, from preference-service's announcements: the
  * stored profile of every user and object (global and per tenant), their preferences,
- * and tenants with their defaults, kept in the engine's tables (AudienceRepository). One
- * consumer group for the engine's replicas; the announcements of one recipient arrive in
- * order (keyed by recipient).
+ * and tenants with their defaults, kept in the engine's tables (AudienceRepository). Fed
+ * by `AudienceChangesConsumer`: one consumer group for the engine's replicas; the
+ * announcements of one recipient arrive in order (keyed by recipient).
  */
 @Injectable()
-export class LiveAudience implements OnApplicationBootstrap {
+export class LiveAudience {
   constructor(
     private readonly stored: AudienceRepository,
-    private readonly consumers: ConsumerRegistry,
     @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.audienceChanged.name], {
-      groupId: 'herald.engine.audience',
-      type: AUDIENCE_CHANGED_TYPE,
-      parsePayload: parseAudienceChanged,
-      handle: async (change, envelope) => {
-        await this.apply(envelope.workspace_id, change);
-        const applied = acknowledgedIds(envelope.message_id, change);
-        // Not awaited: an acknowledgement only lets a waiting write answer sooner.
-        if (applied.length > 0) void this.acknowledge(applied.map((id) => ({ workspaceId: envelope.workspace_id, id })));
-      },
-    });
+  /**
+   * Applies one announcement (`AudienceChangesConsumer` hands them over in order per
+   * recipient) and acknowledges the writes it completes to the write that waits for them.
+   */
+  async applyAnnounced(workspaceId: string, messageId: string, change: AudienceChanged): Promise<void> {
+    await this.apply(workspaceId, change);
+    const applied = acknowledgedIds(messageId, change);
+    // Not awaited: an acknowledgement only lets a waiting write answer sooner.
+    if (applied.length > 0) void this.acknowledge(applied.map((id) => ({ workspaceId, id })));
   }
 
   /** Acknowledgements of one turn of the event loop go out together, one message per workspace (see AudienceVisibility). */
