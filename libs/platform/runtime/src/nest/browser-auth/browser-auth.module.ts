@@ -1,7 +1,8 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
+import { Controller, DynamicModule, Module, Type } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, TOPICS, parseCredentialsChanged } from '@herald/contracts';
 import { HeraldLogger } from '../../logging/logger';
-import { ConsumerRegistry } from '../consumer-registry';
+import { ConsumerOf } from '../bus-transport/consumer-of';
 import { HERALD_LOGGER } from '../tokens';
 import { BrowserAuthenticator } from './browser-authenticator';
 import { BrowserKeys } from './browser-keys';
@@ -14,28 +15,27 @@ export interface BrowserAuthOptions {
   readonly groupId: string;
 }
 
-/** Feeds the read model from `notify.credentials.changed.v1`, one group per service (its replicas share the table). */
-@Injectable()
-class BrowserKeysFeed implements OnApplicationBootstrap {
-  constructor(
-    private readonly consumers: ConsumerRegistry,
-    private readonly browserKeys: BrowserKeys,
-    @Inject('BROWSER_AUTH_GROUP') private readonly groupId: string,
-  ) {}
+/**
+ * The feed of the read model for one service's group: `notify.credentials.changed.v1`,
+ * one group per service (its replicas share the table). A controller class per group,
+ * built when the module is (`@ConsumerOf` takes its group when the class is declared).
+ */
+function browserKeysFeedOf(groupId: string): Type {
+  @Controller()
+  class BrowserKeysFeed {
+    constructor(private readonly browserKeys: BrowserKeys) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.credentialsChanged.name], {
-      groupId: this.groupId,
-      type: CREDENTIALS_CHANGED_TYPE,
-      parsePayload: parseCredentialsChanged,
-      handle: (change) => this.browserKeys.apply(change),
-    });
+    @ConsumerOf({ groupId, topics: [TOPICS.credentialsChanged.name], messages: { type: CREDENTIALS_CHANGED_TYPE, parsePayload: parseCredentialsChanged } })
+    async apply(@Payload() change: CredentialsChanged): Promise<void> {
+      await this.browserKeys.apply(change);
+    }
   }
+  return BrowserKeysFeed;
 }
 
 /**
  * Browser credentials for a service (public key and user token): its browser-key read
- * model, the feed that keeps it current, and `BrowserAuthenticator` for the guards of
+ * model, the feed that keeps it current (a `@ConsumerOf` controller of the module), and `BrowserAuthenticator` for the guards of
  * the routes it opens to browsers. Import it after the service's ServiceDatabaseModule.
  */
 @Module({})
@@ -43,6 +43,7 @@ export class BrowserAuthModule {
   static forService(options: BrowserAuthOptions): DynamicModule {
     return {
       module: BrowserAuthModule,
+      controllers: [browserKeysFeedOf(options.groupId)],
       providers: [
         // Also keeps two services' instances of this module apart in one process (embedded mode).
         { provide: 'BROWSER_AUTH_GROUP', useValue: options.groupId },
@@ -52,7 +53,6 @@ export class BrowserAuthModule {
           inject: [BrowserKeysRepository, HERALD_LOGGER],
           useFactory: (keys: BrowserKeysRepository, logger: HeraldLogger) => new BrowserKeys(keys, options.schema, logger),
         },
-        BrowserKeysFeed,
         BrowserAuthenticator,
       ],
       exports: [BrowserKeys, BrowserAuthenticator],

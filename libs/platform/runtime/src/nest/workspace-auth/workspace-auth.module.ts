@@ -1,10 +1,11 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, DynamicModule, Inject, Module, Type } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { MessageBus } from '@herald/bus';
-import { CREDENTIALS_CHANGED_TYPE, TOPICS, parseCredentialsChanged } from '@herald/contracts';
+import { CREDENTIALS_CHANGED_TYPE, CredentialsChanged, Envelope, TOPICS, parseCredentialsChanged } from '@herald/contracts';
 import { HeraldConfig } from '../../config/herald-config';
 import { HeraldLogger } from '../../logging/logger';
 import { SecretBox } from '../../security/secret-box';
-import { ConsumerRegistry } from '../consumer-registry';
+import { BusMessageContext, ConsumerOf } from '../bus-transport/consumer-of';
 import { CLOCK, Clock, HERALD_CONFIG, HERALD_LOGGER, MESSAGE_BUS } from '../tokens';
 import { acknowledgeCredentials } from './credentials-acknowledgement';
 import { WORKSPACE_CREDENTIALS, WorkspaceAuthGuard } from './workspace-auth.guard';
@@ -20,37 +21,36 @@ export interface WorkspaceAuthOptions {
 }
 
 /**
- * Feeds the read model from `notify.credentials.changed.v1`, one group per service (its
- * replicas share the table), and acknowledges each applied change on
- * `notify.credentials.applied.v1` (management's key routes wait for it).
+ * The feed of the read model for one service's group: `notify.credentials.changed.v1`,
+ * one group per service (its replicas share the table), each applied change acknowledged
+ * on `notify.credentials.applied.v1` (management's key routes wait for it). A controller
+ * class per group, built when the module is: `@ConsumerOf` takes its group when the
+ * class is declared, and the group is the module's option.
  */
-@Injectable()
-class CredentialsFeed implements OnApplicationBootstrap {
-  constructor(
-    private readonly consumers: ConsumerRegistry,
-    @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
-    @Inject('WORKSPACE_AUTH_OPTIONS') private readonly options: WorkspaceAuthOptions,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
-  ) {}
+function credentialsFeedOf(groupId: string): Type {
+  @Controller()
+  class CredentialsFeed {
+    constructor(
+      @Inject(WORKSPACE_CREDENTIALS) private readonly credentials: WorkspaceCredentials,
+      @Inject('WORKSPACE_AUTH_OPTIONS') private readonly options: WorkspaceAuthOptions,
+      @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+      @Inject(CLOCK) private readonly clock: Clock,
+      @Inject(HERALD_LOGGER) private readonly logger: HeraldLogger,
+    ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumers.consume([TOPICS.credentialsChanged.name], {
-      groupId: this.options.groupId,
-      type: CREDENTIALS_CHANGED_TYPE,
-      parsePayload: parseCredentialsChanged,
-      handle: async (change, envelope) => {
-        await this.credentials.apply(change);
-        acknowledgeCredentials(this.bus, this.clock, this.logger, this.options.service, envelope);
-      },
-    });
+    @ConsumerOf({ groupId, topics: [TOPICS.credentialsChanged.name], messages: { type: CREDENTIALS_CHANGED_TYPE, parsePayload: parseCredentialsChanged } })
+    async apply(@Payload() change: CredentialsChanged, @Ctx() context: BusMessageContext<Envelope<CredentialsChanged>>): Promise<void> {
+      await this.credentials.apply(change);
+      acknowledgeCredentials(this.bus, this.clock, this.logger, this.options.service, context.envelope);
+    }
   }
+  return CredentialsFeed;
 }
 
 /**
  * `{base_url}` authentication for a service: its credentials read model, the feed that
- * keeps it current, and `WorkspaceAuthGuard` for its controllers. Import it in the
+ * keeps it current (a `@ConsumerOf` controller of the module), and `WorkspaceAuthGuard`
+ * for its controllers. Import it in the
  * service module after the service's ServiceDatabaseModule.
  */
 @Module({})
@@ -58,6 +58,7 @@ export class WorkspaceAuthModule {
   static forService(options: WorkspaceAuthOptions): DynamicModule {
     return {
       module: WorkspaceAuthModule,
+      controllers: [credentialsFeedOf(options.groupId)],
       providers: [
         { provide: 'WORKSPACE_AUTH_OPTIONS', useValue: options },
         WorkspaceCredentialsRepository.forSchema(options.schema),
@@ -70,7 +71,6 @@ export class WorkspaceAuthModule {
             return new WorkspaceCredentials(credentials, new SecretBox(config.secretsKey), logger);
           },
         },
-        CredentialsFeed,
         WorkspaceAuthGuard,
       ],
       exports: [WORKSPACE_CREDENTIALS, WorkspaceAuthGuard],
