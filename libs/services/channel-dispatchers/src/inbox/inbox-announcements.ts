@@ -19,14 +19,7 @@ import { InboxOwner } from './inbox-owner';
  * order; a random id, since each change is news.
  */
 export function inboxUpdatedMessage(update: InboxUpdated): OutboxMessage {
-  const messageId = randomUUID();
-  return {
-    messageId,
-    topic: TOPICS.inboxUpdated.name,
-    key: userKey(update.workspace_id, update.distinct_id),
-    value: JSON.stringify(envelopeOf(INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, messageId, update.workspace_id, new Date(), update)),
-    headers: { 'message-id': messageId },
-  };
+  return onInboxTopic(INBOX_UPDATED_TYPE, INBOX_UPDATED_VERSION, update);
 }
 
 export function bulkUpdateOf(owner: InboxOwner, change: InboxBulkUpdated['change'], notificationIds?: readonly string[]): InboxBulkUpdated {
@@ -41,12 +34,17 @@ export function bulkUpdateOf(owner: InboxOwner, change: InboxBulkUpdated['change
 
 /** On the inbox's topic and key, after the updates of the change it sums up. */
 export function inboxBulkUpdatedMessage(update: InboxBulkUpdated): OutboxMessage {
+  return onInboxTopic(INBOX_BULK_UPDATED_TYPE, INBOX_BULK_UPDATED_VERSION, update);
+}
+
+/** An inbox announcement for the outbox, on the inbox's topic keyed by recipient, with a random id (each change is news). */
+function onInboxTopic(type: string, version: number, update: { readonly workspace_id: string; readonly distinct_id: string }): OutboxMessage {
   const messageId = randomUUID();
   return {
     messageId,
     topic: TOPICS.inboxUpdated.name,
     key: userKey(update.workspace_id, update.distinct_id),
-    value: JSON.stringify(envelopeOf(INBOX_BULK_UPDATED_TYPE, INBOX_BULK_UPDATED_VERSION, messageId, update.workspace_id, new Date(), update)),
+    value: JSON.stringify(envelopeOf(type, version, messageId, update.workspace_id, new Date(), update)),
     headers: { 'message-id': messageId },
   };
 }
