@@ -178,14 +178,6 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
     };
     const workspaceKeyId = randomUUID();
     await announceCredentials({
-      kind: 'api_key',
-      change: 'created',
-      api_key_id: randomUUID(),
-      workspace_id: workspace.id,
-      workspace_slug: slug,
-      key_hash: hashToken(workspace.apiKey).toString('hex'),
-    });
-    await announceCredentials({
       kind: 'workspace_key',
       change: 'created',
       workspace_key_id: workspaceKeyId,
@@ -193,6 +185,16 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
       workspace_slug: slug,
       key: workspace.workspaceKey,
       secret_sealed: box.seal(workspace.workspaceSecret, `workspace_key:${workspaceKeyId}`).toString('base64'),
+    });
+    // The API key last: the feed applies one workspace's changes in order, so once the API
+    // key authenticates, the workspace key (and its SDK signatures) is known too.
+    await announceCredentials({
+      kind: 'api_key',
+      change: 'created',
+      api_key_id: randomUUID(),
+      workspace_id: workspace.id,
+      workspace_slug: slug,
+      key_hash: hashToken(workspace.apiKey).toString('hex'),
     });
     return workspace;
   };
@@ -220,7 +222,8 @@ export async function startIngestTestApp(database: DatabaseTarget, busTarget: Bu
 
   const workspace = await createWorkspace('staging');
   const other = await createWorkspace('staging');
-  // Ready when both workspaces' API keys authenticate (an empty body is then 400, not 401).
+  // Ready when both workspaces' API keys authenticate (an empty body is then 400, not 401),
+  // and with them their workspace keys, announced before.
   for (const ws of [workspace, other]) {
     await expectEventually(async () => expect((await call('POST', 'trigger/', undefined, { authorization: `Bearer ${ws.apiKey}` })).status).toBe(400));
   }

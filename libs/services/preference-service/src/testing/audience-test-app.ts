@@ -99,7 +99,6 @@ export async function startAudienceTestApp(
       workspaceSecret: `hws_${randomBytes(24).toString('base64url')}`,
     };
     const workspaceKeyId = randomUUID();
-    await announceCredentials({ kind: 'api_key', change: 'created', api_key_id: randomUUID(), workspace_id: ws.id, workspace_slug: ws.slug, key_hash: hashToken(ws.apiKey).toString('hex') });
     await announceCredentials({
       kind: 'workspace_key',
       change: 'created',
@@ -109,6 +108,9 @@ export async function startAudienceTestApp(
       key: ws.workspaceKey,
       secret_sealed: box.seal(ws.workspaceSecret, `workspace_key:${workspaceKeyId}`).toString('base64'),
     });
+    // The API key last: the feed applies one workspace's changes in order, so once the API
+    // key authenticates, the workspace key (and its SDK signatures) is known too.
+    await announceCredentials({ kind: 'api_key', change: 'created', api_key_id: randomUUID(), workspace_id: ws.id, workspace_slug: ws.slug, key_hash: hashToken(ws.apiKey).toString('hex') });
     return ws;
   };
 
@@ -130,7 +132,8 @@ export async function startAudienceTestApp(
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     );
-  // Ready when both API keys authenticate: an unknown tenant is then 404, not 401.
+  // Ready when both API keys authenticate (an unknown tenant is then 404, not 401), and with
+  // them the workspace keys announced before.
   for (const ws of [workspace, other]) await expectEventually(async () => expect((await call('GET', 'v1/tenant/__probe__/', undefined, ws)).status).toBe(404));
 
   const versions = new Map<string, number>();
