@@ -1,6 +1,6 @@
 import { ParseResult } from '../envelope';
 import { deterministicUuid } from '../ids';
-import { envelopeOf } from './envelope-factory';
+import { EnvelopeMessage, envelopeMessage, envelopeOf } from './envelope-factory';
 import { PayloadChecks } from './message-fields';
 
 /**
@@ -33,11 +33,7 @@ export function parseAudienceApplied(payload: unknown): ParseResult<AudienceAppl
 }
 
 /** The bus message of an acknowledgement, keyed by workspace; its id derives from what it acknowledges. */
-export function audienceAppliedMessage(workspaceId: string, applied: AudienceApplied, now: Date): { key: string; value: string; headers: Record<string, string> } {
+export function audienceAppliedMessage(workspaceId: string, applied: AudienceApplied, now: Date): EnvelopeMessage {
   const messageId = deterministicUuid('audience-applied', applied.service, workspaceId, ...applied.message_ids);
-  return {
-    key: workspaceId,
-    value: JSON.stringify(envelopeOf(AUDIENCE_APPLIED_TYPE, AUDIENCE_APPLIED_VERSION, messageId, workspaceId, now, applied)),
-    headers: { 'message-id': messageId },
-  };
+  return envelopeMessage(workspaceId, envelopeOf(AUDIENCE_APPLIED_TYPE, AUDIENCE_APPLIED_VERSION, messageId, workspaceId, now, applied));
 }

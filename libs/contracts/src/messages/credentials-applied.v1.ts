@@ -1,6 +1,6 @@
 import { ParseResult } from '../envelope';
 import { deterministicUuid } from '../ids';
-import { envelopeOf } from './envelope-factory';
+import { EnvelopeMessage, envelopeMessage, envelopeOf } from './envelope-factory';
 import { PayloadChecks } from './message-fields';
 
 /**
@@ -30,11 +30,7 @@ export function parseCredentialsApplied(payload: unknown): ParseResult<Credentia
 }
 
 /** The bus message of an acknowledgement, keyed by workspace; its id derives from what it acknowledges. */
-export function credentialsAppliedMessage(workspaceId: string, applied: CredentialsApplied, now: Date): { key: string; value: string; headers: Record<string, string> } {
+export function credentialsAppliedMessage(workspaceId: string, applied: CredentialsApplied, now: Date): EnvelopeMessage {
   const messageId = deterministicUuid('credentials-applied', applied.service, workspaceId, ...applied.message_ids);
-  return {
-    key: workspaceId,
-    value: JSON.stringify(envelopeOf(CREDENTIALS_APPLIED_TYPE, CREDENTIALS_APPLIED_VERSION, messageId, workspaceId, now, applied)),
-    headers: { 'message-id': messageId },
-  };
+  return envelopeMessage(workspaceId, envelopeOf(CREDENTIALS_APPLIED_TYPE, CREDENTIALS_APPLIED_VERSION, messageId, workspaceId, now, applied));
 }

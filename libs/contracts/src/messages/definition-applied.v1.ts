@@ -1,7 +1,7 @@
 import { FieldError, ParseResult } from '../envelope';
 import { deterministicUuid } from '../ids';
 import { DefinitionKind } from './definition-changed.v1';
-import { envelopeOf } from './envelope-factory';
+import { EnvelopeMessage, envelopeMessage, envelopeOf } from './envelope-factory';
 
 /**
  * `notify.definition.applied.v1`: a service's read model now holds a definition change
@@ -34,11 +34,7 @@ export function parseDefinitionApplied(payload: unknown): ParseResult<Definition
 }
 
 /** The bus message of an acknowledgement, keyed by workspace; its id derives from what it acknowledges. */
-export function definitionAppliedMessage(applied: DefinitionApplied, now: Date): { key: string; value: string; headers: Record<string, string> } {
+export function definitionAppliedMessage(applied: DefinitionApplied, now: Date): EnvelopeMessage {
   const messageId = deterministicUuid('definition-applied', applied.service, applied.workspace_id, applied.kind, applied.id, String(applied.version));
-  return {
-    key: applied.workspace_id,
-    value: JSON.stringify(envelopeOf(DEFINITION_APPLIED_TYPE, DEFINITION_APPLIED_VERSION, messageId, applied.workspace_id, now, applied)),
-    headers: { 'message-id': messageId },
-  };
+  return envelopeMessage(applied.workspace_id, envelopeOf(DEFINITION_APPLIED_TYPE, DEFINITION_APPLIED_VERSION, messageId, applied.workspace_id, now, applied));
 }

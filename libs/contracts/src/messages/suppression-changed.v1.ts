@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ParseResult } from '../envelope';
 import { CHANNELS, Channel } from '../channels';
-import { envelopeOf } from './envelope-factory';
+import { TOPICS } from '../topics';
+import { EnvelopeOutboxMessage, envelopeOf, outboxMessageOf } from './envelope-factory';
 import { PayloadChecks } from './message-fields';
 
 /**
@@ -52,15 +53,11 @@ export function suppressionAddress(channel: Channel, value: string): string {
 }
 
 /**
- * The bus message of a change, keyed by workspace so one partition holds a workspace's
- * changes in order (management-api's API changes and the dispatchers' bounces alike).
+ * The outbox row of a change on `notify.suppression.changed.v1`, keyed by workspace so one
+ * partition holds a workspace's changes in order (management-api's API changes and the
+ * dispatchers' bounces alike).
  */
-export function suppressionChangedMessage(change: SuppressionChanged): { messageId: string; key: string; value: string; headers: Record<string, string> } {
+export function suppressionChangedMessage(change: SuppressionChanged): EnvelopeOutboxMessage {
   const messageId = randomUUID();
-  return {
-    messageId,
-    key: change.workspace_id,
-    value: JSON.stringify(envelopeOf(SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, messageId, change.workspace_id, new Date(change.at), change)),
-    headers: { 'message-id': messageId },
-  };
+  return outboxMessageOf(TOPICS.suppressionChanged.name, change.workspace_id, envelopeOf(SUPPRESSION_CHANGED_TYPE, SUPPRESSION_CHANGED_VERSION, messageId, change.workspace_id, new Date(change.at), change));
 }

@@ -1,4 +1,4 @@
-import { DELIVERY_OUTCOME_TYPE, DeliveryOutcome, DeliveryRequested, TOPICS, deliveryOutcomeVersion, deterministicUuid, envelopeOf } from '@herald/contracts';
+import { DELIVERY_OUTCOME_TYPE, DeliveryOutcome, DeliveryRequested, TOPICS, deliveryOutcomeVersion, deterministicUuid, envelopeOf, outboxMessageOf } from '@herald/contracts';
 import { OutboxMessage } from '@herald/event-store';
 
 /** What an outcome says beyond the command it reports on. */
@@ -28,13 +28,7 @@ export function outcomeMessage(
     at: at.toISOString(),
   };
   const messageId = deterministicUuid('delivery-outcome', command.delivery_id, ...idParts);
-  return {
-    messageId,
-    topic: TOPICS.deliveryOutcome.name,
-    key: delivery.messageKey,
-    value: JSON.stringify(envelopeOf(DELIVERY_OUTCOME_TYPE, deliveryOutcomeVersion(fields.status), messageId, delivery.workspaceId, at, payload)),
-    headers: { 'message-id': messageId },
-  };
+  return outboxMessageOf(TOPICS.deliveryOutcome.name, delivery.messageKey, envelopeOf(DELIVERY_OUTCOME_TYPE, deliveryOutcomeVersion(fields.status), messageId, delivery.workspaceId, at, payload));
 }
 
 /** The command's workflow, template, category, tenant and recipient, as every outcome of it carries them. */

@@ -8,6 +8,7 @@ import {
   InboxUpdated,
   TOPICS,
   envelopeOf,
+  outboxMessageOf,
   userKey,
 } from '@herald/contracts';
 import { OutboxMessage } from '@herald/event-store';
@@ -39,12 +40,5 @@ export function inboxBulkUpdatedMessage(update: InboxBulkUpdated): OutboxMessage
 
 /** An inbox announcement for the outbox, on the inbox's topic keyed by recipient, with a random id (each change is news). */
 function onInboxTopic(type: string, version: number, update: { readonly workspace_id: string; readonly distinct_id: string }): OutboxMessage {
-  const messageId = randomUUID();
-  return {
-    messageId,
-    topic: TOPICS.inboxUpdated.name,
-    key: userKey(update.workspace_id, update.distinct_id),
-    value: JSON.stringify(envelopeOf(type, version, messageId, update.workspace_id, new Date(), update)),
-    headers: { 'message-id': messageId },
-  };
+  return outboxMessageOf(TOPICS.inboxUpdated.name, userKey(update.workspace_id, update.distinct_id), envelopeOf(type, version, randomUUID(), update.workspace_id, new Date(), update));
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
-import { Channel, DeliveryRequested, SuppressionChanged, TOPICS, suppressionChangedMessage } from '@herald/contracts';
+import { Channel, DeliveryRequested, SuppressionChanged, suppressionChangedMessage } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { DISPATCH_OUTBOX } from '../dispatch/dispatch-outbox.repository';
 import { LedgeredDelivery, LedgeredDeliveryEntity } from '../dispatch/delivery.entity';
@@ -116,7 +116,7 @@ export class VendorCallbackRepository {
       );
       const suppressions = fresh.flatMap((record) => (record.suppression ? [record.suppression] : []));
       for (const suppression of suppressions) await this.suppressedAddresses.apply(suppression, tx);
-      await writeOutbox(tx, DISPATCH_OUTBOX, [...fresh.map((record) => record.outcome), ...suppressions.map((change) => ({ topic: TOPICS.suppressionChanged.name, ...suppressionChangedMessage(change) }))]);
+      await writeOutbox(tx, DISPATCH_OUTBOX, [...fresh.map((record) => record.outcome), ...suppressions.map(suppressionChangedMessage)]);
       return { fresh: fresh.length, suppressions };
     });
     // Committed: this replica's next attempt reads the list anew (the others hear the announcement).

@@ -1,23 +1,24 @@
 import {
   AUDIENCE_CHANGED_TYPE,
+  AUDIENCE_CHANGED_VERSION,
+  AcceptedVia,
   BROADCAST_ACCEPTED_TYPE,
   BROADCAST_ACCEPTED_VERSION,
   BroadcastAccepted,
-  AUDIENCE_CHANGED_VERSION,
-  AcceptedVia,
   EVENT_ACCEPTED_TYPE,
   EVENT_ACCEPTED_VERSION,
   EventAccepted,
   InlineProfileUpdate,
+  MAX_CHUNK_RECIPIENTS,
   NormalisedEvent,
   NormalisedTrigger,
   Recipient,
-  MAX_CHUNK_RECIPIENTS,
   TRIGGER_CHUNK_ACCEPTED_TYPE,
   TRIGGER_CHUNK_ACCEPTED_VERSION,
   TriggerChunkAccepted,
   UserOperationsUpdate,
   deterministicUuid,
+  envelopeMessage,
   envelopeOf,
   recipientKey,
   triggerChunkId,
@@ -151,11 +152,7 @@ export function eventMessages(workspace: AuthenticatedWorkspace, event: Normalis
   return {
     audience: [],
     accepted: [
-      {
-        key: userKey(workspace.id, event.distinct_id),
-        value: JSON.stringify(envelopeOf(EVENT_ACCEPTED_TYPE, EVENT_ACCEPTED_VERSION, messageId, workspace.id, now, payload)),
-        headers: { 'message-id': messageId },
-      },
+      envelopeMessage(userKey(workspace.id, event.distinct_id), envelopeOf(EVENT_ACCEPTED_TYPE, EVENT_ACCEPTED_VERSION, messageId, workspace.id, now, payload)),
     ],
   };
 }
@@ -177,11 +174,7 @@ export function identityMessages(workspace: AuthenticatedWorkspace, identity: No
   const id = deterministicUuid(messageId, 'user_operations');
   return {
     audience: [
-      {
-        key: userKey(workspace.id, identity.distinct_id),
-        value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, id, workspace.id, now, update)),
-        headers: { 'message-id': id },
-      },
+      envelopeMessage(userKey(workspace.id, identity.distinct_id), envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, id, workspace.id, now, update)),
     ],
     accepted: [],
   };
@@ -220,11 +213,7 @@ export function inlineProfileUpdate(workspace: AuthenticatedWorkspace, recipient
 function audienceMessage(workspace: AuthenticatedWorkspace, update: InlineProfileUpdate, id: string, now: Date): OutgoingMessage {
   const key =
     update.subject.type === 'user' ? userKey(workspace.id, update.subject.distinct_id) : `${workspace.id}:${update.subject.object_type}:${update.subject.id}`;
-  return {
-    key,
-    value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, id, workspace.id, now, update)),
-    headers: { 'message-id': id },
-  };
+  return envelopeMessage(key, envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, id, workspace.id, now, update));
 }
 
 function withoutUndefined<T extends object>(value: T): T {
@@ -242,11 +231,7 @@ export function broadcastMessages(workspace: AuthenticatedWorkspace, broadcast: 
   return {
     audience: [],
     accepted: [
-      {
-        key: `${workspace.id}:${broadcast.list_id}`,
-        value: JSON.stringify(envelopeOf(BROADCAST_ACCEPTED_TYPE, BROADCAST_ACCEPTED_VERSION, messageId, workspace.id, now, payload)),
-        headers: { 'message-id': messageId },
-      },
+      envelopeMessage(`${workspace.id}:${broadcast.list_id}`, envelopeOf(BROADCAST_ACCEPTED_TYPE, BROADCAST_ACCEPTED_VERSION, messageId, workspace.id, now, payload)),
     ],
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WEBPUSH_ENGAGEMENT_VERSION, WebpushEngagement, envelopeOf } from '@herald/contracts';
+import { TOPICS, WEBPUSH_ENGAGEMENT_TYPE, WEBPUSH_ENGAGEMENT_VERSION, WebpushEngagement, envelopeMessage, envelopeOf } from '@herald/contracts';
 import { MessageBus } from '@herald/bus';
 import { AuthenticatedWorkspace, CLOCK, Clock, HERALD_LOGGER, HeraldLogger, MESSAGE_BUS, refuseInfrastructureFailure } from '@herald/runtime';
 import type { ServiceWorkerEvent } from '../validation';
@@ -32,11 +32,7 @@ export class WebpushEngagements {
     };
     try {
       await this.bus.publish(TOPICS.webpushEngagement.name, [
-        {
-          key: `${workspace.id}:${event.notificationId}`,
-          value: JSON.stringify(envelopeOf(WEBPUSH_ENGAGEMENT_TYPE, WEBPUSH_ENGAGEMENT_VERSION, messageId, workspace.id, now, payload)),
-          headers: { 'message-id': messageId },
-        },
+        envelopeMessage(`${workspace.id}:${event.notificationId}`, envelopeOf(WEBPUSH_ENGAGEMENT_TYPE, WEBPUSH_ENGAGEMENT_VERSION, messageId, workspace.id, now, payload)),
       ]);
     } catch (error) {
       throw refuseInfrastructureFailure(this.logger, 'publishing to the bus', error, 'message bus');

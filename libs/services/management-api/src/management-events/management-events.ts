@@ -8,6 +8,7 @@ import {
   DefinitionChanged,
   TOPICS,
   envelopeOf,
+  outboxMessageOf,
 } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 import { recordAnnounced } from './announced-changes';
@@ -30,12 +31,5 @@ export function definitionChangedMessage(change: DefinitionChanged, now: Date): 
 }
 
 function outboxMessage(topic: string, type: string, version: number, workspaceId: string, payload: unknown, now: Date): OutboxMessage {
-  const messageId = randomUUID();
-  return {
-    messageId,
-    topic,
-    key: workspaceId,
-    value: JSON.stringify(envelopeOf(type, version, messageId, workspaceId, now, payload)),
-    headers: { 'message-id': messageId },
-  };
+  return outboxMessageOf(topic, workspaceId, envelopeOf(type, version, randomUUID(), workspaceId, now, payload));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntitySchema, Repository } from 'typeorm';
-import { HeraldError, REPLAY_REQUESTED_TYPE, REPLAY_VERSION, ReplayProgressed, ReplaySelection, TOPICS, envelopeOf } from '@herald/contracts';
+import { HeraldError, REPLAY_REQUESTED_TYPE, REPLAY_VERSION, ReplayProgressed, ReplaySelection, TOPICS, envelopeOf, outboxMessageOf } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { MANAGEMENT_OUTBOX } from '../management-events/management-events';
@@ -91,15 +91,7 @@ export class ReplayJobRepository {
       // The insert reads back the columns the database fills (created_at) into `job`.
       await this.jobs(tx).insert(job);
       const payload = { job_id: id, workspace_id: workspace.id, workflow_slug: slug, definition, selection };
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [
-        {
-          messageId: id,
-          topic: TOPICS.replayRequested.name,
-          key: workspace.id,
-          value: JSON.stringify(envelopeOf(REPLAY_REQUESTED_TYPE, REPLAY_VERSION, id, workspace.id, now, payload)),
-          headers: { 'message-id': id },
-        },
-      ]);
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [outboxMessageOf(TOPICS.replayRequested.name, workspace.id, envelopeOf(REPLAY_REQUESTED_TYPE, REPLAY_VERSION, id, workspace.id, now, payload))]);
       return job;
     });
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntitySchema, In, Repository } from 'typeorm';
-import { MESSAGE_STATUS_TYPE, MESSAGE_STATUS_VERSION, MessageStatusEvent, TOPICS, envelopeOf } from '@herald/contracts';
+import { MESSAGE_STATUS_TYPE, MESSAGE_STATUS_VERSION, MessageStatusEvent, TOPICS, envelopeOf, outboxMessageOf } from '@herald/contracts';
 import { OutboxMessage, writeOutbox } from '@herald/event-store';
 import { returningRows } from '@herald/database';
 import { OffsetPage } from '../http/offset-page';
@@ -368,11 +368,5 @@ export class WebhookDeliveryRepository {
 
 /** The event on `notify.status.v1`, keyed like its outcome; its message id is the event's. */
 function statusMessage({ event, workspaceId, key }: StatusEventToRecord): OutboxMessage {
-  return {
-    messageId: event.event_id,
-    topic: TOPICS.messageStatus.name,
-    key,
-    value: JSON.stringify(envelopeOf(MESSAGE_STATUS_TYPE, MESSAGE_STATUS_VERSION, event.event_id, workspaceId, new Date(event.timestamp), event)),
-    headers: { 'message-id': event.event_id },
-  };
+  return outboxMessageOf(TOPICS.messageStatus.name, key, envelopeOf(MESSAGE_STATUS_TYPE, MESSAGE_STATUS_VERSION, event.event_id, workspaceId, new Date(event.timestamp), event));
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntitySchema, FindOptionsWhere, In, Repository } from 'typeorm';
-import { SuppressionChanged, SuppressionReason, TOPICS, suppressionChangedMessage } from '@herald/contracts';
+import { SuppressionChanged, SuppressionReason, suppressionChangedMessage } from '@herald/contracts';
 import { writeOutbox } from '@herald/event-store';
 import { CLOCK, Clock } from '@herald/runtime';
 import { OffsetPage } from '../http/offset-page';
@@ -94,7 +94,7 @@ export class SuppressionRepository {
     };
     return this.db.transaction(async (tx) => {
       await this.applyIn(tx, change);
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [{ topic: TOPICS.suppressionChanged.name, ...suppressionChangedMessage(change) }]);
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [suppressionChangedMessage(change)]);
       const saved = await this.suppressions(tx).findOneOrFail({ where: { workspaceId: workspace.id, channel, address } });
       return saved;
     });
@@ -108,7 +108,7 @@ export class SuppressionRepository {
       if (!entry) return false;
       const change: SuppressionChanged = { workspace_id: workspace.id, channel, address, change: 'removed', at: this.clock.now().toISOString() };
       await this.applyIn(tx, change);
-      await writeOutbox(tx, MANAGEMENT_OUTBOX, [{ topic: TOPICS.suppressionChanged.name, ...suppressionChangedMessage(change) }]);
+      await writeOutbox(tx, MANAGEMENT_OUTBOX, [suppressionChangedMessage(change)]);
       return true;
     });
   }

@@ -12,6 +12,7 @@ import {
   TriggerAccepted,
   UserRecipient,
   deterministicUuid,
+  envelopeMessage,
   envelopeOf,
   parseBroadcastAccepted,
   profileLocaleAndTimezone,
@@ -85,11 +86,7 @@ export class BroadcastFanOut {
             inline_workflow: { slug: workflow.slug, version: workflow.version, definition: workflow.definition as unknown as JsonRecord },
           };
           const id = deterministicUuid(broadcast.message_id, 'member', member.distinct_id);
-          return {
-            key: `${workspaceId}:${member.distinct_id}`,
-            value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, id, workspaceId, now, payload)),
-            headers: { 'message-id': id },
-          };
+          return envelopeMessage(`${workspaceId}:${member.distinct_id}`, envelopeOf(TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, id, workspaceId, now, payload));
         }),
       );
       after = members[members.length - 1].id;

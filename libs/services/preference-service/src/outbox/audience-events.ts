@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, AudienceChanged, AudienceSubject, JsonRecord, TOPICS, envelopeOf } from '@herald/contracts';
+import { AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, AudienceChanged, AudienceSubject, JsonRecord, TOPICS, envelopeOf, outboxMessageOf } from '@herald/contracts';
 import { OutboxMessage, eventStoreTables } from '@herald/event-store';
 import { recordAnnounced } from './audience-write-visibility';
 
@@ -32,13 +32,7 @@ export function subjectKey(workspaceId: string, subject: AudienceSubject): strin
 export function audienceChangedMessage(workspaceId: string, change: AudienceChanged, now: Date): OutboxMessage {
   const messageId = randomUUID();
   recordAnnounced(messageId, change);
-  return {
-    messageId,
-    topic: TOPICS.audienceChanged.name,
-    key: audienceKey(workspaceId, change),
-    value: JSON.stringify(envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, messageId, workspaceId, now, change)),
-    headers: { 'message-id': messageId },
-  };
+  return outboxMessageOf(TOPICS.audienceChanged.name, audienceKey(workspaceId, change), envelopeOf(AUDIENCE_CHANGED_TYPE, AUDIENCE_CHANGED_VERSION, messageId, workspaceId, now, change));
 }
 
 /** Subjects per `object_subscriptions` announcement, so that dropping an object with many subscribers stays within the broker's message size. */

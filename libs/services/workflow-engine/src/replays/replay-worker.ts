@@ -9,6 +9,7 @@ import {
   ReplayRequested,
   TOPICS,
   deterministicUuid,
+  envelopeMessage,
   envelopeOf,
   parseReplayRequested,
 } from '@herald/contracts';
@@ -117,7 +118,7 @@ export class ReplayWorker {
     };
     const messageId = deterministicUuid('replay-progressed', job.job_id, String(chunk));
     const envelope = envelopeOf(REPLAY_PROGRESSED_TYPE, REPLAY_VERSION, messageId, job.workspace_id, this.clock.now(), progress);
-    await this.bus.publish(TOPICS.replayProgressed.name, [{ key: job.workspace_id, value: JSON.stringify(envelope), headers: { 'message-id': messageId } }]);
+    await this.bus.publish(TOPICS.replayProgressed.name, [envelopeMessage(job.workspace_id, envelope)]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Recipient, TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, TriggerAccepted, deterministicUuid, envelopeOf, recipientKey } from '@herald/contracts';
+import { Recipient, TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, TriggerAccepted, deterministicUuid, envelopeMessage, envelopeOf, recipientKey } from '@herald/contracts';
 import type { OutgoingMessage } from '@herald/bus';
 import { LiveRun } from '@herald/workflow';
 
@@ -31,10 +31,6 @@ export function childRunMessages(workspaceId: string, parent: LiveRun, recipient
       accepted_at: now.toISOString(),
       parent_run_id: started.run_id,
     };
-    return {
-      key: childKey,
-      value: JSON.stringify(envelopeOf(TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, id, workspaceId, now, payload)),
-      headers: { 'message-id': id },
-    };
+    return envelopeMessage(childKey, envelopeOf(TRIGGER_ACCEPTED_TYPE, TRIGGER_ACCEPTED_VERSION, id, workspaceId, now, payload));
   });
 }

@@ -11,6 +11,7 @@ import {
   deliveryTopic,
   deterministicUuid,
   envelopeOf,
+  outboxMessageOf,
 } from '@herald/contracts';
 import { OutboxMessage, StepEffects, TimerSchedule } from '@herald/event-store';
 import { RunEvent, RunState } from '@herald/workflow';
@@ -50,24 +51,13 @@ export function runEffects(events: readonly RunEvent[], after: RunState, streamI
       case 'http.requested.v1': {
         const payload: RunHttpRequestedMessage = { run_id: runId, stream_id: streamId, request: event.request };
         const messageId = deterministicUuid('http', event.request.request_id);
-        outbox.push({
-          messageId,
-          topic: TOPICS.runHttpRequested.name,
-          key,
-          value: JSON.stringify(envelopeOf(RUN_HTTP_REQUESTED_TYPE, RUN_HTTP_REQUESTED_VERSION, messageId, workspaceId, now, payload)),
-          headers: { 'message-id': messageId },
-        });
+        outbox.push(outboxMessageOf(TOPICS.runHttpRequested.name, key, envelopeOf(RUN_HTTP_REQUESTED_TYPE, RUN_HTTP_REQUESTED_VERSION, messageId, workspaceId, now, payload)));
         break;
       }
       case 'delivery.requested.v1': {
         const messageId = deterministicUuid('delivery', event.delivery.delivery_id);
-        outbox.push({
-          messageId,
-          topic: deliveryTopic(event.delivery.channel).name,
-          key,
-          value: JSON.stringify(envelopeOf(DELIVERY_REQUESTED_TYPE, DELIVERY_REQUESTED_VERSION, messageId, workspaceId, now, event.delivery)),
-          headers: { 'message-id': messageId, 'delivery-id': event.delivery.delivery_id },
-        });
+        const command = envelopeOf(DELIVERY_REQUESTED_TYPE, DELIVERY_REQUESTED_VERSION, messageId, workspaceId, now, event.delivery);
+        outbox.push(outboxMessageOf(deliveryTopic(event.delivery.channel).name, key, command, { 'delivery-id': event.delivery.delivery_id }));
         break;
       }
       default:
