@@ -18,7 +18,7 @@ import { TriggerController } from './http/trigger.controller';
 import { KafkaIngressConsumer } from './ingress/kafka-ingress.consumer';
 import { ingestOpenApi } from './openapi/ingest-openapi';
 import { INGEST_MIGRATIONS } from './persistence/migrations';
-import { DefinitionChangesConsumer } from './read-models/definition-changes.consumer';
+import { IngestDefinitionChangesConsumer } from './read-models/ingest-definition-changes.consumer';
 import { PayloadSchemaRepository } from './read-models/payload-schema.repository';
 import { PayloadSchemas } from './read-models/payload-schemas';
 import { LiveWorkflows } from './read-models/live-workflows';
@@ -43,7 +43,7 @@ export class IngestApiModule implements NestModule {
         BrowserAuthModule.forService({ schema: 'ingest', groupId: 'herald.ingest.browser-keys' }),
         AudienceVisibilityModule,
       ],
-      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, DefinitionChangesConsumer, KafkaIngressConsumer],
+      controllers: [TriggerController, EventController, BroadcastController, LegacyTriggerController, BrowserEventController, BulkEventController, IngestDefinitionChangesConsumer, KafkaIngressConsumer],
       providers: [BacklogPushBack, EventIntake, ServerSdkEvents, WorkflowRepository, LiveWorkflows, PayloadSchemaRepository, PayloadSchemas, IdempotencyRepository, IdempotencyClaims, SignedRequestRepository, SignedRequestClaims, SignedRequestReplays, Acceptance, WebpushEngagements],
     };
   }

@@ -15,7 +15,7 @@ import { ENGINE_MIGRATIONS } from './persistence/migrations';
 import { ReplayWorker } from './replays/replay-worker';
 import { AudienceChangesConsumer } from './read-models/audience-changes.consumer';
 import { AudienceRepository } from './read-models/audience.repository';
-import { DefinitionChangesConsumer } from './read-models/definition-changes.consumer';
+import { EngineDefinitionChangesConsumer } from './read-models/engine-definition-changes.consumer';
 import { DefinitionRepository } from './read-models/definition.repository';
 import { LiveAudience } from './read-models/live-audience';
 import { LiveDefinitions } from './read-models/live-definitions';
@@ -55,7 +55,7 @@ export class WorkflowEngineModule implements NestModule {
         ServiceDatabaseModule.forService({ service: 'workflow-engine', schema: 'engine', migrations: ENGINE_MIGRATIONS, entities: ENGINE_ENTITIES }),
         WorkspaceAuthModule.forService({ service: 'workflow-engine', schema: 'engine', groupId: 'herald.engine.credentials' }),
       ],
-      controllers: [RunsController, LiveTemplatesController, RunInputsConsumer, WebpushEngagementConsumer, HttpWorker, ReplayWorker, DefinitionChangesConsumer, AudienceChangesConsumer],
+      controllers: [RunsController, LiveTemplatesController, RunInputsConsumer, WebpushEngagementConsumer, HttpWorker, ReplayWorker, EngineDefinitionChangesConsumer, AudienceChangesConsumer],
       providers: [
         DefinitionRepository,
         LiveDefinitions,

@@ -39,7 +39,7 @@ export class LiveWorkflows {
     return this.cache.load(`${workspaceId}\u0000${slug}`, () => this.stored.liveOf(workspaceId, slug), (workflow) => workflow !== null);
   }
 
-  /** A `workflow` change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  /** A `workflow` change of `notify.definition.changed.v1` (IngestDefinitionChangesConsumer). */
   async apply(change: DefinitionChanged): Promise<void> {
     if (change.change === 'deleted') {
       await this.stored.remove(change.workspace_id, change.id, change.version);

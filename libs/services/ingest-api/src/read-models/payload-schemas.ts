@@ -74,7 +74,7 @@ export class PayloadSchemas {
     return validate;
   }
 
-  /** An `event_schema` change: a schema linked to an event name (DefinitionChangesConsumer). */
+  /** An `event_schema` change: a schema linked to an event name (IngestDefinitionChangesConsumer). */
   async applyEventLink(change: DefinitionChanged): Promise<void> {
     const link = (change.document as AnnouncedEventLink | undefined)?.payload_schema ?? null;
     await this.stored.saveEventLink({ workspaceId: change.workspace_id, event: change.id, payloadSchema: link, version: change.version });
@@ -82,7 +82,7 @@ export class PayloadSchemas {
     await this.announceApplied(change);
   }
 
-  /** A `schema` change of `notify.definition.changed.v1` (DefinitionChangesConsumer). */
+  /** A `schema` change of `notify.definition.changed.v1` (IngestDefinitionChangesConsumer). */
   async apply(change: DefinitionChanged): Promise<void> {
     if (change.change === 'deleted') {
       await this.stored.removeLive(change.workspace_id, change.id, change.version);

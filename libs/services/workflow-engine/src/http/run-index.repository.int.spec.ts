@@ -5,6 +5,7 @@ import { EventStore } from '@herald/event-store';
 import { databaseTargets } from '@herald/testing';
 import { ENGINE_ENTITIES, IndexedRun, IndexedRunEntity } from '../persistence/entities';
 import { ENGINE_MIGRATIONS } from '../persistence/migrations';
+import { EngineEventStoreRepository } from '../runs/engine-event-store.repository';
 import { RunIndexRepository } from './run-index.repository';
 
 describe.each(databaseTargets())('the run index repository ($kind)', (target) => {
@@ -14,7 +15,7 @@ describe.each(databaseTargets())('the run index repository ($kind)', (target) =>
 
   beforeAll(async () => {
     ({ db, close } = await openMigratedSchema(target, { schema: 'engine', migrations: ENGINE_MIGRATIONS, entities: ENGINE_ENTITIES }));
-    index = new RunIndexRepository(db);
+    index = new RunIndexRepository(db, new EngineEventStoreRepository(db));
   });
   afterAll(async () => {
     await close?.();

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, In, Like, Repository } from 'typeorm';
 import { ReplaySelection } from '@herald/contracts';
-import { EventStore, RecordedEvent } from '@herald/event-store';
+import { RecordedEvent } from '@herald/event-store';
 import { IndexedRun, IndexedRunEntity } from '../persistence/entities';
+import { EngineEventStoreRepository } from '../runs/engine-event-store.repository';
 import { BroadcastCancelFilters, CancelFilters } from './request-bodies';
 
 /** Most runs one cancel call stops, and most broadcast member runs. */
@@ -23,25 +24,24 @@ export type OpenRun = Pick<IndexedRun, 'runId' | 'streamId' | 'status'>;
 
 /**
  * The run index (`engine.runs`) as the HTTP side reads it, always within one workspace,
- * and a run's log from the event store. The index is written by the run projection in the
- * append's transaction; this reads it only.
+ * and a run's log from the engine's event store. The index is written by the run
+ * projection in the append's transaction; this reads it only.
  */
 @Injectable()
 export class RunIndexRepository {
-  private readonly events: EventStore;
-
-  constructor(@InjectDataSource('engine') private readonly db: DataSource) {
-    this.events = new EventStore(db, 'engine');
-  }
+  constructor(
+    @InjectDataSource('engine') private readonly db: DataSource,
+    private readonly eventStore: EngineEventStoreRepository,
+  ) {}
 
   /** A run's log: every event of its stream, in order, as recorded. */
   runLog(streamId: string): Promise<RecordedEvent[]> {
-    return this.events.readStream(streamId);
+    return this.eventStore.streams.readStream(streamId);
   }
 
   /** The logs of these runs' streams, in one read; a stream with no events is absent. */
   async runLogs(streamIds: readonly string[]): Promise<Map<string, readonly RecordedEvent[]>> {
-    const streams = await this.events.readStreams(streamIds);
+    const streams = await this.eventStore.streams.readStreams(streamIds);
     return new Map([...streams].map(([id, stream]) => [id, stream.events]));
   }
 

@@ -86,7 +86,7 @@ export class LiveDefinitions {
     return (await this.stored.documentOf({ workspaceId, kind, id })) as T | undefined;
   }
 
-  /** A change of `notify.definition.changed.v1` (DefinitionChangesConsumer): workflows, templates and the category set, the rest skipped. */
+  /** A change of `notify.definition.changed.v1` (EngineDefinitionChangesConsumer): workflows, templates and the category set, the rest skipped. */
   async apply(change: DefinitionChanged): Promise<void> {
     const kind = change.kind;
     if (!isEngineKind(kind)) return;

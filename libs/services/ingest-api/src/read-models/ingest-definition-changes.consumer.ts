@@ -9,7 +9,7 @@ const DEFINITION_CHANGES = { type: DEFINITION_CHANGED_TYPE, parsePayload: parseD
 
 /** Keeps ingest's read models from management-api's announcements: one consumer group each, shared by the replicas. */
 @Controller()
-export class DefinitionChangesConsumer {
+export class IngestDefinitionChangesConsumer {
   constructor(
     private readonly workflows: LiveWorkflows,
     private readonly schemas: PayloadSchemas,

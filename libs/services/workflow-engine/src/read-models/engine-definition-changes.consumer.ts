@@ -6,7 +6,7 @@ import { LiveDefinitions } from './live-definitions';
 
 /** Keeps LiveDefinitions from management-api's announcements (one consumer group shared by the replicas). */
 @Controller()
-export class DefinitionChangesConsumer {
+export class EngineDefinitionChangesConsumer {
   constructor(private readonly definitions: LiveDefinitions) {}
 
   @ConsumerOf({ groupId: 'herald.engine.definitions', topics: [TOPICS.definitionChanged.name], messages: { type: DEFINITION_CHANGED_TYPE, parsePayload: parseDefinitionChanged } })
