@@ -92,9 +92,17 @@ const NOT_YET_REPOSITORIES: Record<string, string> = {};
 /** Repositories without a spec of their own yet, each with why (none today: a new repository comes with its spec). */
 const REPOSITORIES_WITHOUT_SPEC: Record<string, string> = {};
 
-/** A cast of query results (`as Row[]`, `as Array<…>`, `as [Row]`): a repository types its rows once, with `returningRows<Row>` or an entity. */
+/**
+ * A cast of query results (`as Row[]`, `as Array<…>`, `as [Row]`), or a declared type on
+ * what `.query(` returns (`const rows: Row[] = await db.query(…)`, the same unchecked cast of
+ * its `any`): a repository types its rows once, with `returningRows<Row>` or an entity.
+ */
 function castsRows(source: string): boolean {
-  return /\bas\s+(?:Array<|ReadonlyArray<|\[|[A-Z]\w*(?:<[^>]*>)?\[\])/.test(withoutComments(source));
+  const code = withoutComments(source);
+  return (
+    /\bas\s+(?:Array<|ReadonlyArray<|\[|[A-Z]\w*(?:<[^>]*>)?\[\])/.test(code) ||
+    /\b(?:const|let)\s+[\w[\]{}\s,]+:\s*(?:Array<|ReadonlyArray<|\[|[A-Z]\w*(?:<[^>]*>)?\[\])[^=]*=\s*await\s+[\w.]+(?:\([^)]*\))?\.query\s*[<(]/.test(code)
+  );
 }
 
 function sourceFiles(directory: string): string[] {
@@ -226,6 +234,10 @@ describe('data access (one way to reach the database)', () => {
     expect(castsRows('const rows = (await this.db.query(sql)) as Row[];')).toBe(true);
     expect(castsRows('const [row] = (await tx.query(sql)) as [{ id: string }];')).toBe(true);
     expect(castsRows('const rows = result.raw as Array<{ id: string }>;')).toBe(true);
+    expect(castsRows('const seeded: Array<{ id: string; slug: string }> = await tx.query(sql, params);')).toBe(true);
+    expect(castsRows('const [row]: Row[] = await this.db.query(sql);')).toBe(true);
+    expect(castsRows('const rows: Row[] = await tx.getRepository(RowEntity).query(sql);')).toBe(true);
+    expect(castsRows('const rows: Row[] = returningRows<Row>(await tx.query(sql));')).toBe(false);
     expect(castsRows('const rows = returningRows<Row>(await this.db.query(sql));\nconst kind = value as Kind;')).toBe(false);
   });
 

@@ -129,7 +129,8 @@ export async function lockWorkspaceForWrites(tx: EntityManager, workspaceId: str
  * draft or live, keeps it. Also covers workspaces created before defaults existed.
  */
 export async function seedDefaultCategories(tx: EntityManager, workspaceIds: readonly string[] | 'all', now: Date): Promise<number> {
-  const seeded: Array<{ workspace_id: string; workspace_slug: string }> = await tx.query(
+  // Hand-written: one INSERT ... SELECT over every workspace still without a document, which the query builder cannot say.
+  const seeded = returningRows<{ workspace_id: string; workspace_slug: string }>(await tx.query(
     `INSERT INTO management.preference_category_versions (workspace_id, version_no, status, document, validation_errors, commit_message, committed_at)
      SELECT w.id, 1, 'active', $2::jsonb, '[]'::jsonb, 'default categories', now()
        FROM management.workspaces w
@@ -138,7 +139,7 @@ export async function seedDefaultCategories(tx: EntityManager, workspaceIds: rea
      ON CONFLICT DO NOTHING
      RETURNING workspace_id, (SELECT slug FROM management.workspaces WHERE id = workspace_id) AS workspace_slug`,
     [workspaceIds === 'all' ? null : workspaceIds, JSON.stringify(DEFAULT_CATEGORY_DOCUMENT)],
-  );
+  ));
   await writeOutbox(
     tx,
     MANAGEMENT_OUTBOX,
