@@ -26,11 +26,11 @@ export interface EnvelopeMessage {
  * cannot replace it).
  */
 export function envelopeMessage(key: string, envelope: Envelope<unknown>, headers?: Readonly<Record<string, string>>): EnvelopeMessage {
-  return {
-    key,
-    value: JSON.stringify(envelope),
-    headers: headers === undefined ? { 'message-id': envelope.message_id } : { ...headers, 'message-id': envelope.message_id },
-  };
+  return { key, value: JSON.stringify(envelope), headers: headersOf(envelope, headers) };
+}
+
+function headersOf(envelope: Envelope<unknown>, headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return headers === undefined ? { 'message-id': envelope.message_id } : { ...headers, 'message-id': envelope.message_id };
 }
 
 /** An envelope's message for `topic` as a service's outbox holds it (event-store's OutboxMessage). */
@@ -42,5 +42,6 @@ export interface EnvelopeOutboxMessage extends EnvelopeMessage {
 
 /** The outbox row of an envelope for `topic`, keyed by `key`, as envelopeMessage builds it. */
 export function outboxMessageOf(topic: string, key: string, envelope: Envelope<unknown>, headers?: Readonly<Record<string, string>>): EnvelopeOutboxMessage {
-  return { messageId: envelope.message_id, topic, ...envelopeMessage(key, envelope, headers) };
+  // Built whole, not spread from envelopeMessage's: this runs once per delivery command and outcome.
+  return { messageId: envelope.message_id, topic, key, value: JSON.stringify(envelope), headers: headersOf(envelope, headers) };
 }
