@@ -284,6 +284,8 @@ describe.each(databaseTargets())('the profile repository ($kind)', (target) => {
       expect((await profiles.tenantsOf(ws, 'hal', { limit: 10, sort: 'id' })).rows).toEqual([]);
       const before = await announced(ws);
       await expect(profiles.unlinkTenant(ws, 'hal', 'acme')).rejects.toThrow("user 'hal' has no profile in tenant 'acme'");
+      // The empty tenant id is the global profile's row: never unlinked as a tenant.
+      await expect(profiles.unlinkTenant(ws, 'hal', '')).rejects.toThrow("user 'hal' has no profile in tenant ''");
       expect(await profiles.exists(ws, user('hal'))).toBe(true);
       expect(await announced(ws)).toEqual(before);
     });

@@ -226,9 +226,11 @@ export class ProfileRepository {
   /**
    * Unlinks a user from a tenant (the SDKs' `unlink_tenant`): drops the user's profile in
    * that tenant, announced so runs in the tenant read the global profile alone again. The
-   * user's preferences in the tenant are their own resource and stay. 404 when not linked.
+   * user's preferences in the tenant are their own resource and stay. 404 when not linked,
+   * and for the empty tenant id, which is the global profile's row and no tenant.
    */
   async unlinkTenant(workspace: AuthenticatedWorkspace, distinctId: string, tenantId: string): Promise<void> {
+    if (tenantId === '') throw notInTenant(distinctId, tenantId);
     const subject: AudienceSubject = { type: 'user', distinct_id: distinctId };
     await this.db.transaction(async (tx) => {
       // Hand-written: the delete answers whether there was a row, in one statement.
